@@ -1,0 +1,34 @@
+# One helper per kind of target, so each module's CMakeLists.txt stays a few lines.
+
+# ls_add_module(<name> DEPS <targets...>)
+# A static library `loopscape_<name>` from every .cpp in the calling directory. Include
+# paths are rooted at the repository ("core/ir/expr.h").
+function(ls_add_module name)
+  cmake_parse_arguments(ARG "" "" "DEPS" ${ARGN})
+  file(GLOB sources CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/*.cpp")
+  add_library(loopscape_${name} STATIC ${sources})
+  target_include_directories(loopscape_${name} PUBLIC "${PROJECT_SOURCE_DIR}")
+  target_link_libraries(loopscape_${name} PUBLIC ${ARG_DEPS})
+  set_target_properties(loopscape_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  add_library(loopscape::${name} ALIAS loopscape_${name})
+endfunction()
+
+# ls_add_test_dir(<module> DEPS <targets...>)
+# One QtTest executable per tests/<module>/tst_<unit>.cpp, registered with CTest as
+# <module>.<unit>. Tests find their data through LS_SOURCE_DIR.
+function(ls_add_test_dir module)
+  cmake_parse_arguments(ARG "" "" "DEPS" ${ARGN})
+  file(GLOB tests CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/${module}/tst_*.cpp")
+  file(GLOB helpers CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/${module}/*_helpers.cpp")
+  foreach(test_source IN LISTS tests)
+    get_filename_component(unit "${test_source}" NAME_WE)
+    string(REGEX REPLACE "^tst_" "" unit "${unit}")
+    set(target tst_${module}_${unit})
+    add_executable(${target} "${test_source}" ${helpers})
+    target_link_libraries(${target} PRIVATE Qt6::Test ${ARG_DEPS})
+    target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}" "${CMAKE_CURRENT_SOURCE_DIR}")
+    target_compile_definitions(${target} PRIVATE LS_SOURCE_DIR="${PROJECT_SOURCE_DIR}" QT_NO_KEYWORDS)
+    add_test(NAME ${module}.${unit} COMMAND ${target})
+    set_tests_properties(${module}.${unit} PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" TIMEOUT 300)
+  endforeach()
+endfunction()

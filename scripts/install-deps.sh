@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package Loopscape needs to build, test and run.
+# Idempotent: packages already present are skipped, and `apt-get update` runs at
+# most once per machine (a stamp file records it).
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build ccache pkg-config git
+  qt6-base-dev qt6-base-dev-tools libgl-dev
+  libfmt-dev libcli11-dev nlohmann-json3-dev
+  xvfb xauth
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+stamp=/var/lib/apt/periodic/loopscape-update-stamp
+if [ ! -f "$stamp" ]; then
+  "${sudo_cmd[@]}" apt-get update
+  "${sudo_cmd[@]}" mkdir -p "$(dirname "$stamp")"
+  "${sudo_cmd[@]}" touch "$stamp"
+fi
+echo "install-deps: installing ${missing[*]}"
+DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
