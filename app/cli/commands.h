@@ -1,0 +1,19 @@
+// The subcommands of loopscape-cli. Each registers its options on the app and runs from a
+// CLI11 callback, leaving its exit status in `result`.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace loopscape::cli {
+
+struct CommandResult {
+  int exitCode = 0;
+};
+
+/// `print FILE`: the program as TVMScript-style TensorIR.
+void registerPrint(CLI::App& app, CommandResult& result);
+/// `check FILE [--shape n=64 ...] [--inputs DIR] [--save DIR] [--seed N]`: run the
+/// reference interpreter on seeded random (or given) inputs, print output checksums.
+void registerCheck(CLI::App& app, CommandResult& result);
+
+} // namespace loopscape::cli

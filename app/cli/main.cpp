@@ -1,0 +1,23 @@
+// loopscape-cli: the headless front end of Loopscape. Each subcommand lives in its own
+// file (cmd_*.cpp) and registers itself on the CLI11 app here.
+#include "cli_support.h"
+#include "commands.h"
+
+#include <CLI/CLI.hpp>
+
+int main(int argc, char** argv) {
+  CLI::App app{"Loopscape command line: print, interpret and check tensor programs.\n"
+               "Exit status: 0 success, 1 internal failure, 2 bad input."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "loopscape-cli 0.1.0");
+  loopscape::cli::CommandResult result;
+  loopscape::cli::registerPrint(app, result);
+  loopscape::cli::registerCheck(app, result);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? loopscape::cli::kExitOk : loopscape::cli::kExitBadInput;
+  }
+  return result.exitCode;
+}
