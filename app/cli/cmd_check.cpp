@@ -100,7 +100,7 @@ int runCheck(const CheckOptions& opt) {
     }
     const bool isOutput = outputs.contains(param.get());
     if (isOutput || opt.inputsDir.empty()) {
-      auto array = ir::NDArray::empty(*shape, param->dtype);
+      auto array = ir::NDArray(*shape, param->dtype);
       if (!isOutput) {
         array.fillRandom(opt.seed + i);
         fmt::print("input  {:<12} {:<8} {:<18} random, seed {}\n", param->name, param->dtype.str(), shapeText(*shape),

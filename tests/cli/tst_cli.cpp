@@ -103,8 +103,8 @@ private Q_SLOTS:
     const QString program = dir.filePath("mm.te");
     writeFile(program, kSmallMatmul);
     QVERIFY(QDir(dir.path()).mkpath("in"));
-    auto a = ir::NDArray::empty({2, 3}, ir::DataType::float32());
-    auto b = ir::NDArray::empty({3, 2}, ir::DataType::float32());
+    auto a = ir::NDArray({2, 3}, ir::DataType::float32());
+    auto b = ir::NDArray({3, 2}, ir::DataType::float32());
     for (int i = 0; i < 6; ++i) {
       a.setDouble(i, i + 1);      // A = [[1,2,3],[4,5,6]]
       b.setDouble(i, 0.5 * i);    // B = [[0,.5],[1,1.5],[2,2.5]]
@@ -127,13 +127,13 @@ private Q_SLOTS:
     const QString program = dir.filePath("mm.te");
     writeFile(program, kSmallMatmul);
     QVERIFY(QDir(dir.path()).mkpath("in"));
-    auto wrong = ir::NDArray::empty({3, 3}, ir::DataType::float32());
+    auto wrong = ir::NDArray({3, 3}, ir::DataType::float32());
     QVERIFY(ir::saveNpy(dir.filePath("in/A.npy").toStdString(), wrong).has_value());
     auto r = runCli({"check", program, "--inputs", dir.filePath("in")});
     QCOMPARE(r.exitCode, 2);
     QCOMPARE(r.err, QString("error: input 'A': file '%1' holds float32 (3, 3), but the program expects float32 (2, 3)\n")
                         .arg(dir.filePath("in/A.npy")));
-    auto ok = ir::NDArray::empty({2, 3}, ir::DataType::float32());
+    auto ok = ir::NDArray({2, 3}, ir::DataType::float32());
     QVERIFY(ir::saveNpy(dir.filePath("in/A.npy").toStdString(), ok).has_value());
     r = runCli({"check", program, "--inputs", dir.filePath("in")});
     QCOMPARE(r.exitCode, 2);

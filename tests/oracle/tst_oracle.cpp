@@ -28,7 +28,7 @@ std::vector<ir::NDArray> runProgram(const ir::PrimFunc& func, std::size_t inputs
   for (std::size_t i = 0; i < func.params.size(); ++i) {
     auto shape = ir::evalShape(func.params[i], {});
     if (!shape) qFatal("%s", renderDiagnostic(shape.error()).c_str());
-    auto array = ir::NDArray::empty(*shape, func.params[i]->dtype);
+    auto array = ir::NDArray(*shape, func.params[i]->dtype);
     if (i < inputs) array.fillRandom(seed + i);
     args.push_back(std::move(array));
   }
