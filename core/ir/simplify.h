@@ -12,6 +12,10 @@
 //   * simplify comparisons and min/max whose outcome the bounds decide.
 // Simplification never changes the value of an expression for any assignment of the
 // variables within their ranges; non-integer expressions are only constant-folded.
+// Like TVM's arith::Analyzer, the bound-driven rules (floordiv/floormod decomposition,
+// comparisons, min/max) assume that signed index arithmetic does not overflow; folding and
+// the affine form are exact in wrapping arithmetic. Unsigned types get folding and the
+// affine form only; division by zero is never folded.
 #pragma once
 
 #include "core/ir/stmt.h"
@@ -37,9 +41,12 @@ public:
   void bindBound(const Expr& var, IntBound bound);
   /// Forgets what was bound for `var`.
   void unbind(const Expr& var);
+  /// What is bound for `var`, if anything.
+  std::optional<IntBound> varBound(const Expr& var) const;
 
   Expr simplify(const Expr& e) const;
-  /// Bounds of an integer expression under the current bindings.
+  /// Bounds of an integer expression under the current bindings (of the expression and
+  /// of its simplified form, intersected); unbounded ends for non-integer expressions.
   IntBound bound(const Expr& e) const;
   /// True only if `cond` holds for every value of the bound variables.
   bool canProve(const Expr& cond) const;
