@@ -1,0 +1,29 @@
+// Schedule errors: a refused primitive is a Diagnostic whose code names the primitive and
+// the precondition that failed ("schedule.split.annotated-loop"), whose message says why
+// in terms of the program, and whose references name the blocks and loops involved.
+// Rendering is late and against the program the primitive saw: the printed program with
+// the offending block or loop headers underlined, then the message (TVM's ScheduleError
+// report, with names instead of tir.For#0).
+#pragma once
+
+#include "core/ir/diagnostic.h"
+#include "core/ir/prim_func.h"
+
+#include <string>
+
+namespace loopscape::schedule {
+
+/// A refused primitive: `code` is "schedule.<primitive>.<reason>".
+Diagnostic scheduleError(std::string_view primitive, std::string_view reason, std::string message,
+                         std::vector<IrReference> references = {});
+IrReference blockRef(std::string name);
+IrReference loopRef(std::string name);
+
+/// The primitive name of a schedule error code ("split" for "schedule.split.x").
+std::string primitiveOf(const Diagnostic& d);
+
+/// TVM-style report: header naming the primitive, the program with every referenced
+/// block/loop header underlined with `^`, then `Error message: ...`.
+std::string renderScheduleError(const Diagnostic& d, const ir::PrimFunc& func);
+
+} // namespace loopscape::schedule
