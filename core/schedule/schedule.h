@@ -13,6 +13,7 @@
 #pragma once
 
 #include "core/ir/prim_func.h"
+#include "core/ir/diagnostic.h"
 #include "core/schedule/ir_tree.h"
 #include "core/schedule/trace.h"
 

@@ -27,7 +27,9 @@
 #include "core/schedule/primitive/util.h"
 #include "core/schedule/schedule_error.h"
 
+#include "core/ir/mutator.h"
 #include "core/ir/op.h"
+#include "core/ir/printer.h"
 #include "core/ir/substitute.h"
 
 #include <fmt/format.h>
