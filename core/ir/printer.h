@@ -12,7 +12,8 @@
 // by a different variable or buffer *visible in the same scope*, the later one is
 // suffixed `_1`, `_2`, ... (TVM's rule), so the text never aliases two variables.
 // Names leave scope with their loop/block/let, so sibling loops may both be `i`.
-// Characters other than [A-Za-z0-9_] in names print as `_`.
+// Characters other than [A-Za-z0-9_] in names print as `_`; the module prefixes `I`, `T`
+// and `R` are never used as names.
 //
 // Besides the text, printing records where each block and loop landed (line, column,
 // length of its header) so that error renderers can mark a node and views can make it
@@ -71,7 +72,9 @@ namespace detail {
 /// defined since the matching pushScope().
 class NameTable {
 public:
-  NameTable() { pushScope(); }
+  /// Starts with TVMScript's module prefixes `I`, `T` and `R` taken (TVM's builtin
+  /// keywords), so a buffer named `T` prints as `T_1` and never shadows the module.
+  NameTable() : m_taken{{"I", 1}, {"T", 1}, {"R", 1}} { pushScope(); }
   void pushScope();
   void popScope();
   /// Defines `node` in the innermost scope under `hint` (sanitised), suffixed `_1`,
