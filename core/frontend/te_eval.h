@@ -1,0 +1,17 @@
+// Evaluation of a parsed .te program. Top-level statements run in order, Python style:
+// integers are exact (errors on int64 overflow), size variables are ir Vars, and each
+// placeholder/compute/reduce_axis call creates the tensor or axis at once. A compute's
+// lambda is evaluated once with its parameters bound to int32 Vars, which gives the body
+// as an ir::Expr (type promotion as TVM's binary operators). Checks done here: names,
+// arities, keywords, shapes, dtypes, index arity and type, reduction placement and axis
+// use, duplicate tensor names, the `outputs = [...]` list. Diagnostic codes "te.*".
+#pragma once
+
+#include "core/frontend/te_ast.h"
+#include "core/frontend/te_program.h"
+
+namespace loopscape::frontend {
+
+Expected<TeProgram> evaluateTe(const ast::Module& module, const std::string& fileName);
+
+} // namespace loopscape::frontend
