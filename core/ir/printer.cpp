@@ -178,7 +178,6 @@ private:
     return out + ")";
   }
   std::string region(const BufferRegion& r) {
-    std::vector<Expr> dummy;
     std::string out = m_names.nameOf(r.buffer.get(), r.buffer->name) + "[";
     if (r.region.empty()) out += "()";
     for (std::size_t i = 0; i < r.region.size(); ++i) {

@@ -329,6 +329,58 @@ def main(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128, 128), "float32"),
     QCOMPARE(QString::fromStdString(printStmt(s)), QString("A[0] = T.float32(1)\nif i < 2:\n    T.evaluate(i)\n"));
   }
 
+  void floatLiterals_data() {
+    QTest::addColumn<double>("value");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("zero") << 0.0 << "0";
+    QTest::newRow("neg-zero") << -0.0 << "-0";
+    QTest::newRow("tenth") << 0.1 << "0.1";
+    QTest::newRow("small-exp") << 1.5e-07 << "1.5e-07";
+    QTest::newRow("fixed-limit") << 1e15 << "1000000000000000";
+    QTest::newRow("sci-limit") << 12345678901234567.0 << "1.2345678901234568e+16";
+    QTest::newRow("negative") << -2.75 << "-2.75";
+    QTest::newRow("huge") << 1.5e300 << "1.5e+300";
+  }
+  void floatLiterals() {
+    QFETCH(double, value);
+    QFETCH(QString, expected);
+    QCOMPARE(QString::fromStdString(formatFloatLiteral(value)), expected);
+  }
+
+  // A variable used in the body but bound nowhere is declared after the parameters.
+  void freeVariables() {
+    Buffer A = buf("A", {c(8)});
+    Expr i = var("i"), k = var("k");
+    Stmt body = For::make(i, c(0), k, ForKind::Serial, BufferStore::make(A, floatImm(0), {i}));
+    const std::string expected = R"(# from tvm.script import tir as T
+
+@T.prim_func
+def f(A: T.Buffer((8,), "float32")):
+    k = T.int32()
+    with T.block("root"):
+        T.reads()
+        T.writes()
+        for i in range(k):
+            A[i] = T.float32(0)
+)";
+    QCOMPARE(QString::fromStdString(printPrimFunc(func("f", {A}, rootOf(body), false))),
+             QString::fromStdString(expected));
+  }
+
+  // A Block printed without its BlockRealize says so, and its iterators have no binding.
+  void blockWithoutRealize() {
+    Buffer A = buf("A", {c(8)});
+    Expr v = var("v");
+    Stmt block = Block::make("B", {{v, span(c(1), c(7)), IterKind::Reduce}}, {}, {region(A, {span(v, c(2))})},
+                             BufferStore::make(A, floatImm(0), {v}));
+    QCOMPARE(QString::fromStdString(printStmt(block)),
+             QString("with T.block(\"B\", no_realize=True):\n"
+                     "    v = T.axis.reduce((1, 8))\n"
+                     "    T.reads()\n"
+                     "    T.writes(A[v:v + 2])\n"
+                     "    A[v] = T.float32(0)\n"));
+  }
+
   void spans() {
     PrimFunc f = matmul();
     PrintedProgram out = printPrimFuncWithSpans(f);
