@@ -50,7 +50,7 @@ void raiseCastRange(Frame& f, const BlockContext* ctx, double v, DataType from, 
 void Access::outOfBounds(Frame& f) const {
   const RtBuffer& b = f.buffers[slot];
   std::vector<std::int64_t> idx;
-  for (const auto& i : indices) idx.push_back(i->eval(f)); // pure: same values again
+  for (const auto& i : indices) idx.push_back(i.get(f)); // pure: same values again
   std::string at;
   for (std::size_t d = 0; d < idx.size(); ++d) at += (d ? ", " : "") + std::to_string(idx[d]);
   raise(f, ctx, "interp.out-of-bounds",

@@ -138,8 +138,7 @@ struct AllocateNode final : Exec {
 /// init (when every reduce iterator is at its minimum) and body, free.
 struct BlockNode final : Exec {
   struct Iter {
-    IntPtr value;
-    IntOperand min, extent;
+    IntOperand value, min, extent;
     int slot = 0;
     bool reduce = false;
   };
@@ -151,7 +150,7 @@ struct BlockNode final : Exec {
 
   void exec(Frame& f) const override {
     if (predicate && !predicate->eval(f)) return;
-    for (const auto& it : iters) f.ints[it.slot] = it.value->eval(f);
+    for (const auto& it : iters) f.ints[it.slot] = it.value.get(f);
     bool atInit = true;
     for (const auto& it : iters) {
       const std::int64_t v = f.ints[it.slot], lo = it.min.get(f), n = it.extent.get(f);
@@ -184,8 +183,17 @@ public:
   template <typename T> EvalPtr<T> floatExpr(const Expr& e);
   ExecPtr stmt(const Stmt& s);
   IntOperand operand(const Expr& e) {
-    if (auto c = asConstInt(e)) return {*c, nullptr};
-    return {0, intExpr(e)};
+    IntOperand o;
+    if (auto c = asConstInt(e)) {
+      o.constant = *c;
+      return o;
+    }
+    if (const auto* v = e.as<Var>(); v && !e.dtype().isFloat()) {
+      o.slot = lookupVar(*v, e).slot;
+      return o;
+    }
+    o.expr = intExpr(e);
+    return o;
   }
   int newBufferSlot() { return m_program.numBuffers++; }
   void bindBuffer(const Buffer& b, int slot) { m_buffers[b.get()] = slot; }
@@ -438,7 +446,10 @@ Access Compiler::access(const Buffer& buffer, const std::vector<Expr>& indices, 
   a.ctx = m_block;
   a.bufferName = buffer->name;
   a.isStore = isStore;
-  for (const auto& i : indices) a.indices.push_back(intExpr(i));
+  for (const auto& i : indices) {
+    checkScalar(i);
+    a.indices.push_back(operand(i));
+  }
   return a;
 }
 
@@ -486,7 +497,7 @@ ExecPtr Compiler::blockRealize(const BlockRealize& r) {
     const auto& iv = block.iterVars[i];
     if (iv.var.dtype().isFloat()) compileError("interp.unsupported", fmt::format("float iterator in block {}", block.name));
     BlockNode::Iter it;
-    it.value = intExpr(r.iterValues[i]);
+    it.value = operand(r.iterValues[i]);
     it.min = operand(iv.dom.min);
     it.extent = operand(iv.dom.extent);
     it.reduce = iv.kind == IterKind::Reduce;

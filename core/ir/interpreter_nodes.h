@@ -44,11 +44,16 @@ template <typename T> using EvalPtr = std::unique_ptr<Eval<T>>;
 using IntPtr = std::unique_ptr<IntEval>;
 using ExecPtr = std::unique_ptr<Exec>;
 
-/// An integer operand that is usually a constant (loop bounds, iterator domains).
+/// An integer operand that is usually a constant or a plain variable (loop bounds,
+/// iterator domains and bindings, buffer indices): no virtual call in those cases.
 struct IntOperand {
   std::int64_t constant = 0;
-  IntPtr expr; ///< null when constant
-  std::int64_t get(Frame& f) const { return expr ? expr->eval(f) : constant; }
+  int slot = -1; ///< >= 0: the value of int slot `slot`
+  IntPtr expr;   ///< otherwise, when set: evaluated
+  std::int64_t get(Frame& f) const {
+    if (slot >= 0) return f.ints[slot];
+    return expr ? expr->eval(f) : constant;
+  }
 };
 
 // ---- leaves -------------------------------------------------------------------------
@@ -258,7 +263,7 @@ template <typename T, typename S, bool Half> struct FloatCastNode final : Eval<T
 /// Index expressions of one load/store and the bounds check.
 struct Access {
   int slot = 0;
-  std::vector<IntPtr> indices;
+  std::vector<IntOperand> indices;
   const BlockContext* ctx = nullptr;
   std::string bufferName;
   bool isStore = false;
@@ -269,7 +274,7 @@ struct Access {
     std::int64_t offset = 0;
     const std::size_t n = indices.size();
     for (std::size_t d = 0; d < n; ++d) {
-      std::int64_t i = indices[d]->eval(f);
+      std::int64_t i = indices[d].get(f);
       if (static_cast<std::uint64_t>(i) >= static_cast<std::uint64_t>(b.shape[d])) [[unlikely]]
         outOfBounds(f);
       offset += i * b.strides[d];
