@@ -38,7 +38,7 @@ bool exprEqual(const Expr& a, const Expr& b) {
   switch (a.kind()) {
   case ExprKind::IntImm: return a.as<IntImm>()->value == b.as<IntImm>()->value;
   case ExprKind::FloatImm: return a.as<FloatImm>()->value == b.as<FloatImm>()->value;
-#define LS_X(name)                                                                        \
+#define LS_X(name)                                                                                                     \
   case ExprKind::name: return binaryEqual<ExprKind::name>(a, b);
     LS_BINARY_KINDS(LS_X)
 #undef LS_X
@@ -80,8 +80,10 @@ std::vector<Expr> freeVars(const Stmt& body, const std::vector<Expr>& known) {
       StmtVisitor::visitFor(op, s);
     }
     void visitBlock(const Block& op, const Stmt& s) override {
-      for (const auto& iv : op.iterVars) bound.push_back(iv.var.get());
-      for (const auto& b : op.allocBuffers) shapes(b);
+      for (const auto& iv : op.iterVars)
+        bound.push_back(iv.var.get());
+      for (const auto& b : op.allocBuffers)
+        shapes(b);
       StmtVisitor::visitBlock(op, s);
     }
     void visitLetStmt(const LetStmt& op, const Stmt& s) override {
@@ -93,8 +95,10 @@ std::vector<Expr> freeVars(const Stmt& body, const std::vector<Expr>& known) {
       StmtVisitor::visitAllocate(op, s);
     }
     void shapes(const Buffer& b) {
-      for (const auto& e : b->shape) visitExpr(e);
-      for (const auto& e : b->strides) visitExpr(e);
+      for (const auto& e : b->shape)
+        visitExpr(e);
+      for (const auto& e : b->strides)
+        visitExpr(e);
     }
     void visitExpr(const Expr& e) override {
       if (e.is<Var>() && std::none_of(used.begin(), used.end(), [&](const Expr& u) { return u.sameAs(e); }))
@@ -155,7 +159,8 @@ private:
   std::string expr(const Expr& e) { return detail::printExpr(e, m_names); }
   std::string tuple(const std::vector<Expr>& items) {
     std::string out = "(";
-    for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + expr(items[i]);
+    for (std::size_t i = 0; i < items.size(); ++i)
+      out += (i ? ", " : "") + expr(items[i]);
     return out + (items.size() == 1 ? ",)" : ")");
   }
   std::string annotations(const Annotations& ann) {
@@ -198,8 +203,10 @@ private:
         emit(1, fmt::format("{} = T.{}()", name, sub.dtype().str()));
       });
     };
-    for (const auto& s : b->shape) define(s);
-    for (const auto& s : b->strides) define(s);
+    for (const auto& s : b->shape)
+      define(s);
+    for (const auto& s : b->strides)
+      define(s);
   }
 
   void stmt(const Stmt& s, int indent, bool concise);
@@ -269,7 +276,8 @@ void Printer::function(const PrimFunc& func) {
 
 void Printer::body(const Stmt& s, int indent) {
   if (const auto* seq = s.as<SeqStmt>()) {
-    for (std::size_t i = 0; i < seq->seq.size(); ++i) stmt(seq->seq[i], indent, i + 1 == seq->seq.size());
+    for (std::size_t i = 0; i < seq->seq.size(); ++i)
+      stmt(seq->seq[i], indent, i + 1 == seq->seq.size());
     return;
   }
   stmt(s, indent, true);
@@ -369,12 +377,13 @@ void Printer::forLoop(const For& op, int indent) {
     }
     std::string header = fmt::format("for {} in T.grid({}):", vars, extents);
     int line = emit(indent, header);
-    for (const For* l : grid) record(l, line, indent, 0, header.size());
+    for (const For* l : grid)
+      record(l, line, indent, 0, header.size());
     last = grid.back();
   } else {
     std::string var = m_names.define(op.loopVar.get(), op.loopVar.as<Var>()->name);
-    std::string args = isZero(op.min) ? expr(op.extent)
-                                      : expr(op.min) + ", " + expr(detail::addFolded(op.min, op.extent));
+    std::string args =
+        isZero(op.min) ? expr(op.extent) : expr(op.min) + ", " + expr(detail::addFolded(op.min, op.extent));
     if (op.forKind == ForKind::ThreadBinding) args += ", thread=" + quoteString(op.threadTag);
     if (!op.annotations.empty()) args += ", annotations=" + annotations(op.annotations);
     std::string fn;
@@ -407,8 +416,9 @@ void Printer::iterVars(const Block& blk, const BlockRealize* realize, int indent
   };
   auto single = [&](std::size_t i) {
     const IterVar& iv = blk.iterVars[i];
-    std::string dom = isZero(iv.dom.min) ? expr(iv.dom.extent)
-                                         : "(" + expr(iv.dom.min) + ", " + expr(detail::addFolded(iv.dom.min, iv.dom.extent)) + ")";
+    std::string dom = isZero(iv.dom.min)
+                          ? expr(iv.dom.extent)
+                          : "(" + expr(iv.dom.min) + ", " + expr(detail::addFolded(iv.dom.min, iv.dom.extent)) + ")";
     std::string args = realize ? dom + ", " + expr(realize->iterValues[i]) : dom;
     std::string kind = iv.kind == IterKind::Spatial ? "spatial" : "reduce";
     std::string lhs = m_names.define(iv.var.get(), iv.var.as<Var>()->name);
@@ -450,7 +460,8 @@ void Printer::block(const Block& blk, const BlockRealize* realize, int indent) {
   if (realize && !isTrue(realize->predicate)) emit(in, "T.where(" + expr(realize->predicate) + ")");
   auto regions = [&](const char* fn, const std::vector<BufferRegion>& rs) {
     std::string out = fmt::format("T.{}(", fn);
-    for (std::size_t i = 0; i < rs.size(); ++i) out += (i ? ", " : "") + region(rs[i]);
+    for (std::size_t i = 0; i < rs.size(); ++i)
+      out += (i ? ", " : "") + region(rs[i]);
     emit(in, out + ")");
   };
   regions("reads", blk.reads);
@@ -486,7 +497,8 @@ std::string printPrimFunc(const PrimFunc& func) { return printPrimFuncWithSpans(
 
 std::string printModule(const IRModule& module) {
   std::vector<const PrimFunc*> funcs;
-  for (const auto& f : module.functions) funcs.push_back(&f);
+  for (const auto& f : module.functions)
+    funcs.push_back(&f);
   // TVM prints "main" first, then the other functions by name.
   std::stable_sort(funcs.begin(), funcs.end(), [](const PrimFunc* a, const PrimFunc* b) {
     std::string_view x = a->name == "main" ? std::string_view() : std::string_view(a->name);

@@ -8,8 +8,8 @@
 
 #include "core/ir/functor.h"
 
-#include <charconv>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 
@@ -38,7 +38,8 @@ std::string formatFloatLiteral(double value) {
   if (exponent >= -4 && exponent < 16) {
     if (exponent >= 0) {
       std::string intPart = digits.substr(0, std::min<std::size_t>(digits.size(), exponent + 1));
-      while (intPart.size() < static_cast<std::size_t>(exponent + 1)) intPart.push_back('0');
+      while (intPart.size() < static_cast<std::size_t>(exponent + 1))
+        intPart.push_back('0');
       std::string frac = digits.size() > intPart.size() ? digits.substr(exponent + 1) : std::string();
       out += intPart;
       if (!frac.empty()) out += "." + frac; // integral values drop ".0" (TVMScript's T.float32(0))
@@ -107,7 +108,8 @@ static std::string sanitise(std::string_view hint) {
 std::string NameTable::define(const void* node, std::string_view hint) {
   std::string base = sanitise(hint);
   std::string name = base;
-  for (int i = 1; m_taken.contains(name); ++i) name = base + "_" + std::to_string(i);
+  for (int i = 1; m_taken.contains(name); ++i)
+    name = base + "_" + std::to_string(i);
   auto found = m_names.find(node);
   m_scopes.back().push_back({node, name, found == m_names.end() ? std::string() : found->second});
   m_names[node] = name;
@@ -119,7 +121,8 @@ std::string NameTable::nameOf(const void* node, std::string_view hint) {
   if (auto it = m_names.find(node); it != m_names.end()) return it->second;
   std::string base = sanitise(hint);
   std::string name = base;
-  for (int i = 1; m_taken.contains(name); ++i) name = base + "_" + std::to_string(i);
+  for (int i = 1; m_taken.contains(name); ++i)
+    name = base + "_" + std::to_string(i);
   m_scopes.front().push_back({node, name, {}});
   m_names[node] = name;
   ++m_taken[name];
@@ -171,7 +174,7 @@ struct Doc {
 };
 
 struct BinarySugar {
-  const char* op;     ///< Python operator
+  const char* op;      ///< Python operator
   const char* tirName; ///< T.<name>(a, b) when the sugar would fold
   int prec;
 };
@@ -233,7 +236,7 @@ protected:
   Doc visitStringImm(const StringImm& op, const Expr&) override { return {quoteString(op.value)}; }
   Doc visitVar(const Var& op, const Expr&) override { return {m_names.nameOf(&op, op.name)}; }
 
-#define LS_X(name)                                                                        \
+#define LS_X(name)                                                                                                     \
   Doc visit##name(const name& op, const Expr&) override { return binary(ExprKind::name, op.a, op.b); }
   LS_BINARY_KINDS(LS_X)
 #undef LS_X

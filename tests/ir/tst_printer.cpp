@@ -77,7 +77,8 @@ PrimFunc splitWhere() {
   Expr bindI = i0 * 8 + i1;
   Stmt update = BufferStore::make(B, load(B, {vi, vj}) + load(A, {vi, vj}) * load(W, {floormod(vj, 16), vk}), {vi, vj});
   Stmt block = Block::make(
-      "B", {{vi, dom(100), IterKind::Spatial}, {vj, dom(64), IterKind::Spatial}, {vk, span(c(2), c(8)), IterKind::Reduce}},
+      "B",
+      {{vi, dom(100), IterKind::Spatial}, {vj, dom(64), IterKind::Spatial}, {vk, span(c(2), c(8)), IterKind::Reduce}},
       {region(B, {point(vi), point(vj)}), region(A, {point(vi), point(vj)}), region(W, {span(c(0), c(16)), point(vk)})},
       {region(B, {point(vi), point(vj)})}, update);
   Stmt realize = BlockRealize::make({bindI, j, k}, bindI < 100, block);
@@ -106,7 +107,8 @@ PrimFunc loopKinds() {
   Stmt tri = BufferStore::make(T, floatImm(0), {a, b, c(0)});
   Stmt second = loop(a, 16, For::make(b, c(0), a + 1, ForKind::Serial, tri));
   Stmt par = BufferStore::make(T, floatImm(2), {p, q, r});
-  Stmt third = loop(p, 16, loop(q, 16, loop(r, 16, par, ForKind::Parallel, {}, Annotations{{"note", StringImm::make("x")}})));
+  Stmt third =
+      loop(p, 16, loop(q, 16, loop(r, 16, par, ForKind::Parallel, {}, Annotations{{"note", StringImm::make("x")}})));
   return func("main", {A, T}, rootOf(SeqStmt::make({first, second, third})), false);
 }
 
@@ -123,11 +125,12 @@ PrimFunc allocsAndStatements() {
   Stmt ifStmt = IfThenElse::make(vi < vj, BufferStore::make(local, load(A, {vi, vj}), {vi, vj}),
                                  BufferStore::make(local, floatImm(0.5), {vi, vj}));
   Stmt withTmp = BufferStore::make(tmp, load(A, {vi, vj}), {c(0)});
-  Stmt body = SeqStmt::make({ifStmt, withTmp, Evaluate::make(c(0)),
-                             Evaluate::make(Call::make(f32, CallOp::Exp, {load(tmp, {c(0)})}))});
-  Stmt block = Block::make("C_local", {{vi, dom(512), IterKind::Spatial}, {vj, dom(512), IterKind::Spatial}},
-                           {region(A, {point(vi), point(vj)})}, {region(local, {point(vi), point(vj)})}, body, {},
-                           {tmp}, Annotations{{"meta_schedule.cooperative_fetch", c(4)}, {"a_string", StringImm::make("s")}});
+  Stmt body = SeqStmt::make(
+      {ifStmt, withTmp, Evaluate::make(c(0)), Evaluate::make(Call::make(f32, CallOp::Exp, {load(tmp, {c(0)})}))});
+  Stmt block =
+      Block::make("C_local", {{vi, dom(512), IterKind::Spatial}, {vj, dom(512), IterKind::Spatial}},
+                  {region(A, {point(vi), point(vj)})}, {region(local, {point(vi), point(vj)})}, body, {}, {tmp},
+                  Annotations{{"meta_schedule.cooperative_fetch", c(4)}, {"a_string", StringImm::make("s")}});
   Stmt first = loop(i, 512, loop(j, 512, BlockRealize::make({i, j}, boolImm(true), block)));
 
   // Scoped let and allocate (not last in their sequence), then concise ones (last).
@@ -179,7 +182,9 @@ std::string readFile(const std::string& path) {
   return ss.str();
 }
 
-std::string goldenPath(const std::string& name) { return std::string(LS_SOURCE_DIR) + "/tests/ir/golden/printer/" + name + ".txt"; }
+std::string goldenPath(const std::string& name) {
+  return std::string(LS_SOURCE_DIR) + "/tests/ir/golden/printer/" + name + ".txt";
+}
 
 } // namespace
 
@@ -324,8 +329,7 @@ def main(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128, 128), "float32"),
   void statements() {
     Buffer A = buf("A", {c(4)});
     Expr i = var("i");
-    Stmt s = SeqStmt::make({BufferStore::make(A, floatImm(1), {c(0)}),
-                            IfThenElse::make(i < 2, Evaluate::make(i))});
+    Stmt s = SeqStmt::make({BufferStore::make(A, floatImm(1), {c(0)}), IfThenElse::make(i < 2, Evaluate::make(i))});
     QCOMPARE(QString::fromStdString(printStmt(s)), QString("A[0] = T.float32(1)\nif i < 2:\n    T.evaluate(i)\n"));
   }
 
@@ -373,12 +377,11 @@ def f(A: T.Buffer((8,), "float32")):
     Expr v = var("v");
     Stmt block = Block::make("B", {{v, span(c(1), c(7)), IterKind::Reduce}}, {}, {region(A, {span(v, c(2))})},
                              BufferStore::make(A, floatImm(0), {v}));
-    QCOMPARE(QString::fromStdString(printStmt(block)),
-             QString("with T.block(\"B\", no_realize=True):\n"
-                     "    v = T.axis.reduce((1, 8))\n"
-                     "    T.reads()\n"
-                     "    T.writes(A[v:v + 2])\n"
-                     "    A[v] = T.float32(0)\n"));
+    QCOMPARE(QString::fromStdString(printStmt(block)), QString("with T.block(\"B\", no_realize=True):\n"
+                                                               "    v = T.axis.reduce((1, 8))\n"
+                                                               "    T.reads()\n"
+                                                               "    T.writes(A[v:v + 2])\n"
+                                                               "    A[v] = T.float32(0)\n"));
   }
 
   void spans() {
@@ -396,8 +399,8 @@ def f(A: T.Buffer((8,), "float32")):
       QCOMPARE(out.spans[idx].column, column);
       QCOMPARE(out.spans[idx].length, length);
     };
-    check(0, &root, 6, 7, 21);  // # with T.block("root"):
-    check(1, i, 7, 5, 37);      // for i, j, k in T.grid(128, 128, 128):
+    check(0, &root, 6, 7, 21); // # with T.block("root"):
+    check(1, i, 7, 5, 37);     // for i, j, k in T.grid(128, 128, 128):
     check(2, j, 7, 5, 37);
     check(3, k, 7, 5, 37);
     check(4, &blockC, 8, 9, 18); // with T.block("C"):
@@ -410,7 +413,8 @@ def f(A: T.Buffer((8,), "float32")):
       PrintedProgram out = printPrimFuncWithSpans(f);
       std::vector<std::string> lines;
       std::stringstream ss(out.text);
-      for (std::string line; std::getline(ss, line);) lines.push_back(line);
+      for (std::string line; std::getline(ss, line);)
+        lines.push_back(line);
       QVERIFY(!out.spans.empty());
       for (const auto& s : out.spans) {
         QVERIFY(s.line >= 1 && s.line <= static_cast<int>(lines.size()));
