@@ -39,7 +39,72 @@ std::optional<ir::DataType> widerInt(ir::DataType a, ir::DataType b) {
 
 ir::Expr castTo(ir::DataType t, const ir::Expr& e) { return e.dtype() == t ? e : ir::Cast::make(t, e); }
 
+/// Builds `x op y` with the constant folding TVM's operator overloads do (TryConstFold):
+/// two constants fold; x + 0, x - 0, x * 1, 1 * x, x // 1 give x; x * 0 gives 0.
+ir::Expr arith(std::string_view op, const ir::Expr& x, const ir::Expr& y) {
+  ir::DataType t = x.dtype();
+  auto ci = [](const ir::Expr& e) { return ir::asConstInt(e); };
+  auto cf = [](const ir::Expr& e) -> std::optional<double> {
+    if (auto* f = e.as<ir::FloatImm>()) return f->value;
+    return std::nullopt;
+  };
+  auto isValue = [&](const ir::Expr& e, double v) {
+    if (auto i = ci(e)) return static_cast<double>(*i) == v;
+    if (auto f = cf(e)) return *f == v;
+    return false;
+  };
+  auto xi = ci(x), yi = ci(y);
+  auto xf = cf(x), yf = cf(y);
+  std::int64_t r = 0;
+  if (op == "+") {
+    if (xi && yi && !__builtin_add_overflow(*xi, *yi, &r)) return ir::IntImm::make(t, r);
+    if (xf && yf) return ir::FloatImm::make(t, *xf + *yf);
+    if (isValue(x, 0)) return y;
+    if (isValue(y, 0)) return x;
+    return ir::Add::make(x, y);
+  }
+  if (op == "-") {
+    if (xi && yi && !__builtin_sub_overflow(*xi, *yi, &r)) return ir::IntImm::make(t, r);
+    if (xf && yf) return ir::FloatImm::make(t, *xf - *yf);
+    if (isValue(y, 0)) return x;
+    return ir::Sub::make(x, y);
+  }
+  if (op == "*") {
+    if (xi && yi && !__builtin_mul_overflow(*xi, *yi, &r)) return ir::IntImm::make(t, r);
+    if (xf && yf) return ir::FloatImm::make(t, *xf * *yf);
+    if (isValue(x, 1)) return y;
+    if (isValue(y, 1)) return x;
+    if (isValue(x, 0)) return x;
+    if (isValue(y, 0)) return y;
+    return ir::Mul::make(x, y);
+  }
+  if (op == "/") {
+    if (xf && yf && *yf != 0.0) return ir::FloatImm::make(t, *xf / *yf);
+    if (isValue(y, 1)) return x;
+    return ir::Div::make(x, y);
+  }
+  if (op == "//") {
+    if (xi && yi && *yi != 0 && !(*yi == -1 && *xi == std::numeric_limits<std::int64_t>::min())) return ir::IntImm::make(t, floorDiv(*xi, *yi));
+    if (isValue(y, 1)) return x;
+    return ir::FloorDiv::make(x, y);
+  }
+  if (op == "%") {
+    if (xi && yi && *yi != 0 && *yi != -1) return ir::IntImm::make(t, floorMod(*xi, *yi));
+    if (isValue(y, 1)) return ir::IntImm::make(t, 0);
+    return ir::FloorMod::make(x, y);
+  }
+  if (op == "max" || op == "min") {
+    bool mx = op == "max";
+    if (xi && yi) return ir::IntImm::make(t, mx ? std::max(*xi, *yi) : std::min(*xi, *yi));
+    if (xf && yf) return ir::FloatImm::make(t, mx ? std::max(*xf, *yf) : std::min(*xf, *yf));
+    return mx ? ir::Max::make(x, y) : ir::Min::make(x, y);
+  }
+  LS_UNREACHABLE("arith: bad operator {}", op);
+}
+
 } // namespace
+
+ir::Expr foldedArith(std::string_view op, const ir::Expr& x, const ir::Expr& y) { return arith(op, x, y); }
 
 Expected<ir::Expr> Evaluator::toExpr(const Value& v) {
   switch (v.kind) {
@@ -204,23 +269,21 @@ Result Evaluator::binaryOp(const std::string& op, const Value& a, const Value& b
     y = ir::Cast::make(ir::DataType::int32(), y);
     t = ir::DataType::int32();
   }
-  if (op == "+") return makeExpr(ir::Add::make(x, y), loc);
-  if (op == "-") return makeExpr(ir::Sub::make(x, y), loc);
-  if (op == "*") return makeExpr(ir::Mul::make(x, y), loc);
+  if (op == "+" || op == "-" || op == "*") return makeExpr(arith(op, x, y), loc);
   if (op == "/") {
     if (t.isInteger()) {
       auto d = error("te.int-division", fmt::format("'/' on {} operands is not integer division; use '//' (floor division)", t.str()), loc);
       d.notes.push_back("or cast to a float type for true division, e.g. float32(x) / y");
       return Unexpected(std::move(d));
     }
-    return makeExpr(ir::Div::make(x, y), loc);
+    return makeExpr(arith("/", x, y), loc);
   }
   if (op == "//" || op == "%") {
     if (t.isInteger()) {
       if (ir::isConstInt(y, 0)) return Unexpected(error("te.division-by-zero", fmt::format("integer division by zero ('{}' by 0)", op), loc));
-      return makeExpr(op == "//" ? ir::FloorDiv::make(x, y) : ir::FloorMod::make(x, y), loc);
+      return makeExpr(arith(op, x, y), loc);
     }
-    if (op == "//") return makeExpr(ir::Call::make(t, ir::CallOp::Floor, {ir::Div::make(x, y)}), loc);
+    if (op == "//") return makeExpr(ir::Call::make(t, ir::CallOp::Floor, {arith("/", x, y)}), loc);
     return Unexpected(error("te.type-mismatch", fmt::format("'%' needs integer operands, got {}", t.str()), loc));
   }
   if (op == "**") {
@@ -260,7 +323,7 @@ Result Evaluator::unaryOp(const std::string& op, const Value& a, const SourceLoc
     return Unexpected(error("te.type-mismatch", fmt::format("unary '{}' needs a numeric operand, got {}", op, t.str()), loc));
   if (op == "+") return makeExpr(*e, loc);
   // As TVM's ExprOp.__neg__: multiply by the constant -1 of the operand's type.
-  return makeExpr(ir::Mul::make(*e, ir::makeConst(t, -1)), loc);
+  return makeExpr(arith("*", *e, ir::makeConst(t, -1)), loc);
 }
 
 Result Evaluator::compare(const std::string& op, const Value& a, const Value& b, const SourceLocation& loc) {
@@ -289,10 +352,17 @@ Result Evaluator::compare(const std::string& op, const Value& a, const Value& b,
 }
 
 Result Evaluator::logical(const std::string& op, const Value& a, const Value& b, const SourceLocation& loc) {
-  std::string what = fmt::format("the operands of '{}'", op);
-  auto x = toCondition(a, what);
+  auto operand = [&](const Value& v) -> Expected<ir::Expr> {
+    if (v.kind == ValueKind::Bool) return ir::boolImm(v.b);
+    auto e = toExpr(v);
+    if (!e) return e;
+    if (e->dtype() != ir::DataType::boolean())
+      return Unexpected(error("te.type-mismatch", fmt::format("'{}' needs boolean operands, got {}", op, e->dtype().str()), v.loc));
+    return e;
+  };
+  auto x = operand(a);
   if (!x) return std::unexpected(x.error());
-  auto y = toCondition(b, what);
+  auto y = operand(b);
   if (!y) return std::unexpected(y.error());
   return makeExpr(op == "and" ? ir::And::make(*x, *y) : ir::Or::make(*x, *y), loc);
 }

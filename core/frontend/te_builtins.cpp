@@ -350,7 +350,7 @@ Result Evaluator::builtinReduction(const std::string& name, const ast::Node& cal
     if (!operands) return std::unexpected(operands.error());
     if (operands->first.dtype().isBool())
       return Unexpected(error("te.type-mismatch", fmt::format("{}() needs numeric operands, got bool", name), call.loc));
-    return makeExpr(name == "max" ? ir::Max::make(operands->first, operands->second) : ir::Min::make(operands->first, operands->second), call.loc);
+    return makeExpr(foldedArith(name, operands->first, operands->second), call.loc);
   }
   Signature sig{{"expr", "axis"}, 2};
   auto bound = bindArgs(*this, name, sig, call, args);
@@ -473,7 +473,7 @@ Result Evaluator::callBuiltin(const std::string& name, const ast::Node& call, st
     ir::DataType t = e->dtype();
     if (t.isFloat()) return makeExpr(ir::Call::make(t, ir::CallOp::Fabs, {*e}), call.loc);
     if (t.isUInt()) return makeExpr(*e, call.loc);
-    if (t.isInt()) return makeExpr(ir::Max::make(*e, ir::Mul::make(*e, ir::makeConst(t, -1))), call.loc);
+    if (t.isInt()) return makeExpr(foldedArith("max", *e, foldedArith("*", *e, ir::makeConst(t, -1))), call.loc);
     return Unexpected(error("te.type-mismatch", fmt::format("abs() needs a numeric argument, got {}", t.str()), x.loc));
   }
   if (name == "const") {

@@ -62,6 +62,10 @@ int editDistance(std::string_view a, std::string_view b);
 /// The closest candidate within a small distance, or "".
 std::string closestName(std::string_view name, const std::vector<std::string>& candidates);
 
+/// `x op y` (op: + - * / // % max min) on same-typed operands, constant-folded as TVM's
+/// operator overloads do.
+ir::Expr foldedArith(std::string_view op, const ir::Expr& x, const ir::Expr& y);
+
 /// Names callable without a prefix (and through te./tvm.te./tvm.tir./T.).
 const std::vector<std::string>& builtinNames();
 bool isBuiltin(std::string_view name);
