@@ -109,11 +109,20 @@ bool exprDeepEqual(const Expr& a, const Expr& b) {
   LS_UNREACHABLE("bad ExprKind");
 }
 
+namespace {
+/// Like terms: deeply equal, or products equal up to the order of their two factors.
+bool sameTerm(const Expr& a, const Expr& b) {
+  if (exprDeepEqual(a, b)) return true;
+  const auto *x = a.as<Mul>(), *y = b.as<Mul>();
+  return x && y && exprDeepEqual(x->a, y->b) && exprDeepEqual(x->b, y->a);
+}
+} // namespace
+
 void LinearSum::addTerm(const Expr& term, std::int64_t coef) {
   coef = wrapSigned(dtype, coef);
   if (coef == 0) return;
   for (auto& t : terms) {
-    if (exprDeepEqual(t.term, term)) {
+    if (sameTerm(t.term, term)) {
       t.coef = addWrap(dtype, t.coef, coef);
       return;
     }

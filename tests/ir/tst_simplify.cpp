@@ -324,7 +324,11 @@ void TestSimplify::rules_data() {
   row("canonical zero", x * 3 - x * 3, "0");
   row("canonical const times sum", 3 * (x - y) + y * 3, "x * 3");
   row("canonical nonlinear term", (x + 1) * y - (x + 1) * y, "0");
+  row("canonical commuted product", (x + 1) * y - y * (x + 1) + x * y, "x * y");
   row("canonical product kept", (x + 1) * y, "(x + 1) * y");
+  row("canonical uint8", Var::make("u", DataType::uint8()) + 1 - 1, "u");
+  row("canonical uint8 subtraction", Var::make("u", DataType::uint8()) + 255, "u - 1");
+  row("canonical int64", Var::make("w", DataType::int64()) * 2 + 3 - Var::make("w", DataType::int64()), "w * 2 - w + 3"); // two distinct Vars named w
   row("canonical const cancel", x - 1 + 1, "x");
   row("canonical like div terms", floordiv(x, 4) + floordiv(x, 4), "x // 4 * 2");
   row("fuse f//16*16 + f%16", floordiv(x, 16) * 16 + floormod(x, 16), "x");
