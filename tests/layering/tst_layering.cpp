@@ -36,7 +36,7 @@ class TestLayering : public QObject {
 private Q_SLOTS:
   void includesFollowDesign() {
     const fs::path root = LS_SOURCE_DIR;
-    const std::regex include(R"(^\s*#\s*include\s*[<"]([^>"]+)[>"])");
+    const std::regex include("^\\s*#\\s*include\\s*[<\"]([^>\"]+)[>\"]");
     QStringList violations;
     int filesChecked = 0;
     for (const char* top : {"core", "plugins"}) {
