@@ -184,8 +184,10 @@ private:
   std::pair<LinearSum, LinearSum> splitByDivisor(const Expr& x, std::int64_t c) {
     LinearSum s = linearOf(x), q(x.dtype()), r(x.dtype());
     for (const auto& t : s.terms) {
-      if (t.coef % c == 0) q.addTerm(t.term, t.coef / c);
-      else r.addTerm(t.term, t.coef);
+      if (t.coef % c == 0)
+        q.addTerm(t.term, t.coef / c);
+      else
+        r.addTerm(t.term, t.coef);
     }
     r.constant = s.constant;
     return {std::move(q), std::move(r)};
@@ -292,14 +294,15 @@ private:
 
   /// !(a < b) == a >= b and so on, for integer operands (floats have NaN).
   static std::optional<Expr> negateComparison(const Expr& e) {
-#define LS_FLIP(from, to)                                                                 \
-  if (const auto* n = e.as<from>()) {                                                     \
-    if (!n->a.dtype().isInteger()) return std::nullopt;                                   \
-    return to::make(n->a, n->b);                                                          \
+#define LS_FLIP(from, to)                                                                                              \
+  if (const auto* n = e.as<from>()) {                                                                                  \
+    if (!n->a.dtype().isInteger()) return std::nullopt;                                                                \
+    return to::make(n->a, n->b);                                                                                       \
   }
-    LS_FLIP(LT, GE) LS_FLIP(LE, GT) LS_FLIP(GT, LE) LS_FLIP(GE, LT) LS_FLIP(EQ, NE) LS_FLIP(NE, EQ)
+    LS_FLIP(LT, GE)
+    LS_FLIP(LE, GT) LS_FLIP(GT, LE) LS_FLIP(GE, LT) LS_FLIP(EQ, NE) LS_FLIP(NE, EQ)
 #undef LS_FLIP
-    return std::nullopt;
+        return std::nullopt;
   }
 
   // ---- And / Or -----------------------------------------------------------------------

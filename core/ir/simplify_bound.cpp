@@ -77,12 +77,16 @@ IntBound mulBound(IntBound a, IntBound b) {
 IntBound floorDivPositive(IntBound a, IntBound b) {
   IntBound r;
   if (a.min) {
-    if (*a.min >= 0) r.min = b.max ? floorDivInt(*a.min, *b.max) : 0;
-    else r.min = floorDivInt(*a.min, *b.min);
+    if (*a.min >= 0)
+      r.min = b.max ? floorDivInt(*a.min, *b.max) : 0;
+    else
+      r.min = floorDivInt(*a.min, *b.min);
   }
   if (a.max) {
-    if (*a.max >= 0) r.max = floorDivInt(*a.max, *b.min);
-    else r.max = b.max ? floorDivInt(*a.max, *b.max) : -1;
+    if (*a.max >= 0)
+      r.max = floorDivInt(*a.max, *b.min);
+    else
+      r.max = b.max ? floorDivInt(*a.max, *b.max) : -1;
   }
   return r;
 }
@@ -170,21 +174,19 @@ IntBound computeBound(const Analyzer& an, const Expr& e) {
   case ExprKind::IntImm: return single(e.as<IntImm>()->value);
   case ExprKind::Var: return an.varBound(e).value_or(IntBound{});
   case ExprKind::Add: {
-    auto *n = e.as<Add>();
+    auto* n = e.as<Add>();
     IntBound a = boundOf(an, n->a), b = boundOf(an, n->b);
     return {liftAdd(a.min, b.min), liftAdd(a.max, b.max)};
   }
   case ExprKind::Sub: {
-    auto *n = e.as<Sub>();
+    auto* n = e.as<Sub>();
     IntBound a = boundOf(an, n->a), b = boundOf(an, n->b);
     return {liftSub(a.min, b.max), liftSub(a.max, b.min)};
   }
   case ExprKind::Mul: return mulBound(boundOf(an, e.as<Mul>()->a), boundOf(an, e.as<Mul>()->b));
   case ExprKind::Div: return truncDivBound(boundOf(an, e.as<Div>()->a), boundOf(an, e.as<Div>()->b));
-  case ExprKind::FloorDiv:
-    return floorDivBound(boundOf(an, e.as<FloorDiv>()->a), boundOf(an, e.as<FloorDiv>()->b));
-  case ExprKind::FloorMod:
-    return floorModBound(boundOf(an, e.as<FloorMod>()->a), boundOf(an, e.as<FloorMod>()->b));
+  case ExprKind::FloorDiv: return floorDivBound(boundOf(an, e.as<FloorDiv>()->a), boundOf(an, e.as<FloorDiv>()->b));
+  case ExprKind::FloorMod: return floorModBound(boundOf(an, e.as<FloorMod>()->a), boundOf(an, e.as<FloorMod>()->b));
   case ExprKind::Min: return minBound(boundOf(an, e.as<Min>()->a), boundOf(an, e.as<Min>()->b));
   case ExprKind::Max: return maxBound(boundOf(an, e.as<Max>()->a), boundOf(an, e.as<Max>()->b));
   case ExprKind::Select: {
@@ -199,11 +201,9 @@ IntBound computeBound(const Analyzer& an, const Expr& e) {
 
 } // namespace
 
-IntBound boundOf(const Analyzer& analyzer, const Expr& e) {
-  return finish(e.dtype(), computeBound(analyzer, e));
-}
+IntBound boundOf(const Analyzer& analyzer, const Expr& e) { return finish(e.dtype(), computeBound(analyzer, e)); }
 
-} // namespace loopscape::ir
+} // namespace loopscape::ir::detail
 
 namespace loopscape::ir {
 

@@ -75,10 +75,10 @@ bool exprDeepEqual(const Expr& a, const Expr& b) {
   }
   case ExprKind::StringImm: return a.as<StringImm>()->value == b.as<StringImm>()->value;
   case ExprKind::Var: return false; // distinct nodes are distinct variables
-#define LS_X(name)                                                                        \
-  case ExprKind::name: {                                                                  \
-    auto *x = a.as<name>(), *y = b.as<name>();                                            \
-    return exprDeepEqual(x->a, y->a) && exprDeepEqual(x->b, y->b);                        \
+#define LS_X(name)                                                                                                     \
+  case ExprKind::name: {                                                                                               \
+    auto *x = a.as<name>(), *y = b.as<name>();                                                                         \
+    return exprDeepEqual(x->a, y->a) && exprDeepEqual(x->b, y->b);                                                     \
   }
     LS_BINARY_KINDS(LS_X)
 #undef LS_X
@@ -131,7 +131,8 @@ void LinearSum::addTerm(const Expr& term, std::int64_t coef) {
 }
 
 void LinearSum::addScaled(const LinearSum& other, std::int64_t k) {
-  for (const auto& t : other.terms) addTerm(t.term, mulWrap(dtype, t.coef, k));
+  for (const auto& t : other.terms)
+    addTerm(t.term, mulWrap(dtype, t.coef, k));
   addConst(mulWrap(dtype, other.constant, k));
 }
 
@@ -197,8 +198,10 @@ void collectLinear(const Expr& e, std::int64_t k, LinearSum& out) {
     return;
   }
   if (const auto* mul = e.as<Mul>()) {
-    if (auto c = asConstInt(mul->b)) return collectLinear(mul->a, mulWrap(out.dtype, k, wrapSigned(out.dtype, *c)), out);
-    if (auto c = asConstInt(mul->a)) return collectLinear(mul->b, mulWrap(out.dtype, k, wrapSigned(out.dtype, *c)), out);
+    if (auto c = asConstInt(mul->b))
+      return collectLinear(mul->a, mulWrap(out.dtype, k, wrapSigned(out.dtype, *c)), out);
+    if (auto c = asConstInt(mul->a))
+      return collectLinear(mul->b, mulWrap(out.dtype, k, wrapSigned(out.dtype, *c)), out);
   }
   out.addTerm(e, k);
 }

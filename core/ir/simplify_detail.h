@@ -38,8 +38,8 @@ std::optional<std::int64_t> checkedMul(std::int64_t a, std::int64_t b);
 inline bool isSignedIndexType(DataType t) { return t.isInt() && t.isScalar(); }
 
 struct LinearTerm {
-  Expr term;          ///< a Var or a non-affine subexpression, already simplified
-  std::int64_t coef;  ///< never zero after normalize()
+  Expr term;         ///< a Var or a non-affine subexpression, already simplified
+  std::int64_t coef; ///< never zero after normalize()
 };
 
 /// sum(coef * term) + constant over one scalar integer type; arithmetic wraps at its width.

@@ -23,7 +23,8 @@ bool intLess(DataType t, std::int64_t a, std::int64_t b) {
 std::optional<std::int64_t> intDivide(DataType t, std::int64_t a, std::int64_t b, bool floor) {
   if (b == 0) return std::nullopt;
   if (t.isUInt()) {
-    if (isUnsigned64(t)) return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) / static_cast<std::uint64_t>(b));
+    if (isUnsigned64(t))
+      return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) / static_cast<std::uint64_t>(b));
     return a / b;
   }
   if (floor) return floorDivInt(a, b);
@@ -34,7 +35,8 @@ std::optional<std::int64_t> intDivide(DataType t, std::int64_t a, std::int64_t b
 std::optional<std::int64_t> intModulo(DataType t, std::int64_t a, std::int64_t b) {
   if (b == 0) return std::nullopt;
   if (t.isUInt()) {
-    if (isUnsigned64(t)) return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) % static_cast<std::uint64_t>(b));
+    if (isUnsigned64(t))
+      return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) % static_cast<std::uint64_t>(b));
     return a % b;
   }
   return floorModInt(a, b);
@@ -173,7 +175,7 @@ std::optional<Expr> foldConstant(const Expr& e) {
   case ExprKind::BufferLoad:
   case ExprKind::Ramp:
   case ExprKind::Broadcast: return std::nullopt;
-#define LS_X(name)                                                                        \
+#define LS_X(name)                                                                                                     \
   case ExprKind::name: return foldBinary(*e.as<name>());
     LS_BINARY_KINDS(LS_X)
 #undef LS_X

@@ -21,8 +21,10 @@ protected:
       m_an.bindBound(m_var, bound);
     }
     ~ScopedBinding() {
-      if (m_old) m_an.bindBound(m_var, *m_old);
-      else m_an.unbind(m_var);
+      if (m_old)
+        m_an.bindBound(m_var, *m_old);
+      else
+        m_an.unbind(m_var);
     }
     ScopedBinding(const ScopedBinding&) = delete;
     ScopedBinding& operator=(const ScopedBinding&) = delete;
@@ -54,17 +56,20 @@ protected:
   Stmt visitBlock(const Block& op, const Stmt& self) override {
     bool changed = false;
     std::vector<IterVar> iters;
-    for (const auto& iv : op.iterVars) iters.push_back({iv.var, mutateRange(iv.dom, changed), iv.kind});
+    for (const auto& iv : op.iterVars)
+      iters.push_back({iv.var, mutateRange(iv.dom, changed), iv.kind});
     std::vector<std::unique_ptr<ScopedBinding>> bindings;
-    for (const auto& iv : iters) bindings.push_back(std::make_unique<ScopedBinding>(m_an, iv.var, rangeBound(iv.dom)));
+    for (const auto& iv : iters)
+      bindings.push_back(std::make_unique<ScopedBinding>(m_an, iv.var, rangeBound(iv.dom)));
     auto reads = mutateRegions(op.reads, changed);
     auto writes = mutateRegions(op.writes, changed);
     Stmt init = mutate(op.init);
     Stmt body = mutate(op.body);
-    while (!bindings.empty()) bindings.pop_back(); // restore in reverse order
+    while (!bindings.empty())
+      bindings.pop_back(); // restore in reverse order
     if (!changed && init.sameAs(op.init) && body.sameAs(op.body)) return self;
-    return Block::make(op.name, std::move(iters), std::move(reads), std::move(writes), std::move(body),
-                       std::move(init), op.allocBuffers, op.annotations);
+    return Block::make(op.name, std::move(iters), std::move(reads), std::move(writes), std::move(body), std::move(init),
+                       op.allocBuffers, op.annotations);
   }
 
   Stmt visitLetStmt(const LetStmt& op, const Stmt& self) override {

@@ -52,7 +52,8 @@ public:
   void function(const PrimFunc& f) {
     push(kFunction);
     push(f.params.size());
-    for (const auto& p : f.params) buffer(p);
+    for (const auto& p : f.params)
+      buffer(p);
     annotations(f.attrs);
     stmt(f.body);
   }
@@ -76,7 +77,8 @@ private:
 
   void exprs(const std::vector<Expr>& list) {
     push(list.size());
-    for (const auto& e : list) expr(e);
+    for (const auto& e : list)
+      expr(e);
   }
 
   void range(const Range& r) {
@@ -105,7 +107,8 @@ private:
     for (const auto& r : list) {
       buffer(r.buffer);
       push(r.region.size());
-      for (const auto& rg : r.region) range(rg);
+      for (const auto& rg : r.region)
+        range(rg);
     }
   }
 
@@ -131,10 +134,10 @@ private:
     push(inserted ? kNewVar : kVarRef);
     push(it->second);
   }
-#define LS_X(name)                                                                        \
-  void visit##name(const name& op, const Expr&) override {                                \
-    expr(op.a);                                                                           \
-    expr(op.b);                                                                           \
+#define LS_X(name)                                                                                                     \
+  void visit##name(const name& op, const Expr&) override {                                                             \
+    expr(op.a);                                                                                                        \
+    expr(op.b);                                                                                                        \
   }
   LS_BINARY_KINDS(LS_X)
 #undef LS_X
@@ -188,7 +191,8 @@ private:
       push(static_cast<std::uint64_t>(iv.kind));
     }
     push(op.allocBuffers.size());
-    for (const auto& b : op.allocBuffers) buffer(b);
+    for (const auto& b : op.allocBuffers)
+      buffer(b);
     regions(op.reads);
     regions(op.writes);
     stmt(op.init);
@@ -202,7 +206,8 @@ private:
   }
   void visitSeqStmt(const SeqStmt& op, const Stmt&) override {
     push(op.seq.size());
-    for (const auto& s : op.seq) stmt(s);
+    for (const auto& s : op.seq)
+      stmt(s);
   }
   void visitIfThenElse(const IfThenElse& op, const Stmt&) override {
     expr(op.condition);
@@ -226,9 +231,12 @@ private:
 
 template <typename T> std::vector<std::uint64_t> serialize(const T& node) {
   Serializer s;
-  if constexpr (std::is_same_v<T, Expr>) s.expr(node);
-  else if constexpr (std::is_same_v<T, Stmt>) s.stmt(node);
-  else s.function(node);
+  if constexpr (std::is_same_v<T, Expr>)
+    s.expr(node);
+  else if constexpr (std::is_same_v<T, Stmt>)
+    s.stmt(node);
+  else
+    s.function(node);
   return std::move(s.tokens);
 }
 
@@ -241,7 +249,8 @@ std::uint64_t mix(std::uint64_t x) { // splitmix64 finaliser
 
 std::uint64_t hashTokens(const std::vector<std::uint64_t>& tokens) {
   std::uint64_t h = mix(tokens.size());
-  for (auto t : tokens) h = mix(h ^ mix(t));
+  for (auto t : tokens)
+    h = mix(h ^ mix(t));
   return h;
 }
 

@@ -30,10 +30,18 @@ int precedence(const Expr& e) {
   case ExprKind::Or: return 1;
   case ExprKind::And: return 2;
   case ExprKind::Not: return 3;
-  case ExprKind::EQ: case ExprKind::NE: case ExprKind::LT: case ExprKind::LE: case ExprKind::GT:
+  case ExprKind::EQ:
+  case ExprKind::NE:
+  case ExprKind::LT:
+  case ExprKind::LE:
+  case ExprKind::GT:
   case ExprKind::GE: return 4;
-  case ExprKind::Add: case ExprKind::Sub: return 5;
-  case ExprKind::Mul: case ExprKind::Div: case ExprKind::FloorDiv: case ExprKind::FloorMod: return 6;
+  case ExprKind::Add:
+  case ExprKind::Sub: return 5;
+  case ExprKind::Mul:
+  case ExprKind::Div:
+  case ExprKind::FloorDiv:
+  case ExprKind::FloorMod: return 6;
   default: return 10;
   }
 }
@@ -89,13 +97,15 @@ std::string show(const Expr& e) {
   case ExprKind::Call: {
     const auto* c = e.as<Call>();
     std::string s = std::string(callOpName(c->op)) + "(";
-    for (std::size_t i = 0; i < c->args.size(); ++i) s += (i ? ", " : "") + show(c->args[i]);
+    for (std::size_t i = 0; i < c->args.size(); ++i)
+      s += (i ? ", " : "") + show(c->args[i]);
     return s + ")";
   }
   case ExprKind::BufferLoad: {
     const auto* l = e.as<BufferLoad>();
     std::string s = l->buffer->name + "[";
-    for (std::size_t i = 0; i < l->indices.size(); ++i) s += (i ? ", " : "") + show(l->indices[i]);
+    for (std::size_t i = 0; i < l->indices.size(); ++i)
+      s += (i ? ", " : "") + show(l->indices[i]);
     return s + "]";
   }
   case ExprKind::Ramp: return "ramp(" + show(e.as<Ramp>()->base) + ", " + show(e.as<Ramp>()->stride) + ")";
@@ -106,12 +116,12 @@ std::string show(const Expr& e) {
 
 // ---- Shared variables and the analyzer of the rule table --------------------------------
 
-const Expr i = Var::make("i");   // [0, 4)
-const Expr j = Var::make("j");   // [0, 32)
-const Expr k = Var::make("k");   // [0, 16)
-const Expr n = Var::make("n");   // symbolic size, >= 1
-const Expr x = Var::make("x");   // unbounded
-const Expr y = Var::make("y");   // unbounded
+const Expr i = Var::make("i");     // [0, 4)
+const Expr j = Var::make("j");     // [0, 32)
+const Expr k = Var::make("k");     // [0, 16)
+const Expr n = Var::make("n");     // symbolic size, >= 1
+const Expr x = Var::make("x");     // unbounded
+const Expr y = Var::make("y");     // unbounded
 const Expr one = Var::make("one"); // [5, 6): a single value
 const Expr cond = Var::make("c", DataType::boolean());
 
@@ -147,22 +157,70 @@ std::int64_t eval(const Expr& e, const Env& env) {
   switch (e.kind()) {
   case ExprKind::IntImm: return e.as<IntImm>()->value;
   case ExprKind::Var: return env.at(e.get());
-  case ExprKind::Add: { auto [a, b] = bin(e.as<Add>()); return a + b; }
-  case ExprKind::Sub: { auto [a, b] = bin(e.as<Sub>()); return a - b; }
-  case ExprKind::Mul: { auto [a, b] = bin(e.as<Mul>()); return a * b; }
-  case ExprKind::Div: { auto [a, b] = bin(e.as<Div>()); return a / b; }
-  case ExprKind::FloorDiv: { auto [a, b] = bin(e.as<FloorDiv>()); return floorDiv(a, b); }
-  case ExprKind::FloorMod: { auto [a, b] = bin(e.as<FloorMod>()); return floorMod(a, b); }
-  case ExprKind::Min: { auto [a, b] = bin(e.as<Min>()); return std::min(a, b); }
-  case ExprKind::Max: { auto [a, b] = bin(e.as<Max>()); return std::max(a, b); }
-  case ExprKind::EQ: { auto [a, b] = bin(e.as<EQ>()); return a == b; }
-  case ExprKind::NE: { auto [a, b] = bin(e.as<NE>()); return a != b; }
-  case ExprKind::LT: { auto [a, b] = bin(e.as<LT>()); return a < b; }
-  case ExprKind::LE: { auto [a, b] = bin(e.as<LE>()); return a <= b; }
-  case ExprKind::GT: { auto [a, b] = bin(e.as<GT>()); return a > b; }
-  case ExprKind::GE: { auto [a, b] = bin(e.as<GE>()); return a >= b; }
-  case ExprKind::And: { auto [a, b] = bin(e.as<And>()); return a && b; }
-  case ExprKind::Or: { auto [a, b] = bin(e.as<Or>()); return a || b; }
+  case ExprKind::Add: {
+    auto [a, b] = bin(e.as<Add>());
+    return a + b;
+  }
+  case ExprKind::Sub: {
+    auto [a, b] = bin(e.as<Sub>());
+    return a - b;
+  }
+  case ExprKind::Mul: {
+    auto [a, b] = bin(e.as<Mul>());
+    return a * b;
+  }
+  case ExprKind::Div: {
+    auto [a, b] = bin(e.as<Div>());
+    return a / b;
+  }
+  case ExprKind::FloorDiv: {
+    auto [a, b] = bin(e.as<FloorDiv>());
+    return floorDiv(a, b);
+  }
+  case ExprKind::FloorMod: {
+    auto [a, b] = bin(e.as<FloorMod>());
+    return floorMod(a, b);
+  }
+  case ExprKind::Min: {
+    auto [a, b] = bin(e.as<Min>());
+    return std::min(a, b);
+  }
+  case ExprKind::Max: {
+    auto [a, b] = bin(e.as<Max>());
+    return std::max(a, b);
+  }
+  case ExprKind::EQ: {
+    auto [a, b] = bin(e.as<EQ>());
+    return a == b;
+  }
+  case ExprKind::NE: {
+    auto [a, b] = bin(e.as<NE>());
+    return a != b;
+  }
+  case ExprKind::LT: {
+    auto [a, b] = bin(e.as<LT>());
+    return a < b;
+  }
+  case ExprKind::LE: {
+    auto [a, b] = bin(e.as<LE>());
+    return a <= b;
+  }
+  case ExprKind::GT: {
+    auto [a, b] = bin(e.as<GT>());
+    return a > b;
+  }
+  case ExprKind::GE: {
+    auto [a, b] = bin(e.as<GE>());
+    return a >= b;
+  }
+  case ExprKind::And: {
+    auto [a, b] = bin(e.as<And>());
+    return a && b;
+  }
+  case ExprKind::Or: {
+    auto [a, b] = bin(e.as<Or>());
+    return a || b;
+  }
   case ExprKind::Not: return !eval(e.as<Not>()->a, env);
   case ExprKind::Select: {
     const auto* s = e.as<Select>();
@@ -242,7 +300,8 @@ public:
 protected:
   void visitBufferStore(const BufferStore& op, const Stmt& self) override {
     std::string s = "store " + op.buffer->name + "[";
-    for (std::size_t q = 0; q < op.indices.size(); ++q) s += (q ? ", " : "") + show(op.indices[q]);
+    for (std::size_t q = 0; q < op.indices.size(); ++q)
+      s += (q ? ", " : "") + show(op.indices[q]);
     seen.push_back(s + "] = " + show(op.value));
     StmtVisitor::visitBufferStore(op, self);
   }
@@ -328,7 +387,8 @@ void TestSimplify::rules_data() {
   row("canonical product kept", (x + 1) * y, "(x + 1) * y");
   row("canonical uint8", Var::make("u", DataType::uint8()) + 1 - 1, "u");
   row("canonical uint8 subtraction", Var::make("u", DataType::uint8()) + 255, "u - 1");
-  row("canonical int64", Var::make("w", DataType::int64()) * 2 + 3 - Var::make("w", DataType::int64()), "w * 2 - w + 3"); // two distinct Vars named w
+  row("canonical int64", Var::make("w", DataType::int64()) * 2 + 3 - Var::make("w", DataType::int64()),
+      "w * 2 - w + 3"); // two distinct Vars named w
   row("canonical const cancel", x - 1 + 1, "x");
   row("canonical like div terms", floordiv(x, 4) + floordiv(x, 4), "x // 4 * 2");
   row("fuse f//16*16 + f%16", floordiv(x, 16) * 16 + floormod(x, 16), "x");
@@ -428,8 +488,7 @@ void TestSimplify::bounds_data() {
   row("cast narrowing overflow", Cast::make(DataType::int8(), j * 10), "[-128, 127]");
   row("bool", x < 3, "[0, 1]");
   row("uint8 var", Var::make("u", DataType::uint8()), "[0, 255]");
-  row("int8 overflowing product",
-      Cast::make(DataType::int8(), j) * Cast::make(DataType::int8(), j), "[-128, 127]");
+  row("int8 overflowing product", Cast::make(DataType::int8(), j) * Cast::make(DataType::int8(), j), "[-128, 127]");
 }
 
 void TestSimplify::bounds() {
@@ -513,10 +572,10 @@ void TestSimplify::blockLetAndIf() {
   Expr vi = Var::make("vi");
   Expr t = Var::make("t");
   // with T.block: vi in [0, 128); let t = vi // 32 (in [0, 3]); B[min(vi, 127)] = select(t < 4, t, -1)
-  Stmt inner = LetStmt::make(t, floordiv(vi, 32),
-                             BufferStore::make(b, Select::make(t < 4, t, intImm(-1)), {min(vi, 127)}));
-  Stmt block = Block::make("blk", {IterVar{vi, Range::fromMinExtent(intImm(0), intImm(128)), IterKind::Spatial}},
-                           {}, {BufferRegion{b, {Range::fromMinExtent(vi, intImm(1))}}}, inner);
+  Stmt inner =
+      LetStmt::make(t, floordiv(vi, 32), BufferStore::make(b, Select::make(t < 4, t, intImm(-1)), {min(vi, 127)}));
+  Stmt block = Block::make("blk", {IterVar{vi, Range::fromMinExtent(intImm(0), intImm(128)), IterKind::Spatial}}, {},
+                           {BufferRegion{b, {Range::fromMinExtent(vi, intImm(1))}}}, inner);
   Stmt realize = BlockRealize::make({i * 32 + j}, boolImm(true), block);
   Stmt loops = For::make(i, intImm(0), intImm(4), ForKind::Serial,
                          For::make(j, intImm(0), intImm(32), ForKind::Serial, realize));
@@ -565,12 +624,16 @@ void TestSimplify::randomizedPreservesValues() {
           std::int64_t after = s.is<Cast>() ? eval(s.as<Cast>()->value, env) : eval(s, env);
           if (before != after)
             QFAIL(qPrintable(QString("value changed at a=%1 b=%2 c=%3: %4 -> %5 (%6 vs %7)")
-                                 .arg(va).arg(vb).arg(vc)
+                                 .arg(va)
+                                 .arg(vb)
+                                 .arg(vc)
                                  .arg(QString::fromStdString(show(e)), QString::fromStdString(show(s)))
-                                 .arg(before).arg(after)));
+                                 .arg(before)
+                                 .arg(after)));
           if ((bound.min && before < *bound.min) || (bound.max && before > *bound.max))
             QFAIL(qPrintable(QString("bound %1 misses %2 of %3")
-                                 .arg(QString::fromStdString(showBound(bound))).arg(before)
+                                 .arg(QString::fromStdString(showBound(bound)))
+                                 .arg(before)
                                  .arg(QString::fromStdString(show(e)))));
         }
       }

@@ -26,11 +26,11 @@ struct Options {
   std::int64_t extent = 16;
   DataType bufferType = DataType::float32();
   MemoryScope scope = MemoryScope::Global;
-  bool swapIndices = false;      // C[j, i] instead of C[i, j]
-  bool sameIndex = false;        // C[i, i]
-  bool readsOutput = false;      // C += C instead of C += A
+  bool swapIndices = false; // C[j, i] instead of C[i, j]
+  bool sameIndex = false;   // C[i, i]
+  bool readsOutput = false; // C += C instead of C += A
   IterKind reduceKind = IterKind::Reduce;
-  double scale = 2.0;            // the float constant in the body
+  double scale = 2.0; // the float constant in the body
   Annotations annotations = {};
   bool stridedA = false;
 };
@@ -51,24 +51,23 @@ Program build(const Options& o) {
   Expr second = o.sameIndex ? vi : vj;
   std::vector<Expr> idx = o.swapIndices ? std::vector<Expr>{second, vi} : std::vector<Expr>{vi, second};
   Buffer src = o.readsOutput ? c : a;
-  Expr value = BufferLoad::make(c, idx) +
-               BufferLoad::make(src, {vi, vk}) * floatImm(o.scale, o.bufferType);
+  Expr value = BufferLoad::make(c, idx) + BufferLoad::make(src, {vi, vk}) * floatImm(o.scale, o.bufferType);
   Stmt body = BufferStore::make(c, value, idx);
   Stmt init = BufferStore::make(c, floatImm(0.0, o.bufferType), idx);
   auto dom = [&](Expr extent) { return Range::fromMinExtent(intImm(0), std::move(extent)); };
-  Stmt block = Block::make(o.blockName,
-                           {IterVar{vi, dom(n), IterKind::Spatial}, IterVar{vj, dom(intImm(o.extent)), IterKind::Spatial},
-                            IterVar{vk, dom(intImm(o.extent)), o.reduceKind}},
-                           {BufferRegion{c, {Range::fromMinExtent(vi, intImm(1)), Range::fromMinExtent(vj, intImm(1))}},
-                            BufferRegion{src, {Range::fromMinExtent(vi, intImm(1)), Range::fromMinExtent(vk, intImm(1))}}},
-                           {BufferRegion{c, {Range::fromMinExtent(vi, intImm(1)), Range::fromMinExtent(vj, intImm(1))}}},
-                           body, init, {}, o.annotations);
+  Stmt block =
+      Block::make(o.blockName,
+                  {IterVar{vi, dom(n), IterKind::Spatial}, IterVar{vj, dom(intImm(o.extent)), IterKind::Spatial},
+                   IterVar{vk, dom(intImm(o.extent)), o.reduceKind}},
+                  {BufferRegion{c, {Range::fromMinExtent(vi, intImm(1)), Range::fromMinExtent(vj, intImm(1))}},
+                   BufferRegion{src, {Range::fromMinExtent(vi, intImm(1)), Range::fromMinExtent(vk, intImm(1))}}},
+                  {BufferRegion{c, {Range::fromMinExtent(vi, intImm(1)), Range::fromMinExtent(vj, intImm(1))}}}, body,
+                  init, {}, o.annotations);
   Stmt realize = BlockRealize::make({i, j, k}, boolImm(true), block);
-  Stmt loops = For::make(
-      i, intImm(0), n, o.outerKind,
-      For::make(j, intImm(0), intImm(o.extent), ForKind::Serial,
-                For::make(k, intImm(0), intImm(o.extent), ForKind::Serial, realize)),
-      o.threadTag);
+  Stmt loops = For::make(i, intImm(0), n, o.outerKind,
+                         For::make(j, intImm(0), intImm(o.extent), ForKind::Serial,
+                                   For::make(k, intImm(0), intImm(o.extent), ForKind::Serial, realize)),
+                         o.threadTag);
   Stmt root = BlockRealize::make({}, boolImm(true), Block::make("root", {}, {}, {}, loops));
   PrimFunc f;
   f.name = "main" + o.suffix;
@@ -179,8 +178,10 @@ void TestStructural::variableBijection() {
     for (int q = 0; q < 3; ++q) {
       Stmt a = nest(p), b = nest(q);
       QCOMPARE(structuralEqual(a, b), p == q);
-      if (p == q) QCOMPARE(structuralHash(a), structuralHash(b));
-      else QVERIFY(structuralHash(a) != structuralHash(b));
+      if (p == q)
+        QCOMPARE(structuralHash(a), structuralHash(b));
+      else
+        QVERIFY(structuralHash(a) != structuralHash(b));
     }
   }
   // A variable of one program cannot map to two of the other (and back).
@@ -238,10 +239,9 @@ void TestStructural::buffersAndFunctions() {
   Buffer b = makeBuffer("B", DataType::float32(), {intImm(8)});
   Buffer a2 = makeBuffer("A2", DataType::float32(), {intImm(8)});
   auto copy = [&](Buffer dst, Buffer src) {
-    return For::make(i, intImm(0), intImm(8), ForKind::Serial,
-                     BufferStore::make(dst, BufferLoad::make(src, {i}), {i}));
+    return For::make(i, intImm(0), intImm(8), ForKind::Serial, BufferStore::make(dst, BufferLoad::make(src, {i}), {i}));
   };
-  QVERIFY(structuralEqual(copy(a, b), copy(b, a)));   // A = B vs B = A: a bijection
+  QVERIFY(structuralEqual(copy(a, b), copy(b, a)));  // A = B vs B = A: a bijection
   QVERIFY(!structuralEqual(copy(a, a), copy(a, b))); // in-place vs copy
   QVERIFY(structuralEqual(copy(a, a), copy(a2, a2)));
   Buffer shorter = makeBuffer("S", DataType::float32(), {intImm(7)});
@@ -286,7 +286,8 @@ void TestStructural::hashesOfUnequalProgramsDiffer() {
   std::set<std::uint64_t> hashes;
   for (std::size_t p = 0; p < exprs.size(); ++p) {
     hashes.insert(structuralHash(exprs[p]));
-    for (std::size_t q = p + 1; q < exprs.size(); ++q) QVERIFY(!structuralEqual(exprs[p], exprs[q]));
+    for (std::size_t q = p + 1; q < exprs.size(); ++q)
+      QVERIFY(!structuralEqual(exprs[p], exprs[q]));
   }
   QCOMPARE(hashes.size(), exprs.size());
 }
@@ -323,8 +324,7 @@ void TestStructural::simplifiedEqualsHandWritten() {
     Expr f = i * 32 + j;
     std::vector<Expr> idx = fused ? std::vector<Expr>{floordiv(f, 32), floormod(f, 32)} : std::vector<Expr>{i, j};
     return For::make(i, intImm(0), intImm(4), ForKind::Serial,
-                     For::make(j, intImm(0), intImm(32), ForKind::Serial,
-                               BufferStore::make(a, floatImm(1.0), idx)));
+                     For::make(j, intImm(0), intImm(32), ForKind::Serial, BufferStore::make(a, floatImm(1.0), idx)));
   };
   Stmt simplified = simplify(nest(true));
   QVERIFY(!structuralEqual(nest(true), nest(false)));
