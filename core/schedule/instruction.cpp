@@ -7,7 +7,10 @@
 
 namespace loopscape::schedule {
 
-std::vector<FamilyFn> builtinFamilies() { return {queryKinds, loopTransformKinds}; }
+std::vector<FamilyFn> builtinFamilies() {
+  return {queryKinds,   loopTransformKinds,   loopExtraKinds, annotateKinds, samplingKinds,
+          computeLocationKinds, cacheKinds, reductionKinds, blockizeLayoutKinds};
+}
 
 namespace {
 struct Registry {

@@ -1,0 +1,8 @@
+// Primitive family: see families.h. Rows are added as the primitives are implemented.
+#include "core/schedule/primitive/families.h"
+
+namespace loopscape::schedule {
+
+std::span<const InstructionKind> cacheKinds() { return {}; }
+
+} // namespace loopscape::schedule
