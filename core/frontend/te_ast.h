@@ -50,6 +50,7 @@ struct Node {
   std::vector<std::string> params;            ///< Lambda
   std::vector<SourceLocation> paramLocs;      ///< Lambda
   std::vector<std::string> ops;               ///< Compare
+  int height = 1;                             ///< 1 + the largest height of the kids
 };
 
 enum class StmtKind : std::uint8_t {

@@ -14,6 +14,7 @@ using ast::NodeKind;
 using ast::NodePtr;
 
 constexpr int kMaxDepth = 150;
+constexpr int kMaxHeight = 1000; // evaluation recurses over the tree
 
 constexpr std::array<std::string_view, 30> kKeywords = {
     "False", "None",   "True",  "and",   "as",     "assert", "async",  "await",    "break",  "class",
@@ -89,6 +90,7 @@ private:
 
   /// Extends `n->loc` from its start to the end of the last consumed token.
   void finish(Node& n) const {
+    for (const auto& k : n.kids) n.height = std::max(n.height, k->height + 1);
     if (m_pos == 0) return;
     const Token& last = m_tokens[m_pos - 1];
     if (last.endLine == n.loc.line && last.endColumn > n.loc.column) n.loc.length = last.endColumn - n.loc.column;
@@ -99,6 +101,13 @@ private:
     explicit DepthGuard(int& d) : depth(d) { ++depth; }
     ~DepthGuard() { --depth; }
   };
+
+  /// Long operator chains (`1+1+...`) nest without recursion in the parser; bound them.
+  Expected<void> checkHeight(const Node& n) const {
+    if (n.height > kMaxHeight)
+      return Unexpected(Diagnostic::error("te.too-deep", fmt::format("expression nested more than {} levels deep", kMaxHeight), n.loc));
+    return {};
+  }
 
   Expected<void> checkDepth() const {
     if (m_depth > kMaxDepth)
@@ -321,6 +330,7 @@ private:
       n->kids.push_back(std::move(*lhs));
       n->kids.push_back(std::move(*rhs));
       finish(*n);
+      if (auto r = checkHeight(*n); !r) return std::unexpected(r.error());
       lhs = std::move(n);
     }
     return lhs;
@@ -392,6 +402,7 @@ private:
       n->kids.push_back(std::move(*lhs));
       n->kids.push_back(std::move(*rhs));
       finish(*n);
+      if (auto r = checkHeight(*n); !r) return std::unexpected(r.error());
       lhs = std::move(n);
     }
     return lhs;
@@ -435,6 +446,7 @@ private:
         call->kids.push_back(std::move(*value));
         if (auto r = parseArguments(*call); !r) return std::unexpected(r.error());
         finish(*call);
+        if (auto r = checkHeight(*call); !r) return std::unexpected(r.error());
         value = std::move(call);
       } else if (atOp("[")) {
         take();
@@ -449,6 +461,7 @@ private:
           sub->kids.push_back(std::move(*index));
         if (auto r = expectOp("]", "',' or ']'"); !r) return std::unexpected(r.error());
         finish(*sub);
+        if (auto r = checkHeight(*sub); !r) return std::unexpected(r.error());
         value = std::move(sub);
       } else if (atOp(".")) {
         take();
@@ -457,6 +470,7 @@ private:
         attr->text = take().text;
         attr->kids.push_back(std::move(*value));
         finish(*attr);
+        if (auto r = checkHeight(*attr); !r) return std::unexpected(r.error());
         value = std::move(attr);
       } else {
         return value;

@@ -565,6 +565,14 @@ void TstTeErrors::fuzzNeverCrashes() {
   run("x = " + std::string(5000, '(') + "1" + std::string(5000, ')') + "\n");
   run("x = " + std::string(5000, '-') + "1\n");
   run("x = [" + std::string(5000, '[') + "\n");
+  std::string chain = "x = 1";
+  for (int i = 0; i < 20000; ++i) chain += i % 2 ? "+1" : ".a";
+  run(chain + "\n");
+  chain = "x = 1";
+  for (int i = 0; i < 20000; ++i) chain += " + 1";
+  auto longChain = parseTe(chain + "\n", "chain.te");
+  QVERIFY(!longChain);
+  QCOMPARE(QString::fromStdString(longChain.error().code), QStringLiteral("te.too-deep"));
   QVERIFY(accepted > 0);
   QVERIFY(rejected > 0);
 }
