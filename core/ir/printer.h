@@ -58,10 +58,10 @@ std::string printExpr(const Expr& e);
 /// A statement at indentation zero (for debugging and tests).
 std::string printStmt(const Stmt& s);
 
-/// A float value as Python's repr() writes the double (shortest round-trip digits,
+/// A float value as Python's repr() writes it (shortest round-trip digits in `bits` precision,
 /// `1e-05`, `1e+20`, `0.5`), except that an integral value drops the `.0` (`0`, `128`),
 /// as TVMScript prints `T.float32(0)`. Not for inf/nan.
-std::string formatFloatLiteral(double value);
+std::string formatFloatLiteral(double value, int bits = 64);
 /// `text` as a double-quoted Python string literal with backslash escapes.
 std::string quoteString(std::string_view text);
 

@@ -18,9 +18,12 @@ namespace loopscape::ir {
 // ---------------------------------------------------------------------------------------
 // Literals
 
-std::string formatFloatLiteral(double value) {
+std::string formatFloatLiteral(double value, int bits) {
   char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::scientific);
+  // The shortest digits that round-trip in the literal's own precision: a float32 1e-05
+  // prints as 1e-05, not as the double expansion of the stored float.
+  auto res = bits <= 32 ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(value), std::chars_format::scientific)
+                        : std::to_chars(buf, buf + sizeof buf, value, std::chars_format::scientific);
   LS_ASSERT(res.ec == std::errc(), "float formatting failed");
   std::string_view sci(buf, static_cast<std::size_t>(res.ptr - buf));
   // sci is [-]d[.ddd]e(+|-)XX with the shortest round-trip digits.
@@ -230,7 +233,7 @@ protected:
     else if (std::isinf(op.value))
       lit = op.value < 0 ? "\"-inf\"" : "\"inf\"";
     else
-      lit = formatFloatLiteral(op.value);
+      lit = formatFloatLiteral(op.value, op.dtype.bits());
     return {fmt::format("T.{}({})", op.dtype.str(), lit)};
   }
   Doc visitStringImm(const StringImm& op, const Expr&) override { return {quoteString(op.value)}; }
