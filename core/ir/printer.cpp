@@ -371,14 +371,20 @@ void Printer::forLoop(const For& op, int indent) {
   const For* last = &op;
   if (grid.size() > 1) {
     std::string vars, extents;
+    // A loop of a grid is marked by its variable name in the header ("k" of
+    // "for i, j, k in T.grid(...)"), so error marks and clicks single it out.
+    std::vector<std::pair<std::size_t, std::size_t>> varSpans;
     for (std::size_t i = 0; i < grid.size(); ++i) {
-      vars += (i ? ", " : "") + m_names.define(grid[i]->loopVar.get(), grid[i]->loopVar.as<Var>()->name);
+      if (i) vars += ", ";
+      const std::string name = m_names.define(grid[i]->loopVar.get(), grid[i]->loopVar.as<Var>()->name);
+      varSpans.emplace_back(4 + vars.size(), name.size());
+      vars += name;
       extents += (i ? ", " : "") + expr(grid[i]->extent);
     }
     std::string header = fmt::format("for {} in T.grid({}):", vars, extents);
     int line = emit(indent, header);
-    for (const For* l : grid)
-      record(l, line, indent, 0, header.size());
+    for (std::size_t i = 0; i < grid.size(); ++i)
+      record(grid[i], line, indent, static_cast<int>(varSpans[i].first), varSpans[i].second);
     last = grid.back();
   } else {
     std::string var = m_names.define(op.loopVar.get(), op.loopVar.as<Var>()->name);

@@ -32,7 +32,8 @@ namespace loopscape::ir {
 
 /// Where a statement's header (`for ...:` or `with T.block(...):`) was printed; 1-based.
 /// `column` is where `for`/`with` starts and `length` covers the header up to and
-/// including its final `:`. All For nodes of one `T.grid` share that line's span. The
+/// including its final `:`. A loop of a `T.grid` is marked by its variable name in that
+/// header instead (column and length of the name). The
 /// implicit root block is recorded at the `with T.block("root"):` inside its comment.
 struct PrintedSpan {
   const StmtNode* node = nullptr; ///< the For or Block node
