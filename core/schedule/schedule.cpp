@@ -93,6 +93,12 @@ Expected<const TreeNode*> Schedule::loop(const TraceValue& v, std::string_view p
   const RV* rv = v.get<RV>();
   if (!rv || rv->kind != RVKind::Loop || rv->id < 0 || rv->id >= static_cast<int>(m_bindings.size()))
     return Unexpected(badRV(primitive, fmt::format("{} expects a loop here", primitive)));
+  if (const LoopMark mark = m_bindings[rv->id].mark; mark != LoopMark::None)
+    return Unexpected(scheduleError(
+        primitive, "loop-mark",
+        fmt::format("l{} is the {} location chosen by sample_compute_location, not a loop; only compute_at and "
+                    "reverse_compute_at accept it",
+                    rv->id, mark == LoopMark::Root ? "root" : "inline")));
   const auto& var = m_bindings[rv->id].loopVar;
   const TreeNode* node = m_tree->findLoop(var.get());
   if (!node)
@@ -135,6 +141,23 @@ RV Schedule::defineBlock(std::string name) {
 RV Schedule::defineLoop(ir::Expr loopVar) {
   m_bindings.push_back({RVKind::Loop, {}, std::move(loopVar), 0});
   return {RVKind::Loop, static_cast<int>(m_bindings.size()) - 1};
+}
+
+RV Schedule::defineLoopMark(LoopMark mark) {
+  m_bindings.push_back({RVKind::Loop, {}, {}, 0, mark});
+  return {RVKind::Loop, static_cast<int>(m_bindings.size()) - 1};
+}
+
+LoopMark Schedule::loopMark(const TraceValue& v) const {
+  const RV* rv = v.get<RV>();
+  if (!rv || rv->kind != RVKind::Loop || rv->id < 0 || rv->id >= static_cast<int>(m_bindings.size()))
+    return LoopMark::None;
+  return m_bindings[rv->id].mark;
+}
+
+void Schedule::renameBlock(const std::string& from, const std::string& to) {
+  for (auto& b : m_bindings)
+    if (b.kind == RVKind::Block && b.blockName == from) b.blockName = to;
 }
 
 RV Schedule::defineExpr(std::int64_t value) {

@@ -25,6 +25,11 @@ namespace loopscape::schedule {
 
 struct InstructionKind;
 
+/// The two special locations sample_compute_location can choose instead of a loop (TVM's
+/// StmtSRef::RootMark / InlineMark): a loop RV may stand for one of them. Such an RV is
+/// not a loop: `Schedule::loop` refuses it; compute_at-style primitives ask `loopMark`.
+enum class LoopMark : std::uint8_t { None, Root, Inline };
+
 /// Called after every successful primitive with the program before and after it; an
 /// error refuses the step (the exact legality verifier of core/poly is installed here).
 using StepVerifier = std::function<Expected<void>(const ir::PrimFunc& before, const ir::PrimFunc& after,
@@ -69,6 +74,14 @@ public:
   RV defineBlock(std::string name);
   RV defineLoop(ir::Expr loopVar);
   RV defineExpr(std::int64_t value);
+  /// Moves every block RV bound to `from` to `to`, for a primitive that renames a block it
+  /// keeps (decompose_reduction: `C` -> `C_update`), as TVM's RVs follow the block. Call
+  /// it only after the successful replace (a refused primitive must not rename).
+  void renameBlock(const std::string& from, const std::string& to);
+  /// Defines a loop RV that stands for the root or the inline mark.
+  RV defineLoopMark(LoopMark mark);
+  /// The mark a loop RV stands for; LoopMark::None for an ordinary loop RV or any other value.
+  LoopMark loopMark(const TraceValue& rv) const;
   /// The random engine of sampling instructions (seeded at construction).
   std::mt19937_64& rng() { return m_rng; }
   /// The decision the instruction being applied carries, if any (sampling replays it).
@@ -84,6 +97,7 @@ private:
     std::string blockName;
     ir::Expr loopVar;
     std::int64_t value = 0;
+    LoopMark mark = LoopMark::None;
   };
 
   ir::PrimFunc m_original;
