@@ -1,8 +1,340 @@
-// Primitive family: see families.h. Rows are added as the primitives are implemented.
+// More loop primitives: add_unit_loop, loop_partition (TVM's tir.Schedule semantics,
+// src/tir/schedule/primitive/loop_transformation.cc), and the `tile` helper (tile.h).
+//
+// add_unit_loop(block_or_loop)
+//   Requires nothing. Wraps the loop, or the block's BlockRealize, in a new serial loop
+//   `u` of extent 1 (TVM names it "u") and returns it.
+//
+// loop_partition(loop, factors, preserve_unit_iters=True)
+//   Cuts the loop into sequential sibling loops over consecutive ranges. The factors are
+//   the SIZES of the ranges (ints, sampled ExprRVs, at most one None):
+//   * with a None, it is inferred as extent - sum(other factors), and there are exactly
+//     len(factors) ranges;
+//   * without a None, a last range covers the remainder [sum(factors), extent), so there
+//     are len(factors) + 1 ranges.
+//   E.g. extent 100, factors [None, 32] -> [0, 68) and [68, 100); factors [32] -> [0, 32)
+//   and [32, 100).
+//   Preconditions, in TVM's order:
+//   1. the loop's min and extent are constants                (symbolic-shape)
+//   2. the loop starts at 0                                   (nonzero-min)
+//      (TVM's cumulative bounds ignore a nonzero min, so Loopscape refuses it)
+//   3. at most one factor is None                             (multiple-none)
+//   4. every factor is a positive integer                     (bad-factor)
+//   5. the given factors sum to less than the extent          (factor-sum)
+//   6. the loop has no annotations and no thread binding      (annotated-loop)
+//   7. there is a block under the loop (it names the result)  (no-block)
+//   8. the renamed copies do not clash with existing blocks   (name-clash)
+//   The result is TVM's: the loop is replaced by an opaque block "<b>_<l>_common" (b the
+//   first block under the loop, l the loop) whose body is, for each range k, an opaque
+//   block "<b>_<l><k>_partition" holding the loop `<l><k>` over [start_k, end_k) (the loop
+//   variable is not rebased: bindings keep their values). Inside each copy every loop gets
+//   a fresh variable and every block is renamed "<name>_<l><k>"; the block iterator bound
+//   directly to the loop gets the domain [start_k, end_k), its iterators are fresh
+//   variables, and - as TVM's BlockMutator does - each read/write region of a buffer the
+//   body indexes with bare iterators becomes the iterators' full domains. The partition
+//   loops are returned. preserve_unit_iters is recorded but, as in TVM, has no effect.
+#include "core/schedule/tile.h"
+
+#include "core/schedule/instruction.h"
 #include "core/schedule/primitive/families.h"
+#include "core/schedule/primitive/util.h"
+#include "core/schedule/schedule_error.h"
+
+#include "core/ir/mutator.h"
+#include "core/ir/op.h"
+#include "core/ir/printer.h"
+#include "core/ir/substitute.h"
+#include "core/ir/visitor.h"
+
+#include <fmt/format.h>
+
+#include <map>
 
 namespace loopscape::schedule {
 
-std::span<const InstructionKind> loopExtraKinds() { return {}; }
+using namespace detail;
+
+namespace {
+
+// ---------------------------------------------------------------------------- add_unit_loop
+Expected<std::vector<RV>> applyAddUnitLoop(Schedule& sch, const std::vector<TraceValue>& inputs,
+                                           const std::vector<TraceValue>&) {
+  auto node = sch.blockOrLoop(inputs.at(0), "add_unit_loop");
+  if (!node) return Unexpected(node.error());
+  ir::Expr u = ir::Var::make("u", ir::DataType::int32());
+  const ir::Stmt& target = (*node)->isBlock() ? (*node)->realize : (*node)->handle;
+  ir::Stmt loop = ir::For::make(u, ir::intImm(0), ir::intImm(1), ir::ForKind::Serial, target);
+  if (auto ok = sch.replace(replaced(sch, target.get(), loop)); !ok) return Unexpected(ok.error());
+  return std::vector<RV>{sch.defineLoop(u)};
+}
+
+// ---------------------------------------------------------------------------- loop_partition
+
+/// Per buffer name, the names of the bare-variable indices of its first access in `s`
+/// whose indices are all variables (TVM's BufferIndicesMapExtractor).
+std::map<std::string, std::vector<std::string>> bareIndices(const ir::Stmt& s) {
+  struct Extractor final : ir::StmtVisitor {
+    std::map<std::string, std::vector<std::string>> out;
+    void record(const ir::Buffer& b, const std::vector<ir::Expr>& indices) {
+      std::vector<std::string> names;
+      for (const auto& i : indices) {
+        const auto* v = i.as<ir::Var>();
+        if (!v) return;
+        names.push_back(v->name);
+      }
+      out.emplace(b->name, std::move(names));
+    }
+    void visitBufferStore(const ir::BufferStore& op, const ir::Stmt& self) override {
+      record(op.buffer, op.indices);
+      StmtVisitor::visitBufferStore(op, self);
+    }
+    void visitExpr(const ir::Expr& e) override {
+      ir::forEachExpr(e, [&](const ir::Expr& sub) {
+        if (const auto* load = sub.as<ir::BufferLoad>()) record(load->buffer, load->indices);
+      });
+    }
+  } extractor;
+  extractor(s);
+  return extractor.out;
+}
+
+/// TVM's BlockMutator for one partition copy.
+class PartitionCopier final : public ir::StmtMutator {
+public:
+  PartitionCopier(ir::Expr loopVar, ir::Expr start, ir::Expr end, std::string suffix)
+      : m_loopVar(std::move(loopVar)), m_start(std::move(start)), m_end(std::move(end)), m_suffix(std::move(suffix)) {}
+  std::vector<std::string> renamed; ///< old block names, in visiting order
+
+protected:
+  ir::Stmt visitFor(const ir::For& op, const ir::Stmt& self) override {
+    ir::Stmt res = StmtMutator::visitFor(op, self);
+    const auto* f = res.as<ir::For>();
+    ir::Expr fresh = ir::Var::make(op.loopVar.as<ir::Var>()->name, op.loopVar.dtype());
+    ir::Stmt body = ir::substitute(f->body, {{op.loopVar.get(), fresh}});
+    return ir::For::make(fresh, f->min, f->extent, f->forKind, body, f->threadTag, f->annotations);
+  }
+
+  ir::Stmt visitBlockRealize(const ir::BlockRealize& op, const ir::Stmt&) override {
+    int index = -1;
+    for (std::size_t i = 0; i < op.iterValues.size(); ++i)
+      if (op.iterValues[i].sameAs(m_loopVar)) {
+        index = static_cast<int>(i);
+        break;
+      }
+    std::vector<ir::Expr> values;
+    for (const auto& v : op.iterValues) values.push_back(mutate(v));
+    return ir::BlockRealize::make(std::move(values), mutate(op.predicate), copyBlock(op.blockNode(), index));
+  }
+
+private:
+  ir::Stmt copyBlock(const ir::Block& op, int index) {
+    renamed.push_back(op.name);
+    ir::Stmt inner = StmtMutator::visitBlock(op, ir::Stmt()); // nested statements first
+    const auto* b = inner.defined() ? inner.as<ir::Block>() : &op;
+    const std::string name = op.name + "_" + m_suffix;
+    if (b->iterVars.empty() || index < 0)
+      return ir::Block::make(name, b->iterVars, b->reads, b->writes, b->body, b->init, b->allocBuffers,
+                             b->annotations);
+    ir::VarMap map;
+    std::vector<ir::IterVar> iters;
+    std::map<std::string, ir::Range> domains;
+    for (std::size_t i = 0; i < b->iterVars.size(); ++i) {
+      ir::IterVar iv = b->iterVars[i];
+      ir::Expr fresh = ir::Var::make(iv.var.as<ir::Var>()->name, iv.var.dtype());
+      map[iv.var.get()] = fresh;
+      iv.var = fresh;
+      if (static_cast<int>(i) == index) iv.dom = ir::Range::fromMinExtent(m_start, ir::simplify(m_end - m_start));
+      domains.emplace(iv.var.as<ir::Var>()->name, iv.dom);
+      iters.push_back(iv);
+    }
+    const auto indices = bareIndices(b->body);
+    auto regions = [&](const std::vector<ir::BufferRegion>& in) {
+      std::vector<ir::BufferRegion> out;
+      for (const auto& r : in) {
+        ir::BufferRegion nr{r.buffer, {}};
+        auto it = indices.find(r.buffer->name);
+        bool widened = it != indices.end() && it->second.size() == r.region.size();
+        if (widened)
+          for (const auto& n : it->second) widened &= domains.contains(n);
+        if (widened) {
+          for (const auto& n : it->second) nr.region.push_back(domains.at(n));
+        } else {
+          for (const auto& range : r.region)
+            nr.region.push_back(ir::Range::fromMinExtent(ir::substitute(range.min, map),
+                                                         ir::substitute(range.extent, map)));
+        }
+        out.push_back(std::move(nr));
+      }
+      return out;
+    };
+    ir::Stmt init = b->init.defined() ? ir::substitute(b->init, map) : ir::Stmt();
+    return ir::Block::make(name, std::move(iters), regions(b->reads), regions(b->writes), ir::substitute(b->body, map),
+                           init, b->allocBuffers, b->annotations);
+  }
+
+  ir::Expr m_loopVar, m_start, m_end;
+  std::string m_suffix;
+};
+
+Expected<std::vector<RV>> applyLoopPartition(Schedule& sch, const std::vector<TraceValue>& inputs,
+                                             const std::vector<TraceValue>&) {
+  constexpr std::string_view prim = "loop_partition";
+  auto loopNode = sch.loop(inputs.at(0), prim);
+  if (!loopNode) return Unexpected(loopNode.error());
+  const TreeNode& loop = **loopNode;
+  const ir::For& f = *loop.loop();
+  const std::string& name = loopName(loop);
+  const auto* factorList = inputs.size() > 1 ? inputs[1].get<TraceList>() : nullptr;
+  if (!factorList || factorList->empty())
+    return Unexpected(scheduleError(prim, "bad-arguments", "loop_partition expects a non-empty list of factors"));
+
+  // 1-2. constant bounds from 0.
+  const auto extent = ir::asConstInt(f.extent);
+  if (!extent || !ir::asConstInt(f.min))
+    return Unexpected(scheduleError(prim, "symbolic-shape",
+                                    fmt::format("the min and extent of loop '{}' must be constants; its extent is {}",
+                                                name, ir::printExpr(f.extent)),
+                                    {loopRef(name)}));
+  if (!ir::isConstInt(f.min, 0))
+    return Unexpected(scheduleError(prim, "nonzero-min",
+                                    fmt::format("the loop '{}' does not start at 0; loop_partition needs a loop "
+                                                "that starts at 0",
+                                                name),
+                                    {loopRef(name)}));
+  // 3-4. factors.
+  std::vector<std::optional<std::int64_t>> factors;
+  int noneCount = 0;
+  std::int64_t sum = 0;
+  for (const auto& v : *factorList) {
+    if (v.isNone()) {
+      if (++noneCount > 1)
+        return Unexpected(scheduleError(prim, "multiple-none",
+                                        fmt::format("loop_partition of loop '{}': at most one factor may be None",
+                                                    name),
+                                        {loopRef(name)}));
+      factors.push_back(std::nullopt);
+      continue;
+    }
+    auto value = sch.integer(v, prim);
+    if (!value) return Unexpected(value.error());
+    if (*value <= 0)
+      return Unexpected(scheduleError(prim, "bad-factor",
+                                      fmt::format("loop_partition factor {} of loop '{}' is not positive", *value,
+                                                  name),
+                                      {loopRef(name)}));
+    factors.push_back(*value);
+    sum += *value;
+  }
+  // 5. the given factors leave a non-empty range.
+  if (sum >= *extent)
+    return Unexpected(scheduleError(prim, "factor-sum",
+                                    fmt::format("loop_partition of loop '{}': the factors sum to {}, which is not "
+                                                "less than the extent {}",
+                                                name, sum, *extent),
+                                    {loopRef(name)}));
+  // 6. plain loop.
+  if (!f.annotations.empty() || f.forKind == ir::ForKind::ThreadBinding)
+    return Unexpected(scheduleError(prim, "annotated-loop",
+                                    fmt::format("the loop '{}' has {}; loop_partition needs a loop without "
+                                                "annotations or thread binding",
+                                                name,
+                                                f.forKind == ir::ForKind::ThreadBinding
+                                                    ? fmt::format("the thread binding '{}'", f.threadTag)
+                                                    : std::string("annotations")),
+                                    {loopRef(name)}));
+  // 7. a block names the result.
+  const auto realizes = realizesBelow(f.body);
+  if (realizes.empty())
+    return Unexpected(scheduleError(prim, "no-block", fmt::format("there is no block under loop '{}'", name),
+                                    {loopRef(name)}));
+  const std::string blockName = realizes.front()->blockNode().name + "_" + name;
+
+  // Range ends: the None factor is the rest; without None the remainder is a last range.
+  std::vector<std::int64_t> ends;
+  std::int64_t acc = 0;
+  for (const auto& fct : factors) {
+    acc += fct ? *fct : *extent - sum;
+    ends.push_back(acc);
+  }
+  if (noneCount == 0) ends.push_back(*extent);
+
+  const ir::DataType t = f.loopVar.dtype();
+  std::vector<ir::Stmt> partitions;
+  std::vector<ir::Expr> vars;
+  std::vector<std::string> newNames;
+  std::int64_t start = 0;
+  for (std::size_t k = 0; k < ends.size(); ++k) {
+    const std::string suffix = fmt::format("{}{}", name, k);
+    ir::Expr var = ir::Var::make(suffix, t);
+    ir::Stmt body = ir::substitute(f.body, {{f.loopVar.get(), var}});
+    PartitionCopier copier(var, ir::intImm(start, t), ir::intImm(ends[k], t), suffix);
+    body = copier.mutate(body);
+    for (const auto& old : copier.renamed) newNames.push_back(old + "_" + suffix);
+    ir::Stmt loopStmt = ir::For::make(var, ir::intImm(start, t), ir::intImm(ends[k] - start, t), ir::ForKind::Serial, body);
+    ir::Stmt block = ir::Block::make(fmt::format("{}{}_partition", blockName, k), {}, {}, {}, loopStmt);
+    partitions.push_back(ir::BlockRealize::make({}, ir::boolImm(true), block));
+    newNames.push_back(fmt::format("{}{}_partition", blockName, k));
+    vars.push_back(var);
+    start = ends[k];
+  }
+  newNames.push_back(blockName + "_common");
+  // 8. unique block names.
+  for (const auto& n : newNames)
+    if (sch.tree().findBlock(n))
+      return Unexpected(scheduleError(prim, "name-clash",
+                                      fmt::format("loop_partition of loop '{}' would create a second block named "
+                                                  "'{}'",
+                                                  name, n),
+                                      {loopRef(name), blockRef(n)}));
+  ir::Stmt common = ir::BlockRealize::make(
+      {}, ir::boolImm(true), ir::Block::make(blockName + "_common", {}, {}, {}, ir::SeqStmt::make(partitions)));
+  if (auto ok = sch.replace(replaced(sch, loop.node, common)); !ok) return Unexpected(ok.error());
+  std::vector<RV> out;
+  for (const auto& v : vars) out.push_back(sch.defineLoop(v));
+  return out;
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------- tile
+Expected<std::vector<RV>> tile(Schedule& sch, const std::vector<RV>& loops, const std::vector<std::int64_t>& tileSizes) {
+  if (loops.empty() || loops.size() != tileSizes.size())
+    return Unexpected(scheduleError("tile", "bad-arguments",
+                                    fmt::format("tile expects one tile size per loop, got {} loops and {} sizes",
+                                                loops.size(), tileSizes.size())));
+  Schedule work = sch; // all or nothing
+  std::vector<RV> outer, inner;
+  for (std::size_t k = 0; k < loops.size(); ++k) {
+    auto parts = work.apply("split", {loops[k], TraceList{nullptr, tileSizes[k]}});
+    if (!parts) return Unexpected(parts.error());
+    outer.push_back((*parts)[0]);
+    inner.push_back((*parts)[1]);
+  }
+  std::vector<TraceValue> order;
+  for (const auto& rv : outer) order.push_back(rv);
+  for (const auto& rv : inner) order.push_back(rv);
+  if (auto ok = work.apply("reorder", order); !ok) return Unexpected(ok.error());
+  sch = work;
+  outer.insert(outer.end(), inner.begin(), inner.end());
+  return outer;
+}
+
+std::span<const InstructionKind> loopExtraKinds() {
+  static const InstructionKind kinds[] = {
+      {.name = "add_unit_loop",
+       .jsonName = "AddUnitLoop",
+       .inputNames = {"block_or_loop"},
+       .outputs = {RVKind::Loop},
+       .apply = applyAddUnitLoop},
+      {.name = "loop_partition",
+       .jsonName = "LoopPartition",
+       .inputNames = {"loop", "factors"},
+       .attrs = {{"preserve_unit_iters", true}},
+       .outputs = {RVKind::Loop},
+       .outputsVariadic = true,
+       .apply = applyLoopPartition},
+  };
+  return kinds;
+}
 
 } // namespace loopscape::schedule
