@@ -1,0 +1,92 @@
+#include "core/schedule/trace_python.h"
+
+#include "core/ir/printer.h"
+#include "core/schedule/instruction.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace loopscape::schedule {
+
+namespace {
+char rvPrefix(RVKind kind) {
+  switch (kind) {
+  case RVKind::Block: return 'b';
+  case RVKind::Loop: return 'l';
+  case RVKind::Expr: return 'v';
+  }
+  return '?';
+}
+
+/// Python's repr of a double: formatFloatLiteral drops `.0` of integral values (as
+/// TVMScript prints T.float32(0)); a Python float literal needs it back.
+std::string floatRepr(double v) {
+  if (std::isnan(v)) return "float(\"nan\")";
+  if (std::isinf(v)) return v > 0 ? "float(\"inf\")" : "-float(\"inf\")";
+  std::string text = ir::formatFloatLiteral(v);
+  if (text.find_first_of(".en") == std::string::npos) text += ".0";
+  return text;
+}
+} // namespace
+
+std::string rvName(const RV& rv) { return fmt::format("{}{}", rvPrefix(rv.kind), rv.id); }
+
+std::string indexMapToPython(const IndexMap& map) {
+  std::vector<std::string> params, results;
+  ir::detail::NameTable names;
+  for (const auto& p : map.params) params.push_back(names.define(p.get(), p.as<ir::Var>()->name));
+  for (const auto& r : map.results) results.push_back(ir::detail::printExpr(r, names));
+  return fmt::format("lambda {}: ({}{})", fmt::join(params, ", "), fmt::join(results, ", "),
+                     results.size() == 1 ? "," : "");
+}
+
+std::string pythonValue(const TraceValue& value) {
+  struct Printer {
+    std::string operator()(std::monostate) const { return "None"; }
+    std::string operator()(bool b) const { return b ? "True" : "False"; }
+    std::string operator()(std::int64_t i) const { return std::to_string(i); }
+    std::string operator()(double d) const { return floatRepr(d); }
+    std::string operator()(const std::string& s) const { return ir::quoteString(s); }
+    std::string operator()(const RV& rv) const { return rvName(rv); }
+    std::string operator()(const TraceList& list) const {
+      std::vector<std::string> items;
+      for (const auto& v : list) items.push_back(pythonValue(v));
+      return fmt::format("[{}]", fmt::join(items, ", "));
+    }
+    std::string operator()(const IndexMap& map) const { return indexMapToPython(map); }
+  };
+  return std::visit(Printer{}, value.value);
+}
+
+std::string instructionToPython(const Instruction& inst) {
+  const InstructionKind& kind = *inst.kind;
+  std::vector<std::string> args;
+  if (kind.variadic) {
+    for (const auto& in : inst.inputs) args.push_back(pythonValue(in));
+  } else {
+    for (std::size_t i = 0; i < inst.inputs.size(); ++i) {
+      const std::string_view name = i < kind.inputNames.size() ? kind.inputNames[i] : std::string_view("input");
+      args.push_back(fmt::format("{}={}", name, pythonValue(inst.inputs[i])));
+    }
+  }
+  for (std::size_t i = 0; i < inst.attrs.size() && i < kind.attrs.size(); ++i)
+    args.push_back(fmt::format("{}={}", kind.attrs[i].name, pythonValue(inst.attrs[i])));
+  if (kind.isSampling && inst.decision) args.push_back(fmt::format("decision={}", pythonValue(*inst.decision)));
+
+  std::string lhs;
+  if (!inst.outputs.empty()) {
+    std::vector<std::string> names;
+    for (const auto& rv : inst.outputs) names.push_back(rvName(rv));
+    lhs = fmt::format("{}{} = ", fmt::join(names, ", "), kind.outputsVariadic && names.size() == 1 ? "," : "");
+  }
+  return fmt::format("{}sch.{}({})", lhs, kind.name, fmt::join(args, ", "));
+}
+
+std::string traceToPython(const Trace& trace) {
+  std::string out = "# from tvm import tir\n";
+  for (const auto& inst : trace.instructions) out += instructionToPython(inst) + "\n";
+  return out;
+}
+
+} // namespace loopscape::schedule

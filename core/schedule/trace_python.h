@@ -1,0 +1,39 @@
+// The Python form of a Trace, as TVM's Trace.as_python() writes it: a script that is
+// valid TVM when pasted after `sch = tvm.tir.Schedule(mod)`. The first line is the
+// comment `# from tvm import tir`, then one statement per instruction:
+//
+//   b0 = sch.get_block(name="C", func_name="main")
+//   l1, l2, l3 = sch.get_loops(block=b0)
+//   l4, l5 = sch.split(loop=l1, factors=[None, 32], preserve_unit_iters=True, disable_predication=False)
+//   sch.reorder(l4, l2, l5)
+//
+// RVs print as their kind prefix (b block, l loop, v sampled integer) followed by their
+// trace id (creation index). Arguments are keyword arguments named by the instruction
+// kind's input names and attributes, every attribute printed (defaults included);
+// variadic kinds pass their inputs positionally. A single output of a variadic-output
+// kind keeps a trailing comma (`l1, = sch.get_loops(block=b0)`); instructions without
+// outputs are bare calls; sampling instructions end with `decision=...`. The text reads
+// back through applyScript (trace_script.h) to the same trace.
+#pragma once
+
+#include "core/schedule/trace.h"
+
+#include <string>
+
+namespace loopscape::schedule {
+
+/// `b0`, `l1`, `v2`.
+std::string rvName(const RV& rv);
+/// A value as a Python expression: None, True/False, ints, floats as Python's repr
+/// (`1.0`, `1e-05`), double-quoted strings, RV names, `[a, b]` lists, index maps as
+/// `lambda i, j: (i // 16, j, i % 16)`.
+std::string pythonValue(const TraceValue& value);
+/// `lambda i, j: (i // 16, j, i % 16)`; a single result keeps the tuple comma (`(i,)`).
+std::string indexMapToPython(const IndexMap& map);
+/// One instruction as a Python statement (no trailing newline).
+std::string instructionToPython(const Instruction& inst);
+/// The whole trace: `# from tvm import tir` and one line per instruction, each ending
+/// with '\n'.
+std::string traceToPython(const Trace& trace);
+
+} // namespace loopscape::schedule
