@@ -1,0 +1,256 @@
+// decompose_reduction and rfactor: printed results against golden files (TVM's printed
+// form), interpreter equality with the original program (exact for integer programs,
+// within 1e-5 for float sums whose order rfactor changes), and one refused case per
+// precondition (code, references, unchanged program and trace).
+#include "schedule_test_helpers.h"
+
+#include "core/ir/interpreter.h"
+#include "core/ir/ndarray.h"
+#include "core/ir/printer.h"
+#include "core/ir/substitute.h"
+#include "core/schedule/instruction.h"
+#include "core/schedule/ir_tree.h"
+#include "core/schedule/schedule.h"
+
+#include <QtTest>
+
+using namespace loopscape;
+using schedule::RV;
+using schedule::Schedule;
+using schedule::TraceList;
+using schedule::TraceValue;
+
+namespace {
+
+const char* const kIntSum = "A = placeholder((16, 64), \"int32\", name=\"A\")\n"
+                            "k = reduce_axis((0, 64), name=\"k\")\n"
+                            "B = compute((16,), lambda i: sum(A[i, k], axis=k), name=\"B\")\n";
+const char* const kMaxRows = "A = placeholder((8, 32), \"float32\", name=\"A\")\n"
+                             "k = reduce_axis((0, 32), name=\"k\")\n"
+                             "B = compute((8,), lambda i: max(A[i, k], axis=k), name=\"B\")\n";
+
+RV one(const Expected<std::vector<RV>>& r) {
+  if (!r) qFatal("%s", r.error().message.c_str());
+  return r->at(0);
+}
+std::vector<RV> all(const Expected<std::vector<RV>>& r) {
+  if (!r) qFatal("%s", r.error().message.c_str());
+  return *r;
+}
+
+/// Interpreter results within atol = rtol = 1e-5 (rfactor reorders float sums).
+QString compareClose(const ir::PrimFunc& a, const ir::PrimFunc& b) {
+  std::vector<ir::NDArray> ra, rb;
+  for (auto* args : {&ra, &rb}) {
+    const auto& f = args == &ra ? a : b;
+    for (std::size_t i = 0; i < f.params.size(); ++i) {
+      ir::NDArray x(*ir::evalShape(f.params[i], {}), f.params[i]->dtype);
+      if (i + 1 < f.params.size()) x.fillRandom(100 + i);
+      args->push_back(x);
+    }
+    auto ok = ir::interpret(f, *args);
+    if (!ok) return QString::fromStdString(renderDiagnostic(ok.error()));
+  }
+  if (auto m = ir::firstMismatch(rb.back(), ra.back(), 1e-5, 1e-5))
+    return QString("differs at %1: %2 vs %3").arg(m->index).arg(m->actual).arg(m->expected);
+  return {};
+}
+
+QStringList refNames(const Diagnostic& d) {
+  QStringList out;
+  for (const auto& r : d.references) out << QString::fromStdString(r.name);
+  return out;
+}
+
+/// The function with the loop named `loop` turned into `kind`.
+ir::PrimFunc withLoopKind(const ir::PrimFunc& f, const std::string& loop, ir::ForKind kind) {
+  schedule::IrTree tree(f);
+  for (const auto* b : tree.blocks())
+    for (const auto* l : tree.loopsAbove(*b))
+      if (l->loop()->loopVar.as<ir::Var>()->name == loop) {
+        const auto* x = l->loop();
+        ir::PrimFunc g = f;
+        g.body = schedule::replaceStmt(f.body, l->node, ir::For::make(x->loopVar, x->min, x->extent, kind, x->body));
+        return g;
+      }
+  qFatal("no loop %s", loop.c_str());
+}
+
+/// The function with block `name`'s init value replaced by `value`.
+ir::PrimFunc withInitValue(const ir::PrimFunc& f, const std::string& name, const ir::Expr& value) {
+  schedule::IrTree tree(f);
+  const auto* b = tree.findBlock(name)->block();
+  const auto* init = b->init.as<ir::BufferStore>();
+  ir::PrimFunc g = f;
+  g.body = schedule::replaceStmt(
+      f.body, b,
+      ir::Block::make(b->name, b->iterVars, b->reads, b->writes, b->body,
+                      ir::BufferStore::make(init->buffer, value, init->indices), b->allocBuffers, b->annotations));
+  return g;
+}
+
+/// Refusal checks shared by every refused case.
+void expectRefused(Schedule& sch, const char* kind, std::vector<TraceValue> inputs, std::vector<TraceValue> attrs,
+                   const QString& code, const QStringList& refs) {
+  const ir::Stmt before = sch.func().body;
+  const std::size_t steps = sch.trace().instructions.size();
+  auto r = sch.apply(kind, std::move(inputs), std::move(attrs));
+  QVERIFY(!r);
+  QCOMPARE(QString::fromStdString(r.error().code), code);
+  QCOMPARE(refNames(r.error()), refs);
+  QVERIFY(sch.func().body.sameAs(before));
+  QCOMPARE(sch.trace().instructions.size(), steps);
+}
+
+} // namespace
+
+class TstReduction : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void decomposeAtOutermost() {
+    const auto f = testing::parseProgram(testing::kSmallMatmul);
+    Schedule sch(f);
+    const RV c = one(sch.apply("get_block", {}, {"C"}));
+    const auto loops = all(sch.apply("get_loops", {c}));
+    const RV init = one(sch.apply("decompose_reduction", {c, loops[0]}));
+    QVERIFY2(testing::checkGolden("reduction_decompose_i", ir::printPrimFunc(sch.func())).isEmpty(),
+             qPrintable(testing::checkGolden("reduction_decompose_i", ir::printPrimFunc(sch.func()))));
+    QCOMPARE(QString::fromStdString(testing::compareResults(f, sch.func())), QString());
+    // The returned RV is the init block; the old RV follows the renamed update block.
+    QVERIFY(sch.block(init, "test").value()->block()->name == "C_init");
+    QVERIFY(sch.block(c, "test").value()->block()->name == "C_update");
+    QCOMPARE(all(sch.apply("get_loops", {c})).size(), std::size_t{3});
+  }
+
+  void decomposeAtReduceLoop() {
+    const auto f = testing::parseProgram(testing::kSmallMatmul);
+    Schedule sch(f);
+    const RV c = one(sch.apply("get_block", {}, {"C"}));
+    const auto loops = all(sch.apply("get_loops", {c}));
+    const auto parts = all(sch.apply("split", {loops[1], TraceList{nullptr, 8}}));
+    sch.apply("reorder", {parts[0], loops[2], parts[1]}).value();
+    // loops: i, j_0, k, j_1: decompose at k copies j_1 for the init.
+    one(sch.apply("decompose_reduction", {c, loops[2]}));
+    const auto text = ir::printPrimFunc(sch.func());
+    QVERIFY2(testing::checkGolden("reduction_decompose_k", text).isEmpty(),
+             qPrintable(testing::checkGolden("reduction_decompose_k", text)));
+    QCOMPARE(QString::fromStdString(testing::compareResults(f, sch.func())), QString());
+  }
+
+  void decomposeRefused() {
+    const auto f = testing::parseProgram(testing::kSmallMatmul);
+    Schedule sch(f);
+    const RV c = one(sch.apply("get_block", {}, {"C"}));
+    const auto loops = all(sch.apply("get_loops", {c}));
+    sch.apply("reorder", {loops[2], loops[1]}).value(); // i, k, j
+    // 3. j is below k, which feeds the reduce iterator.
+    expectRefused(sch, "decompose_reduction", {c, loops[1]}, {}, "schedule.decompose_reduction.below-reduce-loop",
+                  {"j", "C", "k"});
+    // 1. a loop of another nest.
+    const auto g = testing::parseProgram(testing::kTwoStage);
+    Schedule two(g);
+    const RV b = one(two.apply("get_block", {}, {"B"}));
+    const RV cc = one(two.apply("get_block", {}, {"C"}));
+    const auto cl = all(two.apply("get_loops", {cc}));
+    expectRefused(two, "decompose_reduction", {b, cl[0]}, {}, "schedule.decompose_reduction.not-ancestor",
+                  {"i", "B"});
+    // 2. not a reduction block.
+    const auto bl = all(two.apply("get_loops", {b}));
+    expectRefused(two, "decompose_reduction", {b, bl[0]}, {}, "schedule.decompose_reduction.not-reduction", {"B"});
+  }
+
+  void rfactorMatmul() {
+    const auto f = testing::parseProgram(testing::kSmallMatmul);
+    Schedule sch(f);
+    const RV c = one(sch.apply("get_block", {}, {"C"}));
+    const auto loops = all(sch.apply("get_loops", {c}));
+    const auto k = all(sch.apply("split", {loops[2], TraceList{nullptr, 4}}));
+    const RV rf = one(sch.apply("rfactor", {k[1]}, {0}));
+    const auto text = ir::printPrimFunc(sch.func());
+    QVERIFY2(testing::checkGolden("reduction_rfactor_matmul", text).isEmpty(),
+             qPrintable(testing::checkGolden("reduction_rfactor_matmul", text)));
+    QCOMPARE(compareClose(f, sch.func()), QString());
+    QVERIFY(sch.block(rf, "test").value()->block()->name == "C_rf");
+    // The old RV is the write-back block, the loop RV its k_1 loop.
+    QVERIFY(sch.block(c, "test").value()->block()->name == "C");
+    QCOMPARE(all(sch.apply("get_loops", {c})).size(), std::size_t{3});
+    QCOMPARE(all(sch.apply("get_loops", {rf})).size(), std::size_t{4});
+  }
+
+  void rfactorIntExact_data() {
+    QTest::addColumn<int>("factorAxis");
+    QTest::addColumn<QString>("golden");
+    QTest::newRow("axis 0") << 0 << "reduction_rfactor_int_axis0";
+    QTest::newRow("axis -1") << -1 << "reduction_rfactor_int_axis1";
+  }
+  void rfactorIntExact() {
+    QFETCH(int, factorAxis);
+    QFETCH(QString, golden);
+    const auto f = testing::parseProgram(kIntSum);
+    Schedule sch(f);
+    const RV b = one(sch.apply("get_block", {}, {"B"}));
+    const auto loops = all(sch.apply("get_loops", {b}));
+    const auto k = all(sch.apply("split", {loops[1], TraceList{8, nullptr}}));
+    one(sch.apply("rfactor", {k[0]}, {factorAxis}));
+    const auto text = ir::printPrimFunc(sch.func());
+    QVERIFY2(testing::checkGolden(golden, text).isEmpty(), qPrintable(testing::checkGolden(golden, text)));
+    QCOMPARE(QString::fromStdString(testing::compareResults(f, sch.func())), QString());
+  }
+
+  void rfactorMax() {
+    const auto f = testing::parseProgram(kMaxRows);
+    Schedule sch(f);
+    const RV b = one(sch.apply("get_block", {}, {"B"}));
+    const auto loops = all(sch.apply("get_loops", {b}));
+    one(sch.apply("rfactor", {loops[1]}, {0}));
+    const auto text = ir::printPrimFunc(sch.func());
+    QVERIFY2(testing::checkGolden("reduction_rfactor_max", text).isEmpty(),
+             qPrintable(testing::checkGolden("reduction_rfactor_max", text)));
+    // max is exact whatever the order.
+    QCOMPARE(QString::fromStdString(testing::compareResults(f, sch.func())), QString());
+  }
+
+  void rfactorRefused() {
+    const auto f = testing::parseProgram(testing::kSmallMatmul);
+    {
+      Schedule sch(f);
+      const RV c = one(sch.apply("get_block", {}, {"C"}));
+      const auto loops = all(sch.apply("get_loops", {c}));
+      // 11. factor_axis out of [-3, 2].
+      expectRefused(sch, "rfactor", {loops[2]}, {3}, "schedule.rfactor.bad-factor-axis", {});
+      // 7. i feeds a data-parallel iterator.
+      expectRefused(sch, "rfactor", {loops[0]}, {0}, "schedule.rfactor.not-reduction-loop", {"i", "C"});
+      // 1. after decompose_reduction at k, j holds two blocks.
+      one(sch.apply("decompose_reduction", {c, loops[2]}));
+      expectRefused(sch, "rfactor", {loops[1]}, {0}, "schedule.rfactor.not-single-block", {"j"});
+      // 3. C_update has no init any more.
+      expectRefused(sch, "rfactor", {loops[2]}, {0}, "schedule.rfactor.not-reduction", {"C_update"});
+    }
+    {
+      // 4. an unrolled loop.
+      Schedule sch(withLoopKind(f, "k", ir::ForKind::Unrolled));
+      const RV c = one(sch.apply("get_block", {}, {"C"}));
+      const auto loops = all(sch.apply("get_loops", {c}));
+      expectRefused(sch, "rfactor", {loops[2]}, {0}, "schedule.rfactor.not-serial", {"k"});
+    }
+    {
+      // 6. a loop feeding both kinds: fuse i and k.
+      Schedule sch(f);
+      const RV c = one(sch.apply("get_block", {}, {"C"}));
+      const auto loops = all(sch.apply("get_loops", {c}));
+      sch.apply("reorder", {loops[2], loops[1]}).value();
+      one(sch.apply("fuse", {loops[0], loops[2]}));
+      expectRefused(sch, "rfactor", {loops[1]}, {0}, "schedule.rfactor.mixed-loop", {"i_k_fused", "C"});
+    }
+    {
+      // 10. init value that is not the identity of +.
+      Schedule sch(withInitValue(f, "C", ir::floatImm(1.0)));
+      const RV c = one(sch.apply("get_block", {}, {"C"}));
+      const auto loops = all(sch.apply("get_loops", {c}));
+      expectRefused(sch, "rfactor", {loops[2]}, {0}, "schedule.rfactor.no-reducer", {"C"});
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(TstReduction)
+#include "tst_reduction.moc"
