@@ -329,7 +329,8 @@ Expected<std::vector<RV>> computeAtImpl(Schedule& sch, const std::vector<TraceVa
   for (std::size_t k = loopVars.size(); k-- > 0;)
     subtree = ir::For::make(loopVars[k], ir::intImm(0, loopVars[k].dtype()), extents[k], ir::ForKind::Serial,
                             subtree);
-  subtree = simplifyBindings(subtree, analyzerInside(loop));
+  // Bindings stay `min + ax_k` (min simplified, as TVM builds them; `i + ax0` with a unit
+  // ax0 is not folded to `i`).
   auto newSubtrees = subtrees;
   newSubtrees.insert(newSubtrees.begin() + position, subtree);
   const ir::Stmt newLoop =

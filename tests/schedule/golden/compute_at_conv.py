@@ -1,0 +1,25 @@
+# from tvm.script import tir as T
+
+@T.prim_func
+def main(data: T.Buffer((1, 4, 8, 8), "float32"), weight: T.Buffer((4, 4, 3, 3), "float32"), conv2d_nchw: T.Buffer((1, 4, 8, 8), "float32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    # with T.block("root"):
+    pad_temp = T.alloc_buffer((1, 4, 10, 10))
+    for nn, ff, yy in T.grid(1, 4, 8):
+        for ax0, ax1, ax2 in T.grid(4, 3, 10):
+            with T.block("pad_temp"):
+                v_i0 = T.axis.spatial(1, 0)
+                v_i1 = T.axis.spatial(4, ax0)
+                v_i2 = T.axis.spatial(10, yy + ax1)
+                v_i3 = T.axis.spatial(10, ax2)
+                T.reads(data[v_i0, v_i1, v_i2 - 1, v_i3 - 1])
+                T.writes(pad_temp[v_i0, v_i1, v_i2, v_i3])
+                pad_temp[v_i0, v_i1, v_i2, v_i3] = T.Select(v_i2 >= 1 and v_i2 < 9 and v_i3 >= 1 and v_i3 < 9, data[v_i0, v_i1, v_i2 - 1, v_i3 - 1], T.float32(0))
+        for xx, rc, ry, rx in T.grid(8, 4, 3, 3):
+            with T.block("conv2d_nchw"):
+                v_nn, v_ff, v_yy, v_xx, v_rc, v_ry, v_rx = T.axis.remap("SSSSRRR", [nn, ff, yy, xx, rc, ry, rx])
+                T.reads(pad_temp[v_nn, v_rc, v_yy + v_ry, v_xx + v_rx], weight[v_ff, v_rc, v_ry, v_rx])
+                T.writes(conv2d_nchw[v_nn, v_ff, v_yy, v_xx])
+                with T.init():
+                    conv2d_nchw[v_nn, v_ff, v_yy, v_xx] = T.float32(0)
+                conv2d_nchw[v_nn, v_ff, v_yy, v_xx] = conv2d_nchw[v_nn, v_ff, v_yy, v_xx] + pad_temp[v_nn, v_rc, v_yy + v_ry, v_xx + v_rx] * weight[v_ff, v_rc, v_ry, v_rx]

@@ -1,0 +1,325 @@
+// compute_at and reverse_compute_at: printed results against golden files (as TVM prints
+// them: regenerated loops ax0.., bindings `min + ax`, T.where where the needed region is
+// not provably inside the buffer), interpreter equality with the original program, every
+// refused precondition with its code, references and message, and that a refusal
+// changes nothing.
+#include "compute_location_programs.h"
+#include "schedule_test_helpers.h"
+
+#include "core/ir/printer.h"
+#include "core/ir/structural_equal.h"
+#include "core/schedule/schedule_error.h"
+
+#include <QtTest>
+
+using namespace loopscape;
+using schedule::RV;
+using schedule::Schedule;
+using schedule::TraceList;
+using schedule::TraceValue;
+
+namespace {
+
+ir::PrimFunc program(const QString& id) {
+  namespace p = testing::programs;
+  if (id == "two-stage") return testing::parseProgram(testing::kTwoStage);
+  if (id == "conv") return testing::parseProgram(p::kConv);
+  if (id == "matmul-relu") return testing::parseProgram(p::kMatmulRelu);
+  if (id == "fan-out") return testing::parseProgram(p::kFanOut);
+  if (id == "fan-in") return testing::parseProgram(p::kFanIn);
+  if (id == "war") return p::warProgram();
+  if (id == "nested") return p::nestedProgram();
+  if (id == "in-place") return p::inPlaceProgram();
+  if (id == "shifted") return p::shiftedProgram();
+  qFatal("unknown program %s", qPrintable(id));
+}
+
+RV get(Expected<std::vector<RV>> r, std::size_t k = 0) {
+  if (!r) qFatal("%s", r.error().message.c_str());
+  return r->at(k);
+}
+
+RV block(Schedule& sch, const QString& name) { return get(sch.apply("get_block", {}, {name.toStdString()})); }
+
+std::vector<RV> loops(Schedule& sch, RV b) {
+  auto r = sch.apply("get_loops", {b});
+  if (!r) qFatal("%s", r.error().message.c_str());
+  return *r;
+}
+
+QString loopName(const Schedule& sch, RV l) {
+  auto node = sch.loop(l, "test");
+  if (!node) return QString::fromStdString(node.error().message);
+  return QString::fromStdString((*node)->loop()->loopVar.as<ir::Var>()->name);
+}
+
+QString refs(const Diagnostic& d) {
+  QStringList out;
+  for (const auto& r : d.references)
+    out << QString("%1:%2")
+               .arg(r.kind == IrReference::Kind::Block  ? "block"
+                    : r.kind == IrReference::Kind::Loop ? "loop"
+                                                        : "buffer")
+               .arg(QString::fromStdString(r.name));
+  return out.join(",");
+}
+
+} // namespace
+
+class TestComputeAt : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void twoStage();
+  void afterSplitThenSplitAx();
+  void nonDivisiblePredicate();
+  void conv();
+  void reductionProducer();
+  void reverseEpilogue();
+  void preserveUnitLoopsAndIndex();
+  void refused_data();
+  void refused();
+};
+
+/// compute_at(B, i) of B -> C: B regenerates the j loop only (i is bound to C's i).
+void TestComputeAt::twoStage() {
+  const auto f = program("two-stage");
+  Schedule sch(f);
+  const RV b = block(sch, "B");
+  const RV c = block(sch, "C");
+  auto ok = sch.apply("compute_at", {b, loops(sch, c)[0]});
+  QVERIFY2(ok, ok ? "" : ok.error().message.c_str());
+  const auto text = ir::printPrimFunc(sch.func());
+  QVERIFY2(testing::checkGolden("compute_at_two_stage", text).isEmpty(),
+           qPrintable(testing::checkGolden("compute_at_two_stage", text)));
+  const std::string diff = testing::compareResults(f, sch.func());
+  QVERIFY2(diff.empty(), diff.c_str());
+  // The block RV still resolves; the new loops are i (C's) and ax0.
+  const auto ls = loops(sch, b);
+  QCOMPARE(ls.size(), std::size_t(2));
+  QCOMPARE(loopName(sch, ls[0]), QString("i"));
+  QCOMPARE(loopName(sch, ls[1]), QString("ax0"));
+}
+
+/// Split C's i by 8, compute_at B under i_0: B gets ax0 (8) and ax1 (64) with
+/// `v_i = i_0 * 8 + ax0`; then the regenerated ax0 splits like any loop.
+void TestComputeAt::afterSplitThenSplitAx() {
+  const auto f = program("two-stage");
+  Schedule sch(f);
+  const RV b = block(sch, "B");
+  const RV c = block(sch, "C");
+  const auto cl = loops(sch, c);
+  const RV i0 = get(sch.apply("split", {cl[0], TraceList{nullptr, 8}}), 0);
+  QVERIFY(sch.apply("compute_at", {b, i0}));
+  QVERIFY2(testing::checkGolden("compute_at_split", ir::printPrimFunc(sch.func())).isEmpty(),
+           qPrintable(testing::checkGolden("compute_at_split", ir::printPrimFunc(sch.func()))));
+  const auto bl = loops(sch, b);
+  QCOMPARE(bl.size(), std::size_t(3));
+  QCOMPARE(loopName(sch, bl[0]), QString("i_0"));
+  QCOMPARE(loopName(sch, bl[1]), QString("ax0"));
+  QCOMPARE(loopName(sch, bl[2]), QString("ax1"));
+  auto split = sch.apply("split", {bl[1], TraceList{nullptr, 4}});
+  QVERIFY2(split, split ? "" : split.error().message.c_str());
+  // C's loops survived both steps; the RV of the split ax0 is stale, as in TVM.
+  QCOMPARE(loopName(sch, cl[1]), QString("j"));
+  QCOMPARE(loopName(sch, i0), QString("i_0"));
+  QVERIFY(loopName(sch, bl[1]).startsWith(QString("loop l%1 ('ax0') no longer exists").arg(bl[1].id)));
+  QVERIFY2(testing::checkGolden("compute_at_split_ax", ir::printPrimFunc(sch.func())).isEmpty(),
+           qPrintable(testing::checkGolden("compute_at_split_ax", ir::printPrimFunc(sch.func()))));
+  const std::string diff = testing::compareResults(f, sch.func());
+  QVERIFY2(diff.empty(), diff.c_str());
+}
+
+/// 64 split by 10: the last i_0 tile needs rows 60..69, only 60..63 exist: T.where.
+void TestComputeAt::nonDivisiblePredicate() {
+  const auto f = program("two-stage");
+  Schedule sch(f);
+  const RV b = block(sch, "B");
+  const RV c = block(sch, "C");
+  const RV i0 = get(sch.apply("split", {loops(sch, c)[0], TraceList{nullptr, 10}}), 0);
+  QVERIFY(sch.apply("compute_at", {b, i0}));
+  const auto text = ir::printPrimFunc(sch.func());
+  QVERIFY2(testing::checkGolden("compute_at_predicate", text).isEmpty(),
+           qPrintable(testing::checkGolden("compute_at_predicate", text)));
+  const std::string diff = testing::compareResults(f, sch.func());
+  QVERIFY2(diff.empty(), diff.c_str());
+}
+
+/// pad_temp under the conv's yy loop: 3 padded rows per output row, all channels and
+/// columns; the unit batch loop is dropped (v_i0 = 0).
+void TestComputeAt::conv() {
+  const auto f = program("conv");
+  Schedule sch(f);
+  const RV pad = block(sch, "pad_temp");
+  const RV conv = block(sch, "conv2d_nchw");
+  QVERIFY(sch.apply("compute_at", {pad, loops(sch, conv)[2]}));
+  const auto text = ir::printPrimFunc(sch.func());
+  QVERIFY2(testing::checkGolden("compute_at_conv", text).isEmpty(),
+           qPrintable(testing::checkGolden("compute_at_conv", text)));
+  const std::string diff = testing::compareResults(f, sch.func());
+  QVERIFY2(diff.empty(), diff.c_str());
+}
+
+/// A reduction producer (C = A @ B) moved under its consumer's i loop regenerates its
+/// spatial j and its whole reduce k.
+void TestComputeAt::reductionProducer() {
+  auto f = program("matmul-relu");
+  Schedule sch(f);
+  const RV c = block(sch, "C");
+  const RV d = block(sch, "D");
+  QVERIFY(sch.apply("compute_at", {c, loops(sch, d)[0]}));
+  const auto text = ir::printPrimFunc(sch.func());
+  QVERIFY2(testing::checkGolden("compute_at_reduction", text).isEmpty(),
+           qPrintable(testing::checkGolden("compute_at_reduction", text)));
+  const std::string diff = testing::compareResults(f, sch.func());
+  QVERIFY2(diff.empty(), diff.c_str());
+}
+
+/// Matmul + bias/relu epilogue: split C's j by 16, reverse_compute_at D under j_0.
+void TestComputeAt::reverseEpilogue() {
+  const auto f = program("matmul-relu");
+  Schedule sch(f);
+  const RV c = block(sch, "C");
+  const RV d = block(sch, "D");
+  const RV j0 = get(sch.apply("split", {loops(sch, c)[1], TraceList{nullptr, 16}}), 0);
+  auto ok = sch.apply("reverse_compute_at", {d, j0});
+  QVERIFY2(ok, ok ? "" : ok.error().message.c_str());
+  const auto text = ir::printPrimFunc(sch.func());
+  QVERIFY2(testing::checkGolden("compute_at_reverse_epilogue", text).isEmpty(),
+           qPrintable(testing::checkGolden("compute_at_reverse_epilogue", text)));
+  const std::string diff = testing::compareResults(f, sch.func());
+  QVERIFY2(diff.empty(), diff.c_str());
+  // The epilogue's regenerated loop splits.
+  QVERIFY(sch.apply("split", {loops(sch, d).back(), TraceList{nullptr, 4}}));
+  QVERIFY(testing::compareResults(f, sch.func()).empty());
+}
+
+/// preserve_unit_loops keeps the extent-1 loops (E: ax0, ax1 of extent 1, bindings
+/// `i + ax0`); index=-2 inserts after the last producer (B has none: first position),
+/// index=-1 before the first consumer.
+void TestComputeAt::preserveUnitLoopsAndIndex() {
+  const auto f = program("fan-in");
+  Schedule sch(f);
+  const RV b = block(sch, "B");
+  const RV e = block(sch, "E");
+  const RV d = block(sch, "D");
+  const auto dl = loops(sch, d);
+  // E under D's j (E first, then D), then B at index -2 (before E: B has no producer).
+  QVERIFY(sch.apply("compute_at", {e, dl[1]}, {true, -1}));
+  QVERIFY(sch.apply("compute_at", {b, dl[1]}, {false, -2}));
+  const auto text = ir::printPrimFunc(sch.func());
+  QVERIFY2(testing::checkGolden("compute_at_unit_loops_index", text).isEmpty(),
+           qPrintable(testing::checkGolden("compute_at_unit_loops_index", text)));
+  QVERIFY(testing::compareResults(f, sch.func()).empty());
+  QCOMPARE(sch.trace().instructions.back().attrs.size(), std::size_t(2));
+}
+
+void TestComputeAt::refused_data() {
+  QTest::addColumn<QString>("prog");
+  QTest::addColumn<QString>("prim");
+  QTest::addColumn<QString>("blockName");
+  QTest::addColumn<QString>("loopBlock");
+  QTest::addColumn<int>("loopIndex");
+  QTest::addColumn<int>("index");
+  QTest::addColumn<QString>("code");
+  QTest::addColumn<QString>("references");
+  QTest::addColumn<QString>("message");
+
+  QTest::newRow("not-in-same-scope")
+      << "nested" << "compute_at" << "B" << "C" << 0 << -1 << "schedule.compute_at.not-in-same-scope"
+      << "block:B,loop:j"
+      << "compute_at: block 'B' and loop 'j' are not in the same scope: the block is in the scope of block 'root', "
+         "the loop in the scope of block 'outer'";
+  QTest::newRow("loop-is-ancestor")
+      << "two-stage" << "compute_at" << "B" << "B" << 1 << -1 << "schedule.compute_at.loop-is-ancestor"
+      << "block:B,loop:j"
+      << "compute_at: loop 'j' is an ancestor of block 'B'; the block can only move under a loop that does not "
+         "already enclose it";
+  QTest::newRow("not-stage-pipeline")
+      << "war" << "compute_at" << "B" << "C" << 0 << -1 << "schedule.compute_at.not-stage-pipeline"
+      << "block:B,loop:i,block:W"
+      << "compute_at: the scope of block 'B' (block 'root') is not a stage pipeline: block 'W' writes 'X' after "
+         "block 'B' reads it (a write-after-read dependency)";
+  QTest::newRow("not-compact-dataflow")
+      << "in-place" << "compute_at" << "B" << "C" << 0 << -1 << "schedule.compute_at.not-compact-dataflow"
+      << "block:B,loop:i,block:C"
+      << "compute_at: the scope of block 'B' (block 'root') does not have compact dataflow: block 'C' is neither a "
+         "complete block nor a reduction block: it is not the only writer of 'C' in its scope (block 'U' writes it "
+         "too)";
+  QTest::newRow("output-block")
+      << "two-stage" << "compute_at" << "C" << "B" << 0 << -1 << "schedule.compute_at.output-block"
+      << "block:C,loop:i"
+      << "compute_at: block 'C' is an output block: it writes 'C', a parameter of the function; only blocks writing "
+         "buffers allocated in the scope can move";
+  QTest::newRow("consumer-not-under-loop")
+      << "fan-out" << "compute_at" << "B" << "C" << 1 << -1 << "schedule.compute_at.consumer-not-under-loop"
+      << "block:B,loop:j,block:D"
+      << "compute_at: every consumer of block 'B' must be under loop 'j', but its consumer 'D' is not";
+  QTest::newRow("bad-index")
+      << "two-stage" << "compute_at" << "B" << "C" << 0 << 3 << "schedule.compute_at.bad-index" << "block:B,loop:i"
+      << "compute_at: index 3 is not valid for block 'B' under loop 'i'; valid: -1, -2 or 0 to 0";
+  QTest::newRow("unsupported-region")
+      << "shifted" << "compute_at" << "B" << "C" << 0 << -1 << "schedule.compute_at.unsupported-region"
+      << "block:B,loop:i"
+      << "compute_at: block 'B' writes 'B' at dimension 0 as 'v_i + 1'; only a constant, an iterator, iterator * "
+         "constant or iterator // constant can be solved for the region its consumers need";
+  QTest::newRow("reverse:not-in-same-scope")
+      << "nested" << "reverse_compute_at" << "C" << "B" << 0 << -1
+      << "schedule.reverse_compute_at.not-in-same-scope" << "block:C,loop:i"
+      << "reverse_compute_at: block 'C' and loop 'i' are not in the same scope: the block is in the scope of block "
+         "'outer', the loop in the scope of block 'root'";
+  QTest::newRow("reverse:loop-is-ancestor")
+      << "two-stage" << "reverse_compute_at" << "C" << "C" << 0 << -1
+      << "schedule.reverse_compute_at.loop-is-ancestor" << "block:C,loop:i"
+      << "reverse_compute_at: loop 'i' is an ancestor of block 'C'; the block can only move under a loop that does "
+         "not already enclose it";
+  QTest::newRow("reverse:not-stage-pipeline")
+      << "war" << "reverse_compute_at" << "C" << "B" << 0 << -1 << "schedule.reverse_compute_at.not-stage-pipeline"
+      << "block:C,loop:i,block:B,block:W"
+      << "reverse_compute_at: the scope of block 'C' (block 'root') is not a stage pipeline: block 'W' writes 'X' "
+         "after block 'B' reads it (a write-after-read dependency)";
+  QTest::newRow("reverse:not-compact-dataflow")
+      << "in-place" << "reverse_compute_at" << "C" << "B" << 0 << -1
+      << "schedule.reverse_compute_at.not-compact-dataflow" << "block:C,loop:i"
+      << "reverse_compute_at: the scope of block 'C' (block 'root') does not have compact dataflow: block 'C' is "
+         "neither a complete block nor a reduction block: it is not the only writer of 'C' in its scope (block 'U' "
+         "writes it too)";
+  QTest::newRow("reverse:producer-not-under-loop")
+      << "fan-in" << "reverse_compute_at" << "D" << "B" << 1 << -1
+      << "schedule.reverse_compute_at.producer-not-under-loop" << "block:D,loop:j,block:E"
+      << "reverse_compute_at: every producer of block 'D' must be under loop 'j', but its producer 'E' is not";
+  QTest::newRow("reverse:bad-index")
+      << "two-stage" << "reverse_compute_at" << "C" << "B" << 1 << 0 << "schedule.reverse_compute_at.bad-index"
+      << "block:C,loop:j"
+      << "reverse_compute_at: index 0 is not valid for block 'C' under loop 'j'; valid: -1, -2 or 1 to 1";
+}
+
+void TestComputeAt::refused() {
+  QFETCH(QString, prog);
+  QFETCH(QString, prim);
+  QFETCH(QString, blockName);
+  QFETCH(QString, loopBlock);
+  QFETCH(int, loopIndex);
+  QFETCH(int, index);
+  QFETCH(QString, code);
+  QFETCH(QString, references);
+  QFETCH(QString, message);
+
+  Schedule sch(program(prog));
+  const RV b = block(sch, blockName);
+  const RV l = loops(sch, block(sch, loopBlock)).at(loopIndex);
+  const ir::Stmt before = sch.func().body;
+  const std::size_t traceLength = sch.trace().instructions.size();
+  auto r = sch.apply(prim.toStdString(), {b, l}, {false, index});
+  QVERIFY(!r);
+  QCOMPARE(QString::fromStdString(r.error().code), code);
+  QCOMPARE(refs(r.error()), references);
+  QCOMPARE(QString::fromStdString(r.error().message), message);
+  QVERIFY(sch.func().body.sameAs(before));
+  QCOMPARE(sch.trace().instructions.size(), traceLength);
+  // The report renders against the program and underlines the references.
+  const std::string report = schedule::renderScheduleError(r.error(), sch.func());
+  QVERIFY(report.find("^") != std::string::npos);
+}
+
+QTEST_GUILESS_MAIN(TestComputeAt)
+#include "tst_compute_at.moc"
