@@ -27,6 +27,7 @@
 #include "core/schedule/primitive/util.h"
 #include "core/schedule/schedule_error.h"
 
+#include "core/ir/mutator.h"
 #include "core/ir/op.h"
 #include "core/ir/printer.h"
 #include "core/ir/substitute.h"
@@ -66,6 +67,62 @@ Expected<ir::Buffer> resolveBuffer(const ir::Block& block, const TraceValue& spe
                            regions.size(), *kind, *index));
   return regions[*index].buffer;
 }
+
+/// Simplifies the indices and regions of `buffer` with the ranges of the enclosing loops
+/// and block iterators known (`(v_o * 16 + v_i) // 16` -> `v_o` for v_i in [0, 16)).
+class IndexSimplifier final : public ir::StmtMutator {
+public:
+  explicit IndexSimplifier(ir::Buffer buffer) : m_buffer(std::move(buffer)) {}
+
+protected:
+  ir::Stmt visitFor(const ir::For& op, const ir::Stmt& self) override {
+    m_analyzer.bind(op.loopVar, {op.min, op.extent});
+    return StmtMutator::visitFor(op, self);
+  }
+  ir::Stmt visitBlock(const ir::Block& op, const ir::Stmt& self) override {
+    for (const auto& iv : op.iterVars) m_analyzer.bind(iv.var, iv.dom);
+    ir::Stmt s = StmtMutator::visitBlock(op, self);
+    const auto* b = s.as<ir::Block>();
+    bool changed = false;
+    auto regions = [&](const std::vector<ir::BufferRegion>& in) {
+      std::vector<ir::BufferRegion> out = in;
+      for (auto& r : out) {
+        if (!r.buffer.sameAs(m_buffer)) continue;
+        for (auto& rg : r.region) {
+          ir::Expr m = m_analyzer.simplify(rg.min);
+          changed |= !m.sameAs(rg.min);
+          rg.min = m;
+        }
+      }
+      return out;
+    };
+    auto reads = regions(b->reads);
+    auto writes = regions(b->writes);
+    if (!changed) return s;
+    return ir::Block::make(b->name, b->iterVars, std::move(reads), std::move(writes), b->body, b->init,
+                           b->allocBuffers, b->annotations);
+  }
+  ir::Expr visitBufferLoad(const ir::BufferLoad& op, const ir::Expr& self) override {
+    ir::Expr e = ExprMutator::visitBufferLoad(op, self);
+    const auto* l = e.as<ir::BufferLoad>();
+    if (!l->buffer.sameAs(m_buffer)) return e;
+    return ir::BufferLoad::make(l->buffer, simplified(l->indices));
+  }
+  ir::Stmt visitBufferStore(const ir::BufferStore& op, const ir::Stmt& self) override {
+    ir::Stmt s = StmtMutator::visitBufferStore(op, self);
+    const auto* st = s.as<ir::BufferStore>();
+    if (!st->buffer.sameAs(m_buffer)) return s;
+    return ir::BufferStore::make(st->buffer, st->value, simplified(st->indices));
+  }
+
+private:
+  std::vector<ir::Expr> simplified(std::vector<ir::Expr> indices) const {
+    for (auto& e : indices) e = m_analyzer.simplify(e);
+    return indices;
+  }
+  ir::Buffer m_buffer;
+  ir::Analyzer m_analyzer;
+};
 
 } // namespace
 
@@ -239,6 +296,7 @@ Expected<std::vector<RV>> applyTransformLayout(Schedule& sch, const std::vector<
   };
   ir::PrimFunc f = sch.func();
   f.body = rewriteBuffer(f.body, rw);
+  f.body = IndexSimplifier(newBuffer).mutate(f.body);
   for (auto& p : f.params)
     if (p.sameAs(buffer)) p = newBuffer;
   if (auto ok = sch.replace(std::move(f)); !ok) return Unexpected(ok.error());
