@@ -243,6 +243,19 @@ private Q_SLOTS:
       expectRefused(sch, "rfactor", {loops[1]}, {0}, "schedule.rfactor.mixed-loop", {"i_k_fused", "C"});
     }
     {
+      // 5. the producer D computed at loop i comes first in it.
+      const auto g = testing::parseProgram("A = placeholder((8, 32), \"float32\", name=\"A\")\n"
+                                           "D = compute((8, 32), lambda i, k: A[i, k] * 2.0, name=\"D\")\n"
+                                           "k = reduce_axis((0, 32), name=\"k\")\n"
+                                           "C = compute((8,), lambda i: sum(D[i, k], axis=k), name=\"C\")\n");
+      Schedule sch(g);
+      const RV d = one(sch.apply("get_block", {}, {"D"}));
+      const RV c = one(sch.apply("get_block", {}, {"C"}));
+      const auto loops = all(sch.apply("get_loops", {c}));
+      QVERIFY(sch.apply("compute_at", {d, loops[0]}));
+      expectRefused(sch, "rfactor", {loops[1]}, {0}, "schedule.rfactor.not-first-child", {"i", "C"});
+    }
+    {
       // 10. init value that is not the identity of +.
       Schedule sch(withInitValue(f, "C", ir::floatImm(1.0)));
       const RV c = one(sch.apply("get_block", {}, {"C"}));
