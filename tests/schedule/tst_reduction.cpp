@@ -7,6 +7,7 @@
 #include "core/ir/interpreter.h"
 #include "core/ir/ndarray.h"
 #include "core/ir/printer.h"
+#include "core/ir/structural_equal.h"
 #include "core/ir/substitute.h"
 #include "core/schedule/instruction.h"
 #include "core/schedule/ir_tree.h"
@@ -120,6 +121,10 @@ private Q_SLOTS:
     QVERIFY(sch.block(init, "test").value()->block()->name == "C_init");
     QVERIFY(sch.block(c, "test").value()->block()->name == "C_update");
     QCOMPARE(all(sch.apply("get_loops", {c})).size(), std::size_t{3});
+    // The trace replays to the same program.
+    auto replay = schedule::replayTrace(f, sch.trace());
+    QVERIFY(replay);
+    QVERIFY(ir::structuralEqual(replay->func(), sch.func()));
   }
 
   void decomposeAtReduceLoop() {
@@ -175,6 +180,9 @@ private Q_SLOTS:
     QVERIFY(sch.block(c, "test").value()->block()->name == "C");
     QCOMPARE(all(sch.apply("get_loops", {c})).size(), std::size_t{3});
     QCOMPARE(all(sch.apply("get_loops", {rf})).size(), std::size_t{4});
+    auto replay = schedule::replayTrace(f, sch.trace());
+    QVERIFY(replay);
+    QVERIFY(ir::structuralEqual(replay->func(), sch.func()));
   }
 
   void rfactorIntExact_data() {
