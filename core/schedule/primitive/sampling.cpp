@@ -229,7 +229,10 @@ bool trial(const Schedule& sch, std::string_view kind, const std::string& block,
   in.reserve(2);
   in.emplace_back(copy.defineBlock(block));
   if (loop) in.emplace_back(copy.defineLoop(loop->loop()->loopVar));
-  return copy.apply(kind, std::move(in)).has_value();
+  // TVM's CanComputeAt checks with preserve_unit_loops=True.
+  std::vector<TraceValue> attrs;
+  if (loop) attrs.emplace_back(true);
+  return copy.apply(kind, std::move(in), std::move(attrs)).has_value();
 }
 
 Expected<std::vector<RV>> applySampleComputeLocation(Schedule& sch, const std::vector<TraceValue>& inputs,

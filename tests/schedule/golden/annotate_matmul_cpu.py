@@ -1,0 +1,19 @@
+# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((64, 48), "float32"), B: T.Buffer((48, 32), "float32"), C: T.Buffer((64, 32), "float32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    # with T.block("root"):
+    for i_0 in T.parallel(4, annotations={"pragma_auto_unroll_max_step": 16}):
+        for i_1 in range(16):
+            for j in T.vectorized(32):
+                for k in T.unroll(48, annotations={"weight": T.float32(0.5)}):
+                    with T.block("C"):
+                        v_i = T.axis.spatial(64, i_0 * 16 + i_1)
+                        v_j, v_k = T.axis.remap("SR", [j, k])
+                        T.reads(A[v_i, v_k], B[v_k, v_j])
+                        T.writes(C[v_i, v_j])
+                        T.block_attr({"meta_schedule.tiling_structure": "SSRSRS"})
+                        with T.init():
+                            C[v_i, v_j] = T.float32(0)
+                        C[v_i, v_j] = C[v_i, v_j] + A[v_i, v_k] * B[v_k, v_j]
