@@ -8,6 +8,9 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config git
   qt6-base-dev qt6-base-dev-tools libgl-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev
+  libisl-dev
+  llvm-16-dev libzstd-dev
+  libgraphviz-dev qt6-svg-dev qt6-charts-dev
   xvfb xauth
 )
 

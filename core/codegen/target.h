@@ -1,0 +1,77 @@
+// The Target plugin interface. A plugin is a shared library that exports
+//
+//   extern "C" int loopscape_target_abi_version();          // must return kTargetAbiVersion
+//   extern "C" loopscape::codegen::Target* loopscape_create_target();
+//
+// The registry (target_registry.h) checks the version before calling the factory and
+// refuses a mismatch with a message naming the file and both versions. A plugin turns a
+// LoweredFunc into source text for the code view and into a runnable Kernel. A missing
+// toolchain or device makes the plugin say so through toolchain(), never crash the host.
+#pragma once
+
+#include "core/codegen/lowered_func.h"
+#include "core/ir/diagnostic.h"
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace loopscape::codegen {
+
+/// Bumped whenever Target, Kernel, LoweredFunc or the IR node layout changes.
+inline constexpr int kTargetAbiVersion = 1;
+
+struct TargetCapabilities {
+  bool parallel = false;       ///< runs Parallel loops on several threads
+  int vectorBits = 0;          ///< widest vector register (512 for AVX-512), 0 if none
+  bool gpuThreads = false;     ///< supports ThreadBinding loops
+  bool sharedMemory = false;   ///< has a "shared" scope distinct from global
+};
+
+struct ToolchainStatus {
+  bool usable = false;
+  std::string message; ///< "gcc 12.2.0 at /usr/bin/cc", or why it is not usable
+};
+
+struct BuildOptions {
+  bool fastMath = false;        ///< allow reassociation etc. (only when the user asks)
+  int threads = 0;              ///< parallel loop threads; 0 = all cores
+  std::string workDir;          ///< where generated files go (a temporary dir if empty)
+};
+
+/// A compiled function. `run` takes one pointer per parameter (flat row-major data of the
+/// parameter's dtype) and one value per size variable, in LoweredFunc order.
+class Kernel {
+public:
+  virtual ~Kernel() = default;
+  virtual Expected<void> run(std::span<void* const> buffers, std::span<const std::int64_t> sizes) = 0;
+  /// Path of a shared library holding the kernel as a C-ABI function, if the target makes
+  /// one (used by the out-of-process runner and by export); empty otherwise.
+  virtual std::string libraryPath() const { return {}; }
+  /// Symbol of the kernel function in libraryPath().
+  virtual std::string symbol() const { return {}; }
+};
+
+class Target {
+public:
+  virtual ~Target() = default;
+  virtual std::string name() const = 0;        ///< "cpu-c", "cpu-llvm", "cuda"
+  virtual std::string deviceKind() const = 0;  ///< "cpu", "gpu"
+  virtual std::string description() const = 0; ///< one line for `loopscape-cli targets`
+  virtual TargetCapabilities capabilities() const = 0;
+  virtual ToolchainStatus toolchain() const = 0;
+  /// Formats source() accepts, e.g. {"c", "asm"} or {"llvm", "asm"}.
+  virtual std::vector<std::string> sourceFormats() const = 0;
+  virtual Expected<std::string> source(const LoweredFunc& func, const std::string& format,
+                                       const BuildOptions& options) = 0;
+  virtual Expected<std::unique_ptr<Kernel>> build(const LoweredFunc& func, const BuildOptions& options) = 0;
+};
+
+} // namespace loopscape::codegen
+
+extern "C" {
+using LoopscapeTargetAbiVersionFn = int (*)();
+using LoopscapeCreateTargetFn = loopscape::codegen::Target* (*)();
+}
