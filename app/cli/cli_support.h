@@ -1,17 +1,21 @@
 // Shared pieces of the loopscape-cli subcommands: exit codes, loading a program file
-// through the right front end, and rendering diagnostics to stderr.
+// through the right front end, applying a trace file to it, and rendering diagnostics
+// to stderr.
 #pragma once
 
 #include "core/ir/diagnostic.h"
 #include "core/ir/prim_func.h"
+#include "core/schedule/schedule.h"
 
 #include <optional>
 #include <string>
 
 namespace loopscape::cli {
 
-/// Exit statuses: 0 success, 1 internal failure, 2 bad input (file, syntax, arguments).
-enum ExitCode : int { kExitOk = 0, kExitInternal = 1, kExitBadInput = 2 };
+/// Exit statuses: 0 success; 1 internal failure, or (check --trace) results that differ;
+/// 2 bad input (file, syntax, arguments, a malformed trace file); 3 a schedule step the
+/// schedule refused (an illegal primitive in the trace).
+enum ExitCode : int { kExitOk = 0, kExitInternal = 1, kExitBadInput = 2, kExitIllegalSchedule = 3 };
 
 /// A parsed program with the text it came from (for rendering diagnostics).
 struct LoadedProgram {
@@ -27,6 +31,15 @@ std::optional<LoadedProgram> loadProgram(const std::string& path);
 
 /// Reads a whole file; a Diagnostic "cli.cannot-read" names the file and the reason.
 Expected<std::string> readFile(const std::string& path);
+
+/// Applies the trace file `tracePath` to a fresh Schedule of `program`: a TVM-syntax
+/// Python script (.py, trace_script.h) or a JSON trace (.json, trace_json.h). On failure
+/// prints the diagnostic to stderr and returns nullopt with `exitCode` set: a refused
+/// step (kExitIllegalSchedule) prints `T:line:col: error: ...` with the trace line, then
+/// the schedule error rendered against the program before that step; anything else
+/// (unreadable or malformed file, unknown primitive, bad arguments) is kExitBadInput.
+std::optional<schedule::Schedule> applyTraceFile(const LoadedProgram& program, const std::string& tracePath,
+                                                 int& exitCode);
 
 /// Prints `d` to stderr, with the source line and caret when `source` is given.
 void printDiagnostic(const Diagnostic& d, std::string_view source = {});

@@ -1,6 +1,9 @@
 // `check`: run the reference interpreter on the program with seeded random inputs (or
 // inputs read from .npy files) and print one checksum line per output; optionally save
-// the outputs as .npy so other tools (numpy, TVM) can compare them.
+// the outputs as .npy so other tools (numpy, TVM) can compare them. With --trace, run
+// both the original program and the program after the trace's schedule on the same
+// inputs and report per output `equal` or the first differing element (exit status 1
+// when any output differs).
 #include "cli_support.h"
 #include "commands.h"
 
@@ -13,6 +16,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <memory>
+#include <optional>
 #include <set>
 
 namespace loopscape::cli {
@@ -24,6 +28,9 @@ struct CheckOptions {
   std::vector<std::string> shapes;
   std::string inputsDir;
   std::string saveDir;
+  std::string trace;
+  double atol = 0;
+  double rtol = 0;
   std::uint64_t seed = 0;
 };
 
@@ -79,6 +86,16 @@ Expected<ir::SizeBindings> parseShapes(const ir::PrimFunc& func, const std::vect
   return bindings;
 }
 
+/// `[0, 17]`: the row-major multi-dimensional index of flat index `flat`.
+std::string multiIndex(std::int64_t flat, const std::vector<std::int64_t>& shape) {
+  std::vector<std::int64_t> index(shape.size());
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    index[d] = shape[d] > 0 ? flat % shape[d] : 0;
+    flat = shape[d] > 0 ? flat / shape[d] : 0;
+  }
+  return fmt::format("[{}]", fmt::join(index, ", "));
+}
+
 int runCheck(const CheckOptions& opt) {
   auto program = loadProgram(opt.file);
   if (!program) return kExitBadInput;
@@ -87,6 +104,12 @@ int runCheck(const CheckOptions& opt) {
   if (!sizes) {
     printDiagnostic(sizes.error());
     return kExitBadInput;
+  }
+  std::optional<schedule::Schedule> scheduled;
+  if (!opt.trace.empty()) {
+    int exitCode = kExitOk;
+    scheduled = applyTraceFile(*program, opt.trace, exitCode);
+    if (!scheduled) return exitCode;
   }
 
   const auto outputs = writtenParams(func);
@@ -128,9 +151,31 @@ int runCheck(const CheckOptions& opt) {
     args.push_back(std::move(*loaded));
   }
 
+  // With a trace, the scheduled program runs on copies of the same inputs.
+  std::vector<ir::NDArray> scheduledArgs;
+  if (scheduled) {
+    for (std::size_t i = 0; i < args.size(); ++i)
+      scheduledArgs.push_back(outputs.contains(func.params[i].get()) ? ir::NDArray(args[i].shape(), args[i].dtype())
+                                                                      : args[i].clone());
+    fmt::print("trace  {} ({} instructions)\n", opt.trace, scheduled->trace().instructions.size());
+  }
+
   if (auto ran = ir::interpret(func, args, *sizes); !ran) {
     printDiagnostic(ran.error());
     return kExitInternal;
+  }
+  if (scheduled) {
+    if (scheduled->func().params.size() != func.params.size()) {
+      printDiagnostic(Diagnostic::error("cli.signature-changed",
+                                        "the scheduled program has a different parameter list than the original"));
+      return kExitInternal;
+    }
+    if (auto ran = ir::interpret(scheduled->func(), scheduledArgs, *sizes); !ran) {
+      auto d = ran.error();
+      d.message = fmt::format("the scheduled program failed: {}", d.message);
+      printDiagnostic(d);
+      return kExitInternal;
+    }
   }
 
   if (!opt.saveDir.empty()) {
@@ -142,9 +187,29 @@ int runCheck(const CheckOptions& opt) {
       return kExitBadInput;
     }
   }
+  bool allEqual = true;
   for (std::size_t i = 0; i < func.params.size(); ++i) {
     const auto& param = func.params[i];
     if (!outputs.contains(param.get())) continue;
+    if (scheduled) {
+      const auto mismatch = ir::firstMismatch(scheduledArgs[i], args[i], opt.atol, opt.rtol);
+      if (!mismatch) {
+        fmt::print("output {:<12} {:<8} {:<18} equal\n", param->name, param->dtype.str(), shapeText(args[i].shape()));
+      } else {
+        allEqual = false;
+        fmt::print("output {:<12} {:<8} {:<18} differs at flat index {} {}: original {:.9g}, scheduled {:.9g}\n",
+                   param->name, param->dtype.str(), shapeText(args[i].shape()), mismatch->index,
+                   multiIndex(mismatch->index, args[i].shape()), mismatch->expected, mismatch->actual);
+      }
+      if (opt.saveDir.empty()) continue;
+      const auto path = (std::filesystem::path(opt.saveDir) / (param->name + ".npy")).string();
+      if (auto saved = ir::saveNpy(path, scheduledArgs[i]); !saved) {
+        printDiagnostic(saved.error());
+        return kExitBadInput;
+      }
+      fmt::print("saved  {:<12} {}\n", param->name, path);
+      continue;
+    }
     const auto sum = args[i].checksum();
     fmt::print("output {:<12} {:<8} {:<18} sum={:.9g} abs_sum={:.9g} fnv1a={:016x}\n", param->name,
                param->dtype.str(), shapeText(args[i].shape()), sum.sum, sum.absSum, sum.hash);
@@ -156,7 +221,7 @@ int runCheck(const CheckOptions& opt) {
     }
     fmt::print("saved  {:<12} {}\n", param->name, path);
   }
-  return kExitOk;
+  return allEqual ? kExitOk : kExitInternal;
 }
 
 } // namespace
@@ -169,6 +234,11 @@ void registerCheck(CLI::App& app, CommandResult& result) {
   cmd->add_option("--shape", opt->shapes, "Bind a symbolic size, e.g. --shape n=64 (repeatable)");
   cmd->add_option("--inputs", opt->inputsDir, "Read each input NAME from DIR/NAME.npy instead of random data");
   cmd->add_option("--save", opt->saveDir, "Write each output NAME to DIR/NAME.npy");
+  cmd->add_option("--trace", opt->trace,
+                  "Schedule trace (.py TVM script or .json): run the original and the scheduled program on the same "
+                  "inputs and compare every output (exit status 1 if any differs, 3 if a step is illegal)");
+  cmd->add_option("--atol", opt->atol, "With --trace: absolute tolerance of the comparison (default: bit-exact)");
+  cmd->add_option("--rtol", opt->rtol, "With --trace: relative tolerance of the comparison (default: bit-exact)");
   cmd->add_option("--seed", opt->seed, "Seed of the random inputs (input number i uses SEED + i)")
       ->capture_default_str();
   cmd->callback([opt, &result] { result.exitCode = runCheck(*opt); });

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace loopscape::schedule {
@@ -29,6 +30,36 @@ std::string floatRepr(double v) {
   return text;
 }
 } // namespace
+
+std::vector<PythonArgument> pythonSignature(const InstructionKind& kind) {
+  std::vector<PythonArgument> args;
+  for (std::size_t i = 0; i < kind.inputNames.size(); ++i) args.push_back({kind.inputNames[i], true, i, std::nullopt});
+  for (std::size_t i = 0; i < kind.attrs.size(); ++i) args.push_back({kind.attrs[i].name, false, i, std::nullopt});
+  // TVM signatures that interleave inputs and attributes; optional inputs default None.
+  struct Override {
+    std::string_view kind;
+    std::vector<std::string_view> order;
+    std::vector<std::string_view> optionalInputs;
+  };
+  static const Override overrides[] = {
+      {"annotate", {"block_or_loop", "ann_key", "ann_val"}, {}},
+      {"cache_read", {"block", "read_buffer_index", "storage_scope", "consumer_blocks"}, {"consumer_blocks"}},
+      {"cache_write", {"block", "write_buffer_index", "storage_scope", "consumer_blocks"}, {"consumer_blocks"}},
+  };
+  for (const auto& o : overrides) {
+    if (o.kind != kind.name || o.order.size() != args.size()) continue;
+    std::vector<PythonArgument> ordered;
+    for (auto name : o.order)
+      for (const auto& a : args)
+        if (a.name == name) ordered.push_back(a);
+    if (ordered.size() != args.size()) break; // the registry changed: keep its order
+    for (auto& a : ordered)
+      if (a.isInput && std::find(o.optionalInputs.begin(), o.optionalInputs.end(), a.name) != o.optionalInputs.end())
+        a.inputDefault = TraceValue();
+    return ordered;
+  }
+  return args;
+}
 
 std::string rvName(const RV& rv) { return fmt::format("{}{}", rvPrefix(rv.kind), rv.id); }
 
@@ -64,14 +95,14 @@ std::string instructionToPython(const Instruction& inst) {
   std::vector<std::string> args;
   if (kind.variadic) {
     for (const auto& in : inst.inputs) args.push_back(pythonValue(in));
+    for (std::size_t i = 0; i < inst.attrs.size() && i < kind.attrs.size(); ++i)
+      args.push_back(fmt::format("{}={}", kind.attrs[i].name, pythonValue(inst.attrs[i])));
   } else {
-    for (std::size_t i = 0; i < inst.inputs.size(); ++i) {
-      const std::string_view name = i < kind.inputNames.size() ? kind.inputNames[i] : std::string_view("input");
-      args.push_back(fmt::format("{}={}", name, pythonValue(inst.inputs[i])));
+    for (const auto& a : pythonSignature(kind)) {
+      const auto& values = a.isInput ? inst.inputs : inst.attrs;
+      if (a.index < values.size()) args.push_back(fmt::format("{}={}", a.name, pythonValue(values[a.index])));
     }
   }
-  for (std::size_t i = 0; i < inst.attrs.size() && i < kind.attrs.size(); ++i)
-    args.push_back(fmt::format("{}={}", kind.attrs[i].name, pythonValue(inst.attrs[i])));
   if (kind.isSampling && inst.decision) args.push_back(fmt::format("decision={}", pythonValue(*inst.decision)));
 
   std::string lhs;

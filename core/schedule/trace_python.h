@@ -18,9 +18,28 @@
 
 #include "core/schedule/trace.h"
 
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace loopscape::schedule {
+
+/// One argument of a kind's Python signature: an input (index into the instruction's
+/// inputs) or an attribute (index into its attrs), and for inputs the default value
+/// when the argument may be left out.
+struct PythonArgument {
+  std::string_view name;
+  bool isInput = true;
+  std::size_t index = 0;
+  std::optional<TraceValue> inputDefault; ///< optional inputs only (cache_read's consumer_blocks)
+};
+
+/// The arguments of a non-variadic kind in the order of TVM's Python signature. This is
+/// the kind's inputs followed by its attributes, except where TVM interleaves them:
+/// annotate(block_or_loop, ann_key, ann_val), cache_read/cache_write(block,
+/// *_buffer_index, storage_scope, consumer_blocks=None). Printing and positional
+/// arguments of scripts both follow this order.
+std::vector<PythonArgument> pythonSignature(const InstructionKind& kind);
 
 /// `b0`, `l1`, `v2`.
 std::string rvName(const RV& rv);

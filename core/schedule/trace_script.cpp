@@ -4,6 +4,7 @@
 
 #include "core/ir/op.h"
 #include "core/schedule/instruction.h"
+#include "core/schedule/trace_python.h"
 #include "core/schedule/trace_script_syntax.h"
 
 #include <fmt/format.h>
@@ -152,24 +153,23 @@ private:
     }
 
     std::vector<TraceValue> inputs;
+    // Variadic kinds: positional arguments are the inputs, keywords the attributes.
+    std::vector<PythonArgument> signature;
+    if (kind->variadic) {
+      for (std::size_t i = 0; i < kind->attrs.size(); ++i) signature.push_back({kind->attrs[i].name, false, i, {}});
+    } else {
+      signature = pythonSignature(*kind);
+    }
+    std::vector<std::optional<TraceValue>> given(signature.size());
     std::vector<std::optional<TraceValue>> attrs(kind->attrs.size());
     std::optional<TraceValue> decision;
-    std::vector<std::optional<TraceValue>> namedInputs(kind->variadic ? 0 : kind->inputNames.size());
-    const std::size_t slots = namedInputs.size() + attrs.size();
+    const std::size_t slots = signature.size();
     std::size_t positional = 0;
-    auto slotName = [&](std::size_t i) {
-      return i < namedInputs.size() ? kind->inputNames[i] : kind->attrs[i - namedInputs.size()].name;
-    };
-    auto slot = [&](std::size_t i) -> std::optional<TraceValue>& {
-      return i < namedInputs.size() ? namedInputs[i] : attrs[i - namedInputs.size()];
-    };
+    auto slotName = [&](std::size_t i) { return signature[i].name; };
+    auto slot = [&](std::size_t i) -> std::optional<TraceValue>& { return given[i]; };
     auto allNames = [&] {
       std::vector<std::string_view> names;
-      if (kind->variadic) {
-        for (const auto& a : kind->attrs) names.push_back(a.name);
-      } else {
-        for (std::size_t i = 0; i < slots; ++i) names.push_back(slotName(i));
-      }
+      for (std::size_t i = 0; i < slots; ++i) names.push_back(slotName(i));
       if (kind->isSampling) names.push_back("decision");
       return names;
     };
@@ -232,11 +232,17 @@ private:
       *target = std::move(*v);
     }
 
-    for (std::size_t i = 0; i < namedInputs.size(); ++i) {
-      if (!namedInputs[i])
+    if (!kind->variadic) inputs.resize(kind->inputNames.size());
+    for (std::size_t i = 0; i < slots; ++i) {
+      const PythonArgument& a = signature[i];
+      if (!a.isInput) {
+        attrs[a.index] = std::move(given[i]);
+        continue;
+      }
+      if (!given[i] && !a.inputDefault)
         return Unexpected(error(call, "trace.missing-argument",
-                                fmt::format("{}: missing argument '{}'", kind->name, kind->inputNames[i])));
-      inputs.push_back(std::move(*namedInputs[i]));
+                                fmt::format("{}: missing argument '{}'", kind->name, a.name)));
+      inputs[a.index] = given[i] ? std::move(*given[i]) : *a.inputDefault;
     }
     std::vector<TraceValue> attrValues;
     for (std::size_t i = 0; i < attrs.size(); ++i)
@@ -255,8 +261,7 @@ private:
 
   static std::string tooMany(const InstructionKind& kind, std::size_t slots, const PyNode& call) {
     std::vector<std::string_view> names;
-    for (std::size_t i = 0; i < kind.inputNames.size(); ++i) names.push_back(kind.inputNames[i]);
-    for (const auto& a : kind.attrs) names.push_back(a.name);
+    for (const auto& a : pythonSignature(kind)) names.push_back(a.name);
     std::size_t given = 0;
     for (const auto& arg : call.args) given += arg.keyword.empty() ? 1 : 0;
     return fmt::format("{} takes at most {} positional {} ({}), got {}", kind.name, slots,

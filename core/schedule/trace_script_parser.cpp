@@ -505,6 +505,7 @@ private:
         next();
         call->line = (*e)->line;
         call->column = (*e)->column;
+        call->length = (*e)->length; // the callee, when the call spans several lines
         call->items.push_back(*e);
         if (auto ok = arguments(*call); !ok) return Unexpected(ok.error());
         finish(*call);
