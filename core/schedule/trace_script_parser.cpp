@@ -38,6 +38,11 @@ public:
   Expected<std::vector<Token>> run() {
     std::vector<Token> out;
     int depth = 0;
+    struct Open {
+      int line, column;
+      char bracket;
+    };
+    std::vector<Open> open; // unclosed brackets
     bool lineStart = true;
     while (m_pos < m_text.size()) {
       const char c = m_text[m_pos];
@@ -83,8 +88,14 @@ public:
           if (m_text.substr(m_pos, 2) == two) op = two;
         if (std::string_view("()[]{},:.=+-*/%<>;@").find(op[0]) == std::string_view::npos)
           return Unexpected(syntaxError(m_file, m_line, m_column, fmt::format("unexpected character '{}'", op)));
-        if (op == "(" || op == "[" || op == "{") ++depth;
-        if ((op == ")" || op == "]" || op == "}") && depth > 0) --depth;
+        if (op == "(" || op == "[" || op == "{") {
+          ++depth;
+          open.push_back({m_line, m_column, op[0]});
+        }
+        if ((op == ")" || op == "]" || op == "}") && depth > 0) {
+          --depth;
+          open.pop_back();
+        }
         for (std::size_t k = 0; k < op.size(); ++k) advance();
         tok.kind = Tok::Op;
         tok.text = std::string(op);
@@ -92,6 +103,9 @@ public:
       tok.length = tok.line == m_line ? m_column - tok.column : 1;
       out.push_back(std::move(tok));
     }
+    if (!open.empty())
+      return Unexpected(syntaxError(m_file, open.back().line, open.back().column,
+                                    fmt::format("'{}' was never closed", open.back().bracket)));
     if (!lineStart) out.push_back(Token{Tok::Newline, "", m_line, m_column, 1});
     out.push_back(Token{Tok::End, "", m_line, m_column, 1, 0, 0, true});
     return out;

@@ -282,10 +282,14 @@ private Q_SLOTS:
                                          << "e.py:1:19: error: unterminated string literal\n"
                                             "  b = sch.get_block(\"C)\n"
                                             "                    ^\n";
-    QTest::newRow("missing paren") << "b = sch.get_block(\"C\"\nl = 1\n"
-                                   << "e.py:2:1: error: expected ',' or ')', found 'l'\n"
-                                      "  l = 1\n"
-                                      "  ^\n";
+    QTest::newRow("missing comma") << "l = sch.get_loops(sch.get_block(\"C\"))\nsch.split(l[0], [None 4])\n"
+                                   << "e.py:2:23: error: expected ',' or ']', found a number\n"
+                                      "  sch.split(l[0], [None 4])\n"
+                                      "                        ^\n";
+    QTest::newRow("never closed") << "b = sch.get_block(\"C\"\n"
+                                  << "e.py:1:18: error: '(' was never closed\n"
+                                     "  b = sch.get_block(\"C\"\n"
+                                     "                   ^\n";
     QTest::newRow("bad character") << "b = sch.get_block(\"C\") $\n"
                                    << "e.py:1:24: error: unexpected character '$'\n"
                                       "  b = sch.get_block(\"C\") $\n"
