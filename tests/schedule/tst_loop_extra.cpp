@@ -147,7 +147,7 @@ void TestLoopExtra::partitionMatmulReplays() {
 
 void TestLoopExtra::partitionRefused_data() {
   QTest::addColumn<QString>("program");
-  QTest::addColumn<int>("setup"); // 0 none, 1 annotate the loop, 3 add a block named B_i0
+  QTest::addColumn<int>("setup"); // 0 none, 1 annotate the loop, 3 add a block named B_i0, 4 matmul's loop k
   QTest::addColumn<QVariantList>("factors"); // -1: None
   QTest::addColumn<QString>("code");
   QTest::addColumn<QString>("refs");
@@ -168,6 +168,10 @@ void TestLoopExtra::partitionRefused_data() {
                              << "loop:i"
                              << "the loop 'i' has annotations; loop_partition needs a loop without annotations or "
                                 "thread binding";
+  QTest::newRow("reduce loop") << testing::kSmallMatmul << 4 << QVariantList{-1, 16}
+                               << "schedule.loop_partition.reduce-loop" << "loop:k,block:C"
+                               << "the loop 'k' is bound to the reduce iterator 'v_k' of block 'C', which has an init: "
+                                  "every partition would restart the reduction";
   QTest::newRow("name clash") << kVector << 3 << QVariantList{-1, 10} << "schedule.loop_partition.name-clash"
                               << "loop:i,block:B_i0" << "";
 }
@@ -182,8 +186,9 @@ void TestLoopExtra::partitionRefused() {
   std::string source = program.toStdString();
   if (setup == 3) source += "B_i0 = compute((100,), lambda i: B[i] + 1.0, name=\"B_i0\")\n";
   Schedule sch(testing::parseProgram(source));
-  RV b = must(sch.apply("get_block", {}, {"B"}), sch)[0];
+  RV b = must(sch.apply("get_block", {}, {setup == 4 ? "C" : "B"}), sch)[0];
   auto loops = must(sch.apply("get_loops", {b}), sch);
+  if (setup == 4) loops = {loops[2]};
   if (setup == 1) must(sch.apply("annotate", {loops[0], 1}, {"k"}), sch);
   TraceList fs;
   for (const auto& f : factors) fs.push_back(f.toInt() < 0 ? TraceValue() : TraceValue(f.toInt()));

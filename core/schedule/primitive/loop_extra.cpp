@@ -23,7 +23,10 @@
 //   5. the given factors sum to less than the extent          (factor-sum)
 //   6. the loop has no annotations and no thread binding      (annotated-loop)
 //   7. there is a block under the loop (it names the result)  (no-block)
-//   8. the renamed copies do not clash with existing blocks   (name-clash)
+//   8. the loop feeds no reduce iterator of a block with an init (reduce-loop)
+//      (each copy would re-run the init at the start of its own range and drop the
+//      partial result of the ranges before it; TVM produces that wrong program)
+//   9. the renamed copies do not clash with existing blocks   (name-clash)
 //   The result is TVM's: the loop is replaced by an opaque block "<b>_<l>_common" (b the
 //   first block under the loop, l the loop) whose body is, for each range k, an opaque
 //   block "<b>_<l><k>_partition" holding the loop `<l><k>` over [start_k, end_k) (the loop
@@ -248,6 +251,19 @@ Expected<std::vector<RV>> applyLoopPartition(Schedule& sch, const std::vector<Tr
     return Unexpected(scheduleError(prim, "no-block", fmt::format("there is no block under loop '{}'", name),
                                     {loopRef(name)}));
   const std::string blockName = realizes.front()->blockNode().name + "_" + name;
+  // 8. no reduction restarted per range.
+  const std::vector<const ir::ExprNode*> self{f.loopVar.get()};
+  for (const auto* realize : realizes) {
+    const auto& block = realize->blockNode();
+    if (!block.init.defined()) continue;
+    for (std::size_t i = 0; i < realize->iterValues.size(); ++i)
+      if (block.iterVars[i].kind == ir::IterKind::Reduce && usesAnyVar(realize->iterValues[i], self))
+        return Unexpected(scheduleError(prim, "reduce-loop",
+                                        fmt::format("the loop '{}' is bound to the reduce iterator '{}' of block '{}', "
+                                                    "which has an init: every partition would restart the reduction",
+                                                    name, block.iterVars[i].var.as<ir::Var>()->name, block.name),
+                                        {loopRef(name), blockRef(block.name)}));
+  }
 
   // Range ends: the None factor is the rest; without None the remainder is a last range.
   std::vector<std::int64_t> ends;
@@ -278,7 +294,7 @@ Expected<std::vector<RV>> applyLoopPartition(Schedule& sch, const std::vector<Tr
     start = ends[k];
   }
   newNames.push_back(blockName + "_common");
-  // 8. unique block names.
+  // 9. unique block names.
   for (const auto& n : newNames)
     if (sch.tree().findBlock(n))
       return Unexpected(scheduleError(prim, "name-clash",
