@@ -10,7 +10,7 @@ packages=(
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libisl-dev
   llvm-16-dev libzstd-dev
-  libgraphviz-dev qt6-svg-dev qt6-charts-dev
+  libgraphviz-dev qt6-svg-dev qt6-charts-dev libqt6opengl6-dev libxkbcommon-dev
   xvfb xauth
 )
 
