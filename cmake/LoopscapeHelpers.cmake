@@ -33,3 +33,27 @@ function(ls_add_test_dir module)
     set_tests_properties(${module}.${unit} PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" TIMEOUT 300)
   endforeach()
 endfunction()
+
+# ls_add_plugin(<name> [SOURCES <files...>] [DEPS <targets...>])
+# A target plugin: a MODULE library `loopscape-target-<name>` (file
+# loopscape-target-<name>.so) from SOURCES (default: every .cpp in the calling directory),
+# linked with loopscape::codegen, written to ${CMAKE_BINARY_DIR}/plugins (where the
+# registry finds it from build/app/cli) and installed into lib/loopscape/plugins.
+function(ls_add_plugin name)
+  cmake_parse_arguments(ARG "" "OUTPUT_DIRECTORY" "SOURCES;DEPS" ${ARGN})
+  if(NOT ARG_SOURCES)
+    file(GLOB ARG_SOURCES CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/*.cpp")
+  endif()
+  if(NOT ARG_OUTPUT_DIRECTORY)
+    set(ARG_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/plugins")
+  endif()
+  set(target loopscape-target-${name})
+  add_library(${target} MODULE ${ARG_SOURCES})
+  set_target_properties(${target} PROPERTIES PREFIX "" OUTPUT_NAME ${target}
+                        LIBRARY_OUTPUT_DIRECTORY "${ARG_OUTPUT_DIRECTORY}")
+  target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}")
+  target_link_libraries(${target} PRIVATE loopscape::codegen ${ARG_DEPS})
+  if(ARG_OUTPUT_DIRECTORY STREQUAL "${CMAKE_BINARY_DIR}/plugins")
+    install(TARGETS ${target} LIBRARY DESTINATION lib/loopscape/plugins)
+  endif()
+endfunction()

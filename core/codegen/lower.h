@@ -1,0 +1,47 @@
+// Lowering: a scheduled PrimFunc brought down to a LoweredFunc (lowered_func.h states
+// what the result guarantees). `lower` runs the passes below in order, Halide-style; each
+// pass is one free function in its own lower_*.h:
+//
+//   1. checkThreadBindings  (lower_thread_check.h)  CPU targets refuse ThreadBinding loops
+//   2. lowerBlocks          (lower_blocks.h)        blocks -> statements, init placement,
+//                                                    predicates, Allocate, block markers
+//   3. makeSizeParams       (lower_flatten.h)       symbolic sizes -> int64 parameters
+//   4. flattenBuffers       (lower_flatten.h)       N-d accesses -> 1-D strided offsets
+//   5. unrollLoops          (lower_unroll.h)        Unrolled loops with constant extent
+//   6. simplify             (core/ir/simplify.h)    canonical affine indices
+//   7. vectorizeLoops       (lower_vectorize.h)     Vectorized loops -> Ramp/Broadcast
+//
+// With LowerOptions::trace the IR is logged after every pass (ir::printStmt).
+#pragma once
+
+#include "core/codegen/lowered_func.h"
+#include "core/ir/diagnostic.h"
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace loopscape::codegen {
+
+struct LowerOptions {
+  /// The device the code is for (Target::deviceKind()): "cpu" refuses ThreadBinding loops
+  /// (Diagnostic "codegen.thread-binding-on-cpu"); "gpu" keeps them.
+  std::string deviceKind = "cpu";
+  /// Log the IR after each pass through `log` (stderr when `log` is empty).
+  bool trace = false;
+  std::function<void(std::string_view pass, std::string_view ir)> log;
+  /// Widest vector a Vectorized loop may become; a longer constant extent falls back to a
+  /// Serial loop with a remark (split the loop first).
+  int maxVectorLanes = 64;
+};
+
+/// Lowers `func` (a scheduled PrimFunc, root block "root") to a LoweredFunc. Errors:
+/// "codegen.thread-binding-on-cpu" (names the loop). The name is the sanitised function
+/// name with "_kernel" appended ("main" -> "main_kernel").
+Expected<LoweredFunc> lower(const ir::PrimFunc& func, const LowerOptions& options = {});
+
+/// `name` with every character outside [A-Za-z0-9_] replaced by '_' (and a leading '_'
+/// when it starts with a digit or is empty): a valid C identifier.
+std::string sanitizeIdentifier(std::string_view name);
+
+} // namespace loopscape::codegen

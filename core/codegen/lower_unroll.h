@@ -1,0 +1,13 @@
+// Lowering pass 5: unrolling. An Unrolled loop with a constant extent becomes the
+// sequence of its bodies with the loop variable replaced by min, min + 1, ... (an extent
+// of 0 becomes the no-op Evaluate(0)). An Unrolled loop whose extent is not a constant
+// stays a Serial loop, with a Remark naming the loop and its extent.
+#pragma once
+
+#include "core/codegen/lowered_func.h"
+
+namespace loopscape::codegen {
+
+ir::Stmt unrollLoops(const ir::Stmt& body, std::vector<Remark>& remarks);
+
+} // namespace loopscape::codegen

@@ -1,0 +1,27 @@
+// Lowering pass 7: vectorization. A Vectorized loop `for v in [min, min + L)` whose body
+// can be vectorized becomes that body executed once on vectors of L lanes (TVM's
+// VectorizeLoop): v becomes Ramp(min, 1, L); a load or store whose flat index is affine
+// in v with stride 1 becomes a vector access with index Ramp(base, 1, L); loop-invariant
+// scalars stay scalar and are Broadcast where they meet a vector. Vector statements keep
+// statement order: each statement runs for all lanes before the next one.
+//
+// The body is vectorizable when it is made of stores, sequences, block markers and
+// conditions that do not depend on v; every store is contiguous in v (stride 1); every
+// load is contiguous or invariant; a buffer the loop writes is read only at the element
+// it writes (same index), so no lane sees another lane's result; the operations are
+// arithmetic, min/max, comparisons, logic, select and casts, and the calls fma, fabs,
+// sqrt, floor, ceil and round; no load sits under a Select branch or the right side of
+// And/Or (a vector would evaluate it for every lane, possibly out of bounds). Otherwise
+// the loop stays a Serial loop and a Remark names the loop and the first reason, e.g.
+// "vectorize fell back to a scalar loop: the body calls T.exp". An extent of 1 is
+// replaced by its single iteration; a non-constant extent or one above `maxLanes` falls
+// back too.
+#pragma once
+
+#include "core/codegen/lowered_func.h"
+
+namespace loopscape::codegen {
+
+ir::Stmt vectorizeLoops(const ir::Stmt& body, int maxLanes, std::vector<Remark>& remarks);
+
+} // namespace loopscape::codegen

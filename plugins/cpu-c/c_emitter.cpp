@@ -1,0 +1,393 @@
+#include "plugins/cpu-c/c_emitter.h"
+
+#include "core/codegen/lower.h"
+
+#include "core/ir/functor.h"
+#include "core/ir/op.h"
+#include "core/ir/simplify.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace loopscape::codegen::cpu_c {
+
+using namespace ir;
+
+std::string cType(DataType t) {
+  switch (t.code()) {
+  case DataType::Code::Bool: return "bool";
+  case DataType::Code::Int: return "int" + std::to_string(t.bits()) + "_t";
+  case DataType::Code::UInt: return "uint" + std::to_string(t.bits()) + "_t";
+  case DataType::Code::Float:
+    if (t.bits() == 16) return "_Float16";
+    return t.bits() == 64 ? "double" : "float";
+  }
+  LS_UNREACHABLE("bad DataType code");
+}
+
+namespace {
+
+// C operator precedence (higher binds tighter).
+enum Prec : int { kTernary = 3, kOr = 4, kAnd = 5, kEq = 9, kRel = 10, kAdd = 12, kMul = 13, kUnary = 15, kAtom = 16 };
+
+struct CExpr {
+  std::string text;
+  int prec = kAtom;
+};
+
+std::string paren(const CExpr& e, int minPrec) { return e.prec < minPrec ? "(" + e.text + ")" : e.text; }
+
+const std::set<std::string>& reservedNames() {
+  static const std::set<std::string> names = {
+      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
+      "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
+      "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "bool",
+      "true", "false", "buffers", "sizes", "free", "abs", "exp", "log", "sqrt", "tanh", "erf", "pow",
+      "fabs", "floor", "ceil", "round", "fma", "main"};
+  return names;
+}
+
+/// Unique C identifiers for the Vars and Buffers of one function.
+class Names {
+public:
+  Names() {
+    for (const auto& n : reservedNames()) m_taken.insert(n);
+  }
+  std::string of(const void* node, const std::string& hint) {
+    auto it = m_names.find(node);
+    if (it != m_names.end()) return it->second;
+    std::string base = sanitizeIdentifier(hint);
+    if (base.starts_with("ls_")) base = "v_" + base;
+    std::string name = base;
+    for (int i = 1; m_taken.contains(name); ++i) name = base + "_" + std::to_string(i);
+    m_taken.insert(name);
+    return m_names[node] = name;
+  }
+  /// A new name that no Var or Buffer will take.
+  std::string fresh(const std::string& base) {
+    std::string name = base;
+    for (int i = 1; m_taken.contains(name); ++i) name = base + "_" + std::to_string(i);
+    m_taken.insert(name);
+    return name;
+  }
+
+private:
+  std::unordered_map<const void*, std::string> m_names;
+  std::set<std::string> m_taken;
+};
+
+std::string floatLiteral(double v, int bits) {
+  if (std::isnan(v)) return "NAN";
+  if (std::isinf(v)) return v > 0 ? "INFINITY" : "(-INFINITY)";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, bits == 64 ? "%.17g" : "%.9g", v);
+  std::string s = buf;
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  if (bits == 64) return s;
+  return bits == 16 ? "(_Float16)" + s + "f" : s + "f";
+}
+
+std::string intLiteral(DataType t, std::int64_t v) {
+  if (t.isBool()) return v ? "true" : "false";
+  if (t.isUInt()) return std::to_string(static_cast<std::uint64_t>(v) & (t.bits() == 64 ? ~0ull : ((1ull << t.bits()) - 1))) + "u";
+  if (v == std::numeric_limits<std::int64_t>::min()) return "INT64_MIN";
+  if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max())
+    return std::to_string(v) + "LL";
+  if (v == std::numeric_limits<std::int32_t>::min()) return "(-2147483647 - 1)";
+  return std::to_string(v);
+}
+
+/// True when C's usual arithmetic conversions would compute `t` in a wider type, so the
+/// result must be cast back to wrap (bool excluded: it never reaches arithmetic).
+bool isNarrowInt(DataType t) { return t.isInteger() && t.bits() < 32; }
+bool isHalf(DataType t) { return t.isFloat() && t.bits() == 16; }
+
+class Emitter final : public ExprFunctor<CExpr> {
+public:
+  explicit Emitter(int threads) : m_threads(threads) {}
+
+  std::string run(const LoweredFunc& func) {
+    for (std::size_t i = 0; i < func.flatParams.size(); ++i) m_names.of(func.flatParams[i].get(), func.flatParams[i]->name);
+    for (const auto& v : func.sizeVars) m_names.of(v.get(), v.as<Var>()->name);
+    m_indent = 1;
+    emitStmt(func.body);
+    std::string body = std::move(m_out);
+
+    std::string sig = "void " + func.name + "(";
+    std::string call;
+    for (std::size_t i = 0; i < func.flatParams.size(); ++i) {
+      const Buffer& b = func.flatParams[i];
+      std::string t = cType(b->dtype);
+      sig += (i ? ", " : "") + t + "* restrict " + m_names.of(b.get(), b->name);
+      call += (i ? ", " : "") + std::string("(") + t + "*)buffers[" + std::to_string(i) + "]";
+    }
+    for (std::size_t i = 0; i < func.sizeVars.size(); ++i) {
+      bool first = func.flatParams.empty() && i == 0;
+      sig += (first ? "" : ", ") + std::string("int64_t ") + m_names.of(func.sizeVars[i].get(), "");
+      call += (first ? "" : ", ") + std::string("sizes[") + std::to_string(i) + "]";
+    }
+    if (func.flatParams.empty() && func.sizeVars.empty()) sig += "void";
+    sig += ")";
+
+    std::string out;
+    out += "// Generated by loopscape (target cpu-c) from PrimFunc \"" + func.name.substr(0, func.name.size() - 7) +
+           "\".\n";
+    out += "// Kernel ABI: one pointer per parameter (flat row-major data), then one int64_t per\n";
+    out += "// symbolic size; " + func.name + "_packed takes them as arrays.\n";
+    out += "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <stdlib.h>\n\n";
+    for (const auto& [key, text] : m_helpers) out += text;
+    if (!m_helpers.empty()) out += "\n";
+    out += sig + " {\n" + body + "}\n\n";
+    out += "void " + func.name + "_packed(void* const* buffers, const int64_t* sizes) {\n";
+    if (func.flatParams.empty()) out += "  (void)buffers;\n";
+    if (func.sizeVars.empty()) out += "  (void)sizes;\n";
+    out += "  " + func.name + "(" + call + ");\n}\n";
+    return out;
+  }
+
+private:
+  // ---- statements -------------------------------------------------------------------
+
+  void line(const std::string& text) {
+    m_out.append(static_cast<std::size_t>(m_indent) * 2, ' ');
+    m_out += text;
+    m_out += '\n';
+  }
+
+  void emitStmt(const Stmt& s) {
+    if (const auto* op = s.as<SeqStmt>()) {
+      for (const auto& sub : op->seq) emitStmt(sub);
+    } else if (const auto* op = s.as<For>()) {
+      emitFor(*op);
+    } else if (const auto* op = s.as<BufferStore>()) {
+      emitStore(*op);
+    } else if (const auto* op = s.as<IfThenElse>()) {
+      line("if (" + print(op->condition).text + ") {");
+      emitScoped(op->thenCase);
+      if (op->elseCase.defined()) {
+        line("} else {");
+        emitScoped(op->elseCase);
+      }
+      line("}");
+    } else if (const auto* op = s.as<Evaluate>()) {
+      if (const auto* str = op->value.as<StringImm>()) {
+        const std::string& m = str->value;
+        bool init = m.ends_with(".init");
+        line("// block " + (init ? m.substr(0, m.size() - 5) + " (init)" : m));
+      } else if (!op->value.is<IntImm>()) {
+        line("(void)(" + print(op->value).text + ");");
+      }
+    } else if (const auto* op = s.as<LetStmt>()) {
+      line("{");
+      ++m_indent;
+      line("const " + cType(op->value.dtype()) + " " + m_names.of(op->var.get(), op->var.as<Var>()->name) + " = " +
+           print(op->value).text + ";");
+      emitStmt(op->body);
+      --m_indent;
+      line("}");
+    } else if (const auto* op = s.as<Allocate>()) {
+      emitAllocate(*op);
+    } else {
+      LS_UNREACHABLE("cpu-c: statement kind {} is not lowered", stmtKindName(s.kind()));
+    }
+  }
+
+  void emitScoped(const Stmt& s) {
+    ++m_indent;
+    emitStmt(s);
+    --m_indent;
+  }
+
+  void emitFor(const For& op) {
+    std::string var = m_names.of(op.loopVar.get(), op.loopVar.as<Var>()->name);
+    std::string type = cType(op.loopVar.dtype());
+    Expr end = simplify(Add::make(op.min, op.extent));
+    if (op.forKind == ForKind::Parallel)
+      line("#pragma omp parallel for" + (m_threads > 0 ? " num_threads(" + std::to_string(m_threads) + ")" : std::string()));
+    line("for (" + type + " " + var + " = " + print(op.min).text + "; " + var + " < " + paren(print(end), kRel + 1) +
+         "; ++" + var + ") {");
+    emitScoped(op.body);
+    line("}");
+  }
+
+  void emitStore(const BufferStore& op) {
+    std::string name = m_names.of(op.buffer.get(), op.buffer->name);
+    int lanes = op.value.dtype().lanes();
+    if (lanes == 1) {
+      line(name + "[" + print(op.indices[0]).text + "] = " + print(op.value).text + ";");
+      return;
+    }
+    if (m_laneName.empty()) m_laneName = m_names.fresh("lane");
+    std::string lane = m_lane = m_laneName;
+    line("#pragma omp simd");
+    line("for (int32_t " + lane + " = 0; " + lane + " < " + std::to_string(lanes) + "; ++" + lane + ") {");
+    ++m_indent;
+    line(name + "[" + print(op.indices[0]).text + "] = " + print(op.value).text + ";");
+    --m_indent;
+    line("}");
+    m_lane.clear();
+  }
+
+  void emitAllocate(const Allocate& op) {
+    const auto& b = *op.buffer.get();
+    std::string name = m_names.of(op.buffer.get(), b.name);
+    std::string type = cType(b.dtype);
+    auto count = asConstInt(b.shape[0]);
+    line("{");
+    ++m_indent;
+    if (b.scope == MemoryScope::Local && count && *count * b.dtype.bytes() <= 64 * 1024) {
+      line(type + " " + name + "[" + std::to_string(std::max<std::int64_t>(*count, 1)) +
+           "] __attribute__((aligned(64)));");
+      emitStmt(op.body);
+    } else {
+      helper("ls_alloc", "static inline void* ls_alloc(int64_t bytes) {\n"
+                         "  int64_t rounded = (bytes + 63) / 64 * 64;\n"
+                         "  return aligned_alloc(64, (size_t)(rounded > 0 ? rounded : 64));\n}\n");
+      std::string bytes = paren(print(Cast::make(DataType::int64(), b.shape[0])), kMul) + " * " +
+                          std::to_string(b.dtype.bytes());
+      line(type + "* restrict " + name + " = (" + type + "*)ls_alloc(" + bytes + ");");
+      emitStmt(op.body);
+      line("free(" + name + ");");
+    }
+    --m_indent;
+    line("}");
+  }
+
+  // ---- expressions ------------------------------------------------------------------
+
+  void helper(const std::string& key, const std::string& text) { m_helpers.emplace(key, text); }
+
+  CExpr print(const Expr& e) { return visitExpr(e); }
+
+  /// An operand of a float16 operation, converted to float.
+  std::string asFloat(const Expr& e) {
+    CExpr c = print(e);
+    return isHalf(e.dtype()) ? "(float)" + paren(c, kUnary) : paren(c, kUnary);
+  }
+
+  CExpr wrapResult(DataType t, CExpr e) {
+    if (isNarrowInt(t)) return {"(" + cType(t) + ")(" + e.text + ")", kUnary};
+    return e;
+  }
+
+  CExpr infix(DataType t, const Expr& a, const Expr& b, const char* op, int prec) {
+    if (isHalf(a.dtype())) {
+      std::string text = asFloat(a) + " " + op + " " + asFloat(b);
+      if (prec >= kAdd) return {"(_Float16)(" + text + ")", kUnary};
+      return {text, prec};
+    }
+    CExpr x = print(a), y = print(b);
+    return wrapResult(t, {paren(x, prec) + " " + op + " " + paren(y, prec + 1), prec});
+  }
+
+  CExpr helperCall(const std::string& fn, DataType t, const std::string& body, const std::vector<Expr>& args) {
+    std::string ct = cType(t.element());
+    std::string name = "ls_" + fn + "_" + (t.isFloat() ? std::string(t.bits() == 16 ? "f16" : t.bits() == 64 ? "f64" : "f32")
+                                                           : (t.isUInt() ? "u" : "i") + std::to_string(t.bits()));
+    helper(name, "static inline " + ct + " " + name + "(" + ct + " a, " + ct + " b) { " + body + " }\n");
+    std::string text = name + "(";
+    for (std::size_t i = 0; i < args.size(); ++i) text += (i ? ", " : "") + print(args[i]).text;
+    return {text + ")", kAtom};
+  }
+
+  CExpr visitIntImm(const IntImm& op, const Expr&) override {
+    std::string s = intLiteral(op.dtype, op.value);
+    return {s, s[0] == '-' || s[0] == '(' ? kUnary : kAtom};
+  }
+  CExpr visitFloatImm(const FloatImm& op, const Expr&) override {
+    std::string s = floatLiteral(op.value, op.dtype.bits());
+    return {s, s[0] == '-' || s[0] == '(' ? kUnary : kAtom};
+  }
+  CExpr visitStringImm(const StringImm& op, const Expr&) override { return {"\"" + op.value + "\"", kAtom}; }
+  CExpr visitVar(const Var& op, const Expr&) override { return {m_names.of(&op, op.name), kAtom}; }
+
+  CExpr visitAdd(const Add& op, const Expr&) override { return infix(op.dtype, op.a, op.b, "+", kAdd); }
+  CExpr visitSub(const Sub& op, const Expr&) override { return infix(op.dtype, op.a, op.b, "-", kAdd); }
+  CExpr visitMul(const Mul& op, const Expr&) override { return infix(op.dtype, op.a, op.b, "*", kMul); }
+  CExpr visitDiv(const Div& op, const Expr&) override { return infix(op.dtype, op.a, op.b, "/", kMul); }
+  CExpr visitFloorDiv(const FloorDiv& op, const Expr&) override {
+    return helperCall("floordiv", op.dtype,
+                      "return (a % b != 0 && ((a < 0) != (b < 0))) ? a / b - 1 : a / b;", {op.a, op.b});
+  }
+  CExpr visitFloorMod(const FloorMod& op, const Expr&) override {
+    return helperCall("floormod", op.dtype, "return (a % b != 0 && ((a < 0) != (b < 0))) ? a % b + b : a % b;",
+                      {op.a, op.b});
+  }
+  CExpr visitMin(const Min& op, const Expr&) override { return helperCall("min", op.dtype, "return a < b ? a : b;", {op.a, op.b}); }
+  CExpr visitMax(const Max& op, const Expr&) override { return helperCall("max", op.dtype, "return a > b ? a : b;", {op.a, op.b}); }
+  CExpr visitEQ(const EQ& op, const Expr&) override { return infix(op.dtype, op.a, op.b, "==", kEq); }
+  CExpr visitNE(const NE& op, const Expr&) override { return infix(op.dtype, op.a, op.b, "!=", kEq); }
+  CExpr visitLT(const LT& op, const Expr&) override { return infix(op.dtype, op.a, op.b, "<", kRel); }
+  CExpr visitLE(const LE& op, const Expr&) override { return infix(op.dtype, op.a, op.b, "<=", kRel); }
+  CExpr visitGT(const GT& op, const Expr&) override { return infix(op.dtype, op.a, op.b, ">", kRel); }
+  CExpr visitGE(const GE& op, const Expr&) override { return infix(op.dtype, op.a, op.b, ">=", kRel); }
+  CExpr visitAnd(const And& op, const Expr&) override { return infix(op.dtype, op.a, op.b, "&&", kAnd); }
+  CExpr visitOr(const Or& op, const Expr&) override { return infix(op.dtype, op.a, op.b, "||", kOr); }
+  CExpr visitNot(const Not& op, const Expr&) override { return {"!" + paren(print(op.a), kUnary), kUnary}; }
+  CExpr visitSelect(const Select& op, const Expr&) override {
+    return {paren(print(op.condition), kOr) + " ? " + paren(print(op.trueValue), kOr) + " : " +
+                paren(print(op.falseValue), kTernary),
+            kTernary};
+  }
+  CExpr visitCast(const Cast& op, const Expr&) override {
+    DataType to = op.dtype.element();
+    CExpr v = print(op.value);
+    if (to.isBool()) return {paren(v, kEq + 1) + " != 0", kEq};
+    return {"(" + cType(to) + ")" + paren(v, kUnary), kUnary};
+  }
+  CExpr visitCall(const Call& op, const Expr&) override {
+    DataType t = op.dtype.element();
+    std::string suffix = t.bits() == 64 ? "" : "f";
+    std::string one = t.bits() == 64 ? "1.0" : "1.0f";
+    std::vector<std::string> args;
+    for (const auto& a : op.args) args.push_back(isHalf(t) ? asFloat(a) : print(a).text);
+    auto fn = [&](const std::string& name) {
+      std::string s = name + suffix + "(";
+      for (std::size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i];
+      return s + ")";
+    };
+    std::string text;
+    int prec = kAtom;
+    switch (op.op) {
+    case CallOp::Rsqrt: text = one + " / " + fn("sqrt"); prec = kMul; break;
+    case CallOp::Sigmoid:
+      text = one + " / (" + one + " + exp" + suffix + "(-" + (isHalf(t) ? args[0] : paren(print(op.args[0]), kUnary)) + "))";
+      prec = kMul;
+      break;
+    default: text = fn(callOpName(op.op)); break;
+    }
+    if (isHalf(t)) return {"(_Float16)(" + text + ")", kUnary};
+    return {text, prec};
+  }
+  CExpr visitBufferLoad(const BufferLoad& op, const Expr&) override {
+    return {m_names.of(op.buffer.get(), op.buffer->name) + "[" + print(op.indices[0]).text + "]", kAtom};
+  }
+  CExpr visitRamp(const Ramp& op, const Expr&) override {
+    LS_ASSERT(!m_lane.empty(), "cpu-c: a Ramp outside a vector statement");
+    std::string lane = isConstInt(op.stride, 1) ? m_lane : m_lane + " * " + paren(print(op.stride), kMul + 1);
+    if (isConstInt(op.base, 0)) return {lane, isConstInt(op.stride, 1) ? kAtom : kMul};
+    return {paren(print(op.base), kAdd) + " + " + lane, kAdd};
+  }
+  CExpr visitBroadcast(const Broadcast& op, const Expr&) override { return print(op.value); }
+
+  int m_threads;
+  int m_indent = 0;
+  std::string m_out;
+  std::string m_lane;     ///< the lane variable while a vector statement is printed
+  std::string m_laneName; ///< the function's lane variable name, once one is needed
+  Names m_names;
+  std::map<std::string, std::string> m_helpers;
+};
+
+} // namespace
+
+std::string emitC(const LoweredFunc& func, int threads) {
+  Emitter emitter(threads);
+  return emitter.run(func);
+}
+
+} // namespace loopscape::codegen::cpu_c

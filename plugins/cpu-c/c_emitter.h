@@ -1,0 +1,45 @@
+// The C source of a LoweredFunc (cpu-c plugin).
+//
+// The kernel is one C11 (GNU dialect) function
+//
+//   void <name>(T0* restrict <param0>, ..., Tn* restrict <paramN>, int64_t <size0>, ...);
+//
+// one pointer per PrimFunc parameter in parameter order (flat, row-major data of the
+// parameter's dtype: float, double, _Float16, int8_t ... int64_t, uint8_t, bool), then one
+// int64_t per symbolic size in LoweredFunc::sizeVars order. A second entry point
+//
+//   void <name>_packed(void* const* buffers, const int64_t* sizes);
+//
+// takes the same arguments as arrays (what Kernel::run calls). The code:
+//   * block markers become `// block C` comments (`// block C (init)` for inits);
+//   * Parallel loops get `#pragma omp parallel for` (with num_threads(N) when the build
+//     asks for N threads);
+//   * vector statements (Ramp/Broadcast) become `#pragma omp simd` loops over a lane
+//     variable, one loop per vector statement, each lane computing the scalar expression
+//     (Ramp(b, s, n) is b + s * lane) — the vector semantics exactly, vectorized by the C
+//     compiler;
+//   * integer arithmetic is exact: the code is compiled with -fwrapv (wrapping int32/int64),
+//     narrower results are cast back to their type after every operation, floordiv and
+//     floormod use helpers that round toward negative infinity, min/max are `a < b ? a : b`
+//     like the interpreter;
+//   * float32 math calls use the `f` functions of <math.h> (expf, fmaf ...); float16 values
+//     are _Float16 computed in float and rounded back after every operation, like the
+//     interpreter;
+//   * Allocate: a Local buffer of constant size up to 64 KiB lives on the stack (64-byte
+//     aligned), every other one on the heap (aligned_alloc(64), freed at scope end); it is
+//     not zero-filled (a well-formed program writes before it reads).
+#pragma once
+
+#include "core/codegen/target.h"
+
+#include <string>
+
+namespace loopscape::codegen::cpu_c {
+
+/// C type of a scalar dtype ("float", "int32_t", "_Float16", "bool").
+std::string cType(ir::DataType t);
+
+/// The whole translation unit. `threads` > 0 adds num_threads(threads) to parallel loops.
+std::string emitC(const LoweredFunc& func, int threads = 0);
+
+} // namespace loopscape::codegen::cpu_c
