@@ -1,0 +1,101 @@
+// The cpu-llvm Target: LoweredFunc -> LLVM IR (ir_gen) -> O3 for the host CPU
+// (host_machine) -> object -> ORC LLJIT (jit_kernel); and the plugin's two exported
+// factory functions (target.h).
+#include "host_machine.h"
+#include "ir_gen.h"
+#include "jit_kernel.h"
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <fmt/format.h>
+
+namespace loopscape::codegen::cpullvm {
+
+namespace {
+
+/// An optimised module and the machine it was optimised for (the context owns the module).
+struct Compiled {
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+  std::unique_ptr<llvm::TargetMachine> machine;
+};
+
+Expected<Compiled> compile(const LoweredFunc& func, const BuildOptions& options) {
+  auto machine = createHostMachine(options.fastMath);
+  if (!machine) return Unexpected(machine.error());
+  Compiled c;
+  c.context = std::make_unique<llvm::LLVMContext>();
+  GenOptions gen;
+  gen.fastMath = options.fastMath;
+  gen.threads = options.threads;
+  gen.cpu = hostInfo().cpu;
+  gen.features = hostInfo().features;
+  auto module = generateModule(func, gen, *c.context);
+  if (!module) return Unexpected(module.error());
+  c.module = std::move(*module);
+  c.machine = std::move(*machine);
+  optimizeModule(*c.module, *c.machine);
+  return c;
+}
+
+class CpuLlvmTarget final : public Target {
+public:
+  std::string name() const override { return "cpu-llvm"; }
+  std::string deviceKind() const override { return "cpu"; }
+  std::string description() const override {
+    return fmt::format("LLVM {} IR, O3 for the host CPU ({}), ORC JIT in-process; parallel loops on OpenMP",
+                       hostInfo().llvmVersion, hostInfo().usable ? hostInfo().cpu : "unavailable");
+  }
+  TargetCapabilities capabilities() const override {
+    TargetCapabilities caps;
+    caps.parallel = true;
+    caps.vectorBits = hostInfo().usable ? hostInfo().vectorBits : 0;
+    return caps;
+  }
+  ToolchainStatus toolchain() const override {
+    const HostInfo& host = hostInfo();
+    if (!host.usable) return {false, host.error};
+    return {true, fmt::format("LLVM {} (ORC LLJIT), host CPU {} ({}), {}-bit vectors", host.llvmVersion, host.cpu,
+                              host.triple, host.vectorBits)};
+  }
+  std::vector<std::string> sourceFormats() const override { return {"llvm", "asm"}; }
+
+  Expected<std::string> source(const LoweredFunc& func, const std::string& format, const BuildOptions& options) override {
+    if (format != "llvm" && format != "asm")
+      return Unexpected(Diagnostic::error("codegen.unknown-format",
+                                          fmt::format("cpu-llvm has no source format '{}' (it has: llvm, asm)", format)));
+    auto c = compile(func, options);
+    if (!c) return Unexpected(c.error());
+    if (format == "llvm") return moduleText(*c->module);
+    return emitAssembly(*c->module, *c->machine);
+  }
+
+  Expected<std::unique_ptr<Kernel>> build(const LoweredFunc& func, const BuildOptions& options) override {
+    auto c = compile(func, options);
+    if (!c) return Unexpected(c.error());
+    auto object = emitObject(*c->module, *c->machine);
+    if (!object) return Unexpected(object.error());
+    KernelSpec spec;
+    spec.object = std::move(*object);
+    spec.symbol = kernelSymbol(func);
+    spec.packedSymbol = packedSymbol(func);
+    spec.buffers = func.params.size();
+    spec.sizes = func.sizeVars.size();
+    spec.workDir = options.workDir;
+    return makeJitKernel(std::move(spec));
+  }
+};
+
+} // namespace
+
+} // namespace loopscape::codegen::cpullvm
+
+extern "C" __attribute__((visibility("default"))) int loopscape_target_abi_version() {
+  return loopscape::codegen::kTargetAbiVersion;
+}
+
+extern "C" __attribute__((visibility("default"))) loopscape::codegen::Target* loopscape_create_target() {
+  return new loopscape::codegen::cpullvm::CpuLlvmTarget();
+}

@@ -1,0 +1,132 @@
+// The host CPU as an LLVM target: initialisation, TargetMachine, O3 pipeline, emission.
+#include "host_machine.h"
+
+#include <llvm/ADT/StringMap.h>
+#include <llvm/Config/llvm-config.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/MC/SubtargetFeature.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
+
+#include <mutex>
+
+namespace loopscape::codegen::cpullvm {
+
+namespace {
+
+HostInfo detectHost() {
+  HostInfo info;
+  info.llvmVersion = LLVM_VERSION_STRING;
+  if (llvm::InitializeNativeTarget() || llvm::InitializeNativeTargetAsmPrinter() ||
+      llvm::InitializeNativeTargetAsmParser()) {
+    info.error = "LLVM " + info.llvmVersion + " has no native target for this machine";
+    return info;
+  }
+  info.triple = llvm::sys::getProcessTriple();
+  info.cpu = llvm::sys::getHostCPUName().str();
+  llvm::StringMap<bool> features;
+  llvm::SubtargetFeatures enabled;
+  if (llvm::sys::getHostCPUFeatures(features))
+    for (const auto& f : features)
+      if (f.second) enabled.AddFeature(f.first(), true);
+  info.features = enabled.getString();
+  auto has = [&](const char* name) { return features.lookup(name); };
+  info.vectorBits = has("avx512f") ? 512 : has("avx") ? 256 : 128;
+  info.usable = true;
+  return info;
+}
+
+} // namespace
+
+const HostInfo& hostInfo() {
+  static std::once_flag once;
+  static HostInfo info;
+  std::call_once(once, [] { info = detectHost(); });
+  return info;
+}
+
+Expected<std::unique_ptr<llvm::TargetMachine>> createHostMachine(bool fastMath) {
+  const HostInfo& host = hostInfo();
+  if (!host.usable) return Unexpected(Diagnostic::error("cpu-llvm.toolchain", host.error));
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    return Unexpected(Diagnostic::error("cpu-llvm.toolchain", "cannot describe the host CPU to LLVM: " +
+                                                                  llvm::toString(builder.takeError())));
+  builder->setCPU(host.cpu);
+  builder->getFeatures() = llvm::SubtargetFeatures(host.features);
+  builder->setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
+  builder->setRelocationModel(llvm::Reloc::PIC_);
+  builder->setCodeModel(llvm::CodeModel::Small);
+  if (fastMath) {
+    builder->getOptions().AllowFPOpFusion = llvm::FPOpFusion::Fast;
+    builder->getOptions().UnsafeFPMath = true;
+    builder->getOptions().NoInfsFPMath = true;
+    builder->getOptions().NoNaNsFPMath = true;
+    builder->getOptions().NoSignedZerosFPMath = true;
+  }
+  auto machine = builder->createTargetMachine();
+  if (!machine)
+    return Unexpected(Diagnostic::error("cpu-llvm.toolchain", "cannot create a target machine for " + host.cpu + ": " +
+                                                                  llvm::toString(machine.takeError())));
+  return std::move(*machine);
+}
+
+void optimizeModule(llvm::Module& module, llvm::TargetMachine& machine) {
+  module.setTargetTriple(machine.getTargetTriple().str());
+  module.setDataLayout(machine.createDataLayout());
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  tuning.LoopUnrolling = true;
+  llvm::PassBuilder pb(&machine, tuning);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(module, mam);
+}
+
+std::string moduleText(const llvm::Module& module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os, nullptr);
+  os.flush();
+  return text;
+}
+
+namespace {
+Expected<std::vector<char>> emit(llvm::Module& module, llvm::TargetMachine& machine, llvm::CodeGenFileType type) {
+  module.setTargetTriple(machine.getTargetTriple().str());
+  module.setDataLayout(machine.createDataLayout());
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  if (machine.addPassesToEmitFile(pm, os, nullptr, type))
+    return Unexpected(Diagnostic::error("cpu-llvm.codegen", "the LLVM target cannot emit this kind of file"));
+  pm.run(module);
+  return std::vector<char>(buffer.begin(), buffer.end());
+}
+} // namespace
+
+Expected<std::string> emitAssembly(llvm::Module& module, llvm::TargetMachine& machine) {
+  auto bytes = emit(module, machine, llvm::CGFT_AssemblyFile);
+  if (!bytes) return Unexpected(bytes.error());
+  return std::string(bytes->begin(), bytes->end());
+}
+
+Expected<std::vector<char>> emitObject(llvm::Module& module, llvm::TargetMachine& machine) {
+  return emit(module, machine, llvm::CGFT_ObjectFile);
+}
+
+} // namespace loopscape::codegen::cpullvm

@@ -1,0 +1,92 @@
+// Internal to ir_gen*.cpp: the IrGen class that walks one LoweredFunc and emits LLVM IR.
+// Expressions are in ir_gen_expr.cpp, statements, loops, outlining and the module in
+// ir_gen_stmt.cpp. The first error is kept in m_error; generation continues with
+// placeholder values so that the walk stays simple, and generateModule returns the error.
+#pragma once
+
+#include "ir_gen.h"
+
+#include "core/ir/stmt.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include <optional>
+#include <unordered_map>
+
+namespace loopscape::codegen::cpullvm::detail {
+
+/// What a name means inside the function being emitted: variables (keyed by the Var
+/// node) and buffers (keyed by the buffer node) with their LLVM values.
+struct Scope {
+  std::unordered_map<const ir::ExprNode*, llvm::Value*> vars;
+  std::unordered_map<const ir::BufferNode*, llvm::Value*> buffers;
+};
+
+class IrGen {
+public:
+  IrGen(llvm::Module& module, const GenOptions& options);
+
+  /// Emits the kernel and its packed entry; the error, if any, afterwards.
+  std::optional<Diagnostic> emitKernel(const LoweredFunc& func);
+
+  // ---- types ---------------------------------------------------------------------------
+  /// Register type of `t` (bool -> i1, float16 -> half; vectors for lanes > 1).
+  llvm::Type* regType(ir::DataType t);
+  /// Memory type of one element of `t` (bool -> i8).
+  llvm::Type* memType(ir::DataType t);
+
+  // ---- expressions (ir_gen_expr.cpp) ---------------------------------------------------
+  llvm::Value* expr(const ir::Expr& e);
+
+private:
+  llvm::Value* binary(const ir::Expr& e);
+  llvm::Value* intBinary(ir::ExprKind kind, ir::DataType t, llvm::Value* a, llvm::Value* b);
+  llvm::Value* floatBinary(ir::ExprKind kind, llvm::Value* a, llvm::Value* b);
+  llvm::Value* compare(ir::ExprKind kind, ir::DataType operandType, llvm::Value* a, llvm::Value* b);
+  llvm::Value* logical(const ir::Expr& e);
+  llvm::Value* select(const ir::Select& op, const ir::Expr& self);
+  llvm::Value* cast(ir::DataType to, const ir::Expr& value);
+  llvm::Value* call(const ir::Call& op);
+  llvm::Value* load(const ir::BufferLoad& op);
+  /// Pointer (scalar) or vector of pointers (gather/scatter) for a flat access; `contiguous`
+  /// is set when the access covers `lanes` consecutive elements from the returned pointer.
+  llvm::Value* address(const ir::Buffer& buffer, const std::vector<ir::Expr>& indices, int lanes, bool& contiguous);
+  llvm::Value* bufferPointer(const ir::Buffer& buffer);
+  llvm::Value* toIndex(llvm::Value* v, ir::DataType t);
+  llvm::Value* splat(llvm::Value* v, int lanes);
+  llvm::Value* toMemory(llvm::Value* v, ir::DataType t);
+  llvm::Value* fromMemory(llvm::Value* v, ir::DataType t);
+  /// Evaluates `e` only when `cond` holds (else `otherwise`), with a branch.
+  llvm::Value* guarded(llvm::Value* cond, const ir::Expr& e, llvm::Value* otherwise, bool whenTrue);
+  llvm::Value* placeholder(ir::DataType t);
+
+  // ---- statements (ir_gen_stmt.cpp) ----------------------------------------------------
+  void stmt(const ir::Stmt& s);
+  void forLoop(const ir::For& op);
+  void serialLoop(const ir::Expr& loopVar, llvm::Value* begin, llvm::Value* end, llvm::Value* offset,
+                  const ir::Stmt& body);
+  void parallelLoop(const ir::For& op);
+  void store(const ir::BufferStore& op);
+  void allocate(const ir::Allocate& op);
+  void ifThenElse(const ir::IfThenElse& op);
+  llvm::AllocaInst* entryAlloca(llvm::Type* type, llvm::Value* count, unsigned align, const std::string& name);
+  llvm::FunctionCallee runtimeFunction(const char* name);
+
+public:
+  void fail(std::string code, std::string message, std::string loop = {});
+  bool failed() const { return m_error.has_value(); }
+
+private:
+  llvm::Module& m_module;
+  llvm::LLVMContext& m_ctx;
+  GenOptions m_options;
+  llvm::IRBuilder<> m_b;
+  llvm::Function* m_function = nullptr;
+  Scope m_scope;
+  int m_outlined = 0;
+  unsigned m_maxVectorBits = 0;
+  std::optional<Diagnostic> m_error;
+};
+
+} // namespace loopscape::codegen::cpullvm::detail
