@@ -186,14 +186,19 @@ private Q_SLOTS:
     // The same step from a JSON trace names the instruction's line.
     writeFile(dir.filePath("bad.json"), "[\n  [\n    [\"GetBlock\", [], [\"C\"], [\"b0\"]],\n"
                                         "    [\"GetLoops\", [\"b0\"], [], [\"l1\", \"l2\", \"l3\"]],\n"
-                                        "    [\"Split\", [\"l1\", [5, 2]], [], [\"l4\", \"l5\"]]\n  ],\n  []\n]\n");
+                                        "    [\"Split\", [\"l1\", [3, 2]], [], [\"l4\", \"l5\"]]\n  ],\n  []\n]\n");
     auto r = runCli({"print", dir.filePath("mm.te"), "--trace", dir.filePath("bad.json")});
     QCOMPARE(r.exitCode, 3);
-    QVERIFY2(r.err.startsWith(QString("%1:5:5: error: split of loop 'i': the factors multiply to 10, less than the "
-                                      "extent 8")
-                                  .arg(dir.filePath("bad.json"))) == false,
+    QVERIFY2(r.err.startsWith(QString("%1:5:5: error: split of loop 'i': the factors multiply to 6, less than the "
+                                      "extent 8\n"
+                                      "      [\"Split\", [\"l1\", [3, 2]], [], [\"l4\", \"l5\"]]\n"
+                                      "      ^\n"
+                                      "ScheduleError: An error occurred in the schedule primitive 'split'.\n")
+                                  .arg(dir.filePath("bad.json"))),
              qPrintable(r.err));
-    QVERIFY2(r.err.contains("ScheduleError: An error occurred in the schedule primitive 'split'.\n"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("    for i, j, k in T.grid(8, 4, 6):\n"
+                            "        ^\n"),
+             qPrintable(r.err));
   }
 
   void malformedTraceExitsWithStatus2_data() {
