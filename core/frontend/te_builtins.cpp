@@ -1,5 +1,6 @@
 // The builtin functions of the .te language (TVM's te / tir API subset): placeholder,
 // compute, reduce_axis, var/size_var, the reductions sum/max/min, if_then_else/select,
+// scan (te_scan.cpp),
 // math intrinsics, casts, const, all/any, floordiv/floormod, elementwise max/min.
 #include "core/frontend/te_eval_detail.h"
 #include "core/ir/buffer.h"
@@ -29,6 +30,7 @@ std::optional<Signature> signatureOf(std::string_view name) {
   if (name == "placeholder") return Signature{{"shape", "dtype", "name"}, 1};
   if (name == "compute") return Signature{{"shape", "fcompute", "name", "tag", "attrs"}, 2};
   if (name == "reduce_axis") return Signature{{"dom", "name"}, 1};
+  if (name == "scan") return Signature{{"init", "update", "state_placeholder", "inputs", "name", "tag", "attrs"}, 3};
   if (name == "var") return Signature{{"name", "dtype"}, 0};
   if (name == "size_var") return Signature{{"name", "dtype"}, 0};
   if (name == "sum") return Signature{{"expr", "axis"}, 2};
@@ -59,7 +61,7 @@ const std::vector<std::string>& builtinNames() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v = {"placeholder", "compute", "reduce_axis", "var", "size_var", "sum", "max", "min",
                                   "if_then_else", "select", "pow", "power", "fma", "abs", "const", "all", "any",
-                                  "floordiv", "floormod"};
+                                  "floordiv", "floormod", "scan"};
     v.insert(v.end(), kMath1.begin(), kMath1.end());
     v.insert(v.end(), kCasts.begin(), kCasts.end());
     std::sort(v.begin(), v.end());
@@ -151,6 +153,15 @@ Expected<std::vector<ir::Expr>> Evaluator::shapeOf(const Value& v, std::string_v
   return shape;
 }
 
+std::string Evaluator::uniqueTensorName(const std::string& base) const {
+  auto taken = [&](const std::string& n) {
+    return std::any_of(m_tensors.begin(), m_tensors.end(), [&](const auto& t) { return t->name == n; });
+  };
+  std::string name = base;
+  for (int k = 1; taken(name); ++k) name = fmt::format("{}_{}", base, k);
+  return name;
+}
+
 Expected<void> Evaluator::checkNewTensorName(const std::string& name, const SourceLocation& loc) {
   if (name == "root") return Unexpected(error("te.duplicate-name", "the name 'root' is reserved for the root block", loc));
   for (const auto& t : m_tensors) {
@@ -160,6 +171,25 @@ Expected<void> Evaluator::checkNewTensorName(const std::string& name, const Sour
     return Unexpected(std::move(d));
   }
   return {};
+}
+
+Expected<ir::Annotations> Evaluator::attrsOf(const Value& v) {
+  if (v.kind != ValueKind::Dict)
+    return Unexpected(error("te.bad-argument", fmt::format("attrs must be a dict, got {}", describeValue(v)), v.loc));
+  ir::Annotations attrs;
+  const auto& items = *v.items;
+  for (std::size_t i = 0; i + 1 < items.size(); i += 2) {
+    const Value& key = items[i];
+    const Value& value = items[i + 1];
+    if (key.kind != ValueKind::Str)
+      return Unexpected(error("te.bad-argument", fmt::format("attrs keys must be strings, got {}", describeValue(key)), key.loc));
+    if (value.kind == ValueKind::Int || value.kind == ValueKind::Bool) attrs[key.s] = ir::intImm(value.kind == ValueKind::Bool ? value.b : value.i, value.kind == ValueKind::Bool ? ir::DataType::boolean() : ir::DataType::int32());
+    else if (value.kind == ValueKind::Float) attrs[key.s] = ir::floatImm(value.f);
+    else if (value.kind == ValueKind::Str) attrs[key.s] = ir::StringImm::make(value.s);
+    else
+      return Unexpected(error("te.bad-argument", fmt::format("attrs values must be int, float or str, got {}", describeValue(value)), value.loc));
+  }
+  return attrs;
 }
 
 Result Evaluator::builtinPlaceholder(const ast::Node& call, std::vector<std::optional<Value>>& a) {
@@ -173,6 +203,7 @@ Result Evaluator::builtinPlaceholder(const ast::Node& call, std::vector<std::opt
   }
   auto name = nameArg(a[2], "placeholder", "placeholder");
   if (!name) return std::unexpected(name.error());
+  if (!a[2] || a[2]->kind == ValueKind::None) *name = uniqueTensorName(*name);
   if (auto r = checkNewTensorName(*name, a[2] ? a[2]->loc : call.loc); !r) return std::unexpected(r.error());
   auto t = std::make_shared<TensorInfo>();
   t->name = *name;
@@ -204,6 +235,7 @@ Result Evaluator::builtinCompute(const ast::Node& call, std::vector<std::optiona
         return Unexpected(error("te.duplicate-name", fmt::format("duplicate lambda parameter '{}'", lambda.params[i]), lambda.paramLocs[i]));
   auto name = nameArg(a[2], "compute", "compute");
   if (!name) return std::unexpected(name.error());
+  if (!a[2] || a[2]->kind == ValueKind::None) *name = uniqueTensorName(*name);
   auto t = std::make_shared<TensorInfo>();
   t->isCompute = true;
   t->name = *name;
@@ -214,20 +246,9 @@ Result Evaluator::builtinCompute(const ast::Node& call, std::vector<std::optiona
     t->tag = a[3]->s;
   }
   if (a[4] && a[4]->kind != ValueKind::None) {
-    if (a[4]->kind != ValueKind::Dict)
-      return Unexpected(error("te.bad-argument", fmt::format("attrs must be a dict, got {}", describeValue(*a[4])), a[4]->loc));
-    const auto& items = *a[4]->items;
-    for (std::size_t i = 0; i + 1 < items.size(); i += 2) {
-      const Value& key = items[i];
-      const Value& value = items[i + 1];
-      if (key.kind != ValueKind::Str)
-        return Unexpected(error("te.bad-argument", fmt::format("attrs keys must be strings, got {}", describeValue(key)), key.loc));
-      if (value.kind == ValueKind::Int || value.kind == ValueKind::Bool) t->attrs[key.s] = ir::intImm(value.kind == ValueKind::Bool ? value.b : value.i, value.kind == ValueKind::Bool ? ir::DataType::boolean() : ir::DataType::int32());
-      else if (value.kind == ValueKind::Float) t->attrs[key.s] = ir::floatImm(value.f);
-      else if (value.kind == ValueKind::Str) t->attrs[key.s] = ir::StringImm::make(value.s);
-      else
-        return Unexpected(error("te.bad-argument", fmt::format("attrs values must be int, float or str, got {}", describeValue(value)), value.loc));
-    }
+    auto attrs = attrsOf(*a[4]);
+    if (!attrs) return std::unexpected(attrs.error());
+    t->attrs = std::move(*attrs);
   }
   if (auto r = checkNewTensorName(*name, a[2] ? a[2]->loc : call.loc); !r) return std::unexpected(r.error());
 
@@ -438,12 +459,13 @@ Result Evaluator::callBuiltin(const std::string& name, const ast::Node& call, st
   auto bound = bindArgs(*this, name, *sig, call, args);
   if (!bound) return std::unexpected(bound.error());
   auto& a = *bound;
-  bool define = name == "placeholder" || name == "compute" || name == "reduce_axis" || name == "var" || name == "size_var";
+  bool define = name == "placeholder" || name == "compute" || name == "reduce_axis" || name == "var" || name == "size_var" || name == "scan";
   if (define && m_computeDepth > 0)
     return Unexpected(error("te.unsupported", fmt::format("{}() cannot be called inside a compute lambda", name), call.loc));
   if (name == "placeholder") return builtinPlaceholder(call, a);
   if (name == "compute") return builtinCompute(call, a);
   if (name == "reduce_axis") return builtinReduceAxis(call, a);
+  if (name == "scan") return builtinScan(call, a);
   if (name == "var" || name == "size_var") {
     auto varName = nameArg(a[0], name == "var" ? "tindex" : "size", name);
     if (!varName) return std::unexpected(varName.error());

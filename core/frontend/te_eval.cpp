@@ -412,7 +412,10 @@ Result Evaluator::evalSubscript(const ast::Node& n) {
       return Unexpected(error("te.bad-index", fmt::format("index {} of '{}' must be an integer, got {}", d, t.name, describeValue(iv)), iv.loc));
     exprs.push_back(std::move(*e));
   }
-  return makeExpr(ir::BufferLoad::make(t.buffer, std::move(exprs)), n.loc);
+  ir::Expr load = ir::BufferLoad::make(t.buffer, std::move(exprs));
+  m_loadLocs.emplace(load.get(), n.loc);
+  m_loadKeep.push_back(load);
+  return makeExpr(std::move(load), n.loc);
 }
 
 Result Evaluator::evalCall(const ast::Node& n) {
@@ -545,10 +548,10 @@ Expected<void> Evaluator::collectOutputs(TeProgram& program) {
   auto it = m_globals.find("outputs");
   if (it == m_globals.end()) {
     for (const auto& t : m_tensors) {
-      if (!t->isCompute) continue;
+      if (!t->isCompute || !t->scanOwner.empty()) continue;
       bool consumed = false;
       for (const auto& other : m_tensors) {
-        if (!other->isCompute || other == t) continue;
+        if (!other->isCompute || other == t || other->scan) continue;
         ir::Expr body = other->reduction ? other->reduction->source : other->body;
         ir::forEachExpr(body, [&](const ir::Expr& e) {
           if (const auto* load = e.as<ir::BufferLoad>(); load && load->buffer.sameAs(t->buffer)) consumed = true;
@@ -568,6 +571,13 @@ Expected<void> Evaluator::collectOutputs(TeProgram& program) {
                               fmt::format("outputs must be a list of computes, but this element is {}{}", describeValue(item),
                                           item.kind == ValueKind::Tensor ? " (a placeholder)" : ""),
                               item.loc));
+    if (const auto& owner = item.tensor->scanOwner; !owner.empty()) {
+      const auto& scan = *std::find_if(m_tensors.begin(), m_tensors.end(), [&](const auto& x) { return x->name == owner; });
+      return Unexpected(error("te.bad-outputs",
+                              fmt::format("compute '{}' is the {} of scan '{}'; list the scan '{}' in outputs instead", item.tensor->name,
+                                          scan->scan->init == item.tensor ? "init" : "update", owner, owner),
+                              item.loc));
+    }
     for (const auto& prev : program.outputs)
       if (prev == item.tensor)
         return Unexpected(error("te.bad-outputs", fmt::format("compute '{}' is listed twice in outputs", item.tensor->name), item.loc));
@@ -583,6 +593,7 @@ Expected<TeProgram> Evaluator::run(const ast::Module& module) {
   for (const auto& s : module.body)
     if (auto r = exec(s); !r) return std::unexpected(r.error());
   m_stmt = nullptr;
+  if (auto r = checkScanUses(); !r) return std::unexpected(r.error());
   TeProgram program;
   bool anyCompute = false;
   for (const auto& t : m_tensors) {

@@ -4,7 +4,9 @@
 // lambda is evaluated once with its parameters bound to int32 Vars, which gives the body
 // as an ir::Expr (type promotion as TVM's binary operators). Checks done here: names,
 // arities, keywords, shapes, dtypes, index arity and type, reduction placement and axis
-// use, duplicate tensor names, the `outputs = [...]` list. Diagnostic codes "te.*".
+// use, duplicate tensor names (default names are made unique as create_prim_func does:
+// compute, compute_1, ...), the `outputs = [...]` list, and the rules of scan
+// (te_scan.cpp). Diagnostic codes "te.*".
 #pragma once
 
 #include "core/frontend/te_ast.h"

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace loopscape::frontend::detail {
@@ -116,6 +117,17 @@ private:
   Expected<ir::DataType> dtypeOf(const Value& v);
   Expected<std::string> nameArg(const std::optional<Value>& v, std::string fallback, std::string_view fn);
   Expected<void> checkNewTensorName(const std::string& name, const SourceLocation& loc);
+  /// A default tensor name made unique as te.create_prim_func does: base, base_1, base_2 ...
+  std::string uniqueTensorName(const std::string& base) const;
+  Expected<ir::Annotations> attrsOf(const Value& v);
+
+  // te_scan.cpp: scan(init, update, state_placeholder, inputs=, name=, tag=, attrs=)
+  Result builtinScan(const ast::Node& call, std::vector<std::optional<Value>>& a);
+  /// After the last statement: no compute reads a scan's state, init or update except
+  /// the update reading its own state.
+  Expected<void> checkScanUses();
+  /// Where the tensor access `load` was written (recorded by evalSubscript), else `fallback`.
+  SourceLocation loadLocation(const ir::Expr& load, const SourceLocation& fallback) const;
 
   friend struct BuiltinContext;
 
@@ -128,6 +140,8 @@ private:
   int m_computeDepth = 0; ///< > 0 while a compute lambda body is evaluated
   int m_callDepth = 0;    ///< user lambda calls (recursion guard)
   const ast::Stmt* m_stmt = nullptr;
+  std::unordered_map<const ir::ExprNode*, SourceLocation> m_loadLocs; ///< tensor accesses written in the source
+  std::vector<ir::Expr> m_loadKeep; ///< keeps the keys of m_loadLocs alive
 };
 
 } // namespace loopscape::frontend::detail

@@ -13,14 +13,23 @@ namespace {
 
 using ir::Expr;
 
+/// Replaces Vars by expressions and, for a scan's update, loads of the state
+/// placeholder by loads of the scan's buffer.
 class Substitute final : public ir::ExprMutator {
 public:
   std::unordered_map<const ir::ExprNode*, Expr> map;
+  ir::Buffer from, to;
 
 protected:
   Expr visitVar(const ir::Var&, const Expr& self) override {
     auto it = map.find(self.get());
     return it == map.end() ? self : it->second;
+  }
+  Expr visitBufferLoad(const ir::BufferLoad& op, const Expr& self) override {
+    Expr e = ir::ExprMutator::visitBufferLoad(op, self);
+    const auto* load = e.as<ir::BufferLoad>();
+    if (!from.defined() || !load->buffer.sameAs(from)) return e;
+    return ir::BufferLoad::make(to, load->indices);
   }
 };
 
@@ -135,8 +144,19 @@ Expr identity(Combiner c, ir::DataType t) {
   return ir::IntImm::make(t, lowest ? -max - 1 : max);
 }
 
-ir::Stmt lowerCompute(const TensorInfo& t) {
+/// Where a compute's block writes: its own buffer over its whole shape, or, as a part of
+/// a scan, the scan's buffer from time step `timeMin` on, with the state's loads redirected.
+struct Destination {
+  ir::Buffer buffer;
+  Expr timeMin;       ///< the first time step (undefined: 0)
+  ir::Buffer state;   ///< the scan's state placeholder (undefined outside a scan's update)
+  ir::Annotations attrs; ///< the scan's attrs, added to the block's own
+};
+
+ir::Stmt lowerCompute(const TensorInfo& t, const Destination& dest) {
   Substitute subst;
+  subst.from = dest.state;
+  subst.to = dest.buffer;
   std::vector<Expr> loopVars, bindings;
   std::vector<ir::IterVar> iterVars;
   std::vector<std::pair<Expr, Expr>> loopBounds; // min, extent
@@ -147,8 +167,15 @@ ir::Stmt lowerCompute(const TensorInfo& t) {
     Expr iterVar = ir::Var::make("v_" + name, ir::DataType::int32());
     subst.map[t.params[d].get()] = iterVar;
     loopVars.push_back(loopVar);
-    loopBounds.emplace_back(ir::intImm(0), shape[d]);
-    iterVars.push_back(ir::IterVar{iterVar, ir::Range::fromMinExtent(ir::intImm(0), shape[d]), ir::IterKind::Spatial});
+    Expr min = ir::intImm(0), extent = shape[d];
+    if (d == 0 && dest.timeMin.defined()) {
+      min = dest.timeMin;
+      auto e = ir::asConstInt(extent);
+      auto m = ir::asConstInt(min);
+      extent = e && m ? ir::intImm(*e - *m) : Expr(ir::Sub::make(extent, min));
+    }
+    loopBounds.emplace_back(min, extent);
+    iterVars.push_back(ir::IterVar{iterVar, ir::Range::fromMinExtent(min, extent), ir::IterKind::Spatial});
   }
   if (t.reduction) {
     for (const auto& ax : t.reduction->axes) {
@@ -164,25 +191,28 @@ ir::Stmt lowerCompute(const TensorInfo& t) {
   for (std::size_t d = 0; d < t.params.size(); ++d) outIndices.push_back(iterVars[d].var);
   std::vector<ir::Range> writeRange;
   for (const auto& i : outIndices) writeRange.push_back(ir::Range::fromMinExtent(i, ir::intImm(1)));
-  std::vector<ir::BufferRegion> writes{ir::BufferRegion{t.buffer, writeRange}};
+  const ir::Buffer& out = dest.buffer;
+  std::vector<ir::BufferRegion> writes{ir::BufferRegion{out, writeRange}};
 
   ir::Stmt body, init;
   std::vector<ir::BufferRegion> reads;
   if (t.reduction) {
     Expr source = subst.mutate(t.reduction->source);
     reads = readRegions(source);
-    Expr acc = ir::BufferLoad::make(t.buffer, outIndices);
+    Expr acc = ir::BufferLoad::make(out, outIndices);
     Expr combined = t.reduction->combiner == Combiner::Sum   ? ir::Add::make(acc, source)
                     : t.reduction->combiner == Combiner::Max ? ir::Max::make(acc, source)
                                                              : ir::Min::make(acc, source);
-    body = ir::BufferStore::make(t.buffer, combined, outIndices);
-    init = ir::BufferStore::make(t.buffer, identity(t.reduction->combiner, t.buffer->dtype), outIndices);
+    body = ir::BufferStore::make(out, combined, outIndices);
+    init = ir::BufferStore::make(out, identity(t.reduction->combiner, out->dtype), outIndices);
   } else {
     Expr value = subst.mutate(t.body);
     reads = readRegions(value);
-    body = ir::BufferStore::make(t.buffer, value, outIndices);
+    body = ir::BufferStore::make(out, value, outIndices);
   }
-  ir::Stmt block = ir::Block::make(t.name, iterVars, std::move(reads), std::move(writes), body, init, {}, t.attrs);
+  ir::Annotations attrs = t.attrs;
+  for (const auto& [key, value] : dest.attrs) attrs.emplace(key, value);
+  ir::Stmt block = ir::Block::make(t.name, iterVars, std::move(reads), std::move(writes), body, init, {}, std::move(attrs));
   ir::Stmt stmt = ir::BlockRealize::make(loopVars, ir::boolImm(true), block);
   for (std::size_t k = loopVars.size(); k-- > 0;)
     stmt = ir::For::make(loopVars[k], loopBounds[k].first, loopBounds[k].second, ir::ForKind::Serial, stmt);
@@ -196,15 +226,22 @@ Expected<ir::PrimFunc> lowerTe(const TeProgram& program) {
   func.name = "main";
   std::vector<ir::Buffer> allocs;
   for (const auto& t : program.tensors)
-    if (!t->isCompute) func.params.push_back(t->buffer);
+    if (!t->isCompute && t->scanOwner.empty()) func.params.push_back(t->buffer);
   for (const auto& t : program.outputs) func.params.push_back(t->buffer);
   std::vector<ir::Stmt> nests;
   for (const auto& t : program.tensors) {
-    if (!t->isCompute) continue;
+    if (!t->isCompute || !t->scanOwner.empty()) continue; // a scan's parts are lowered with the scan
     bool isOutput = false;
     for (const auto& o : program.outputs) isOutput = isOutput || o == t;
     if (!isOutput) allocs.push_back(t->buffer);
-    nests.push_back(lowerCompute(*t));
+    if (!t->scan) {
+      nests.push_back(lowerCompute(*t, Destination{t->buffer, {}, {}, {}}));
+      continue;
+    }
+    // A scan: the init block writes steps [0, k), the update block steps [k, m).
+    const ScanInfo& scan = *t->scan;
+    nests.push_back(lowerCompute(*scan.init, Destination{t->buffer, {}, {}, t->attrs}));
+    nests.push_back(lowerCompute(*scan.update, Destination{t->buffer, ir::intImm(scan.initSteps), scan.state->buffer, t->attrs}));
   }
   if (nests.empty())
     return std::unexpected(Diagnostic::error("te.empty-program", "the program defines no compute: nothing to lower"));

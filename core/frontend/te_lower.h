@@ -9,6 +9,12 @@
 // body once (accumulator excluded), in order of first appearance; several accesses of a
 // buffer are joined per dimension (constant offsets of one base: [base+lo, base+hi];
 // otherwise the whole dimension). The function carries "tir.noalias" = True.
+// A scan (which create_prim_func does not lower; we lower it as TVM's scan semantics
+// imply) becomes one buffer named after the scan, written by the init block (named
+// after the init compute, time loop [0, k)) and then by the update block (named after the
+// update compute, time loop [k, m)), whose loads of the state placeholder read that same
+// buffer; every iterator is spatial and the time loop carries the recurrence. The state,
+// init and update tensors get no buffer of their own.
 #pragma once
 
 #include "core/frontend/te_program.h"

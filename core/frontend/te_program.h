@@ -3,12 +3,15 @@
 // definition order; each compute keeps its lambda parameters (int32 Vars named after the
 // lambda's parameters), its body as an ir::Expr over those Vars, the reduce axes' Vars and
 // the placeholders/computes it reads (as the Buffers created when they were defined).
+// A scan (TVM's te.scan, see ScanInfo) is a tensor of its own whose init and update
+// computes and state placeholder belong to it: they are lowered only as part of the scan.
 #pragma once
 
 #include "core/ir/buffer.h"
 #include "core/ir/diagnostic.h"
 #include "core/ir/stmt.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +40,26 @@ struct ReductionInfo {
   SourceLocation loc;
 };
 
+struct TensorInfo;
+using TensorPtr = std::shared_ptr<const TensorInfo>;
+
+/// A recurrence `scan(init, update, state_placeholder, inputs=[...])` with TVM's te.scan
+/// semantics over a state of shape (m, d1, ...), whose first dimension is time:
+///  * `init` (shape (k, d1, ...), k >= 1 a constant) gives time steps [0, k);
+///  * `update` (shape (m, d1, ...), first lambda parameter t) gives steps [k, m) in
+///    increasing t; its body reads the state only at earlier steps (index t - c with a
+///    constant c in [1, k], or a constant step below k), so step t depends only on
+///    steps already computed;
+///  * `state` is the placeholder standing for the scan's result inside the update; it is
+///    no parameter of the function.
+/// Lowered, the scan's buffer (named after the scan) is written by two blocks named after
+/// init and update; the update block reads the same buffer at earlier time steps.
+struct ScanInfo {
+  TensorPtr init, update, state;
+  std::int64_t initSteps = 1; ///< k: the first dimension of init
+  std::vector<TensorPtr> inputs; ///< inputs=[...] as given (informational, as in TVM)
+};
+
 struct TensorInfo {
   std::string name;
   ir::Buffer buffer; ///< created at definition; loads in later bodies refer to it
@@ -48,8 +71,12 @@ struct TensorInfo {
   std::shared_ptr<const ReductionInfo> reduction;
   std::string tag;
   ir::Annotations attrs;
+  // Scans only (isCompute is true, params/body/reduction are empty):
+  std::shared_ptr<const ScanInfo> scan;
+  /// Non-empty on the init, update and state of a scan: the scan's name. Such a tensor
+  /// is lowered only as part of its scan and may not be read anywhere else.
+  std::string scanOwner;
 };
-using TensorPtr = std::shared_ptr<const TensorInfo>;
 
 struct TeProgram {
   std::vector<TensorPtr> tensors; ///< placeholders and computes, definition order

@@ -304,6 +304,12 @@ void TstTeParse::samples_data() {
                                   << QStringList{"data", "weight", "bias", "T_relu"};
   QTest::newRow("dense_dynamic") << "dense_dynamic.te" << QStringList{"T_matmul_NT"}
                                  << QStringList{"data", "weight", "T_matmul_NT"};
+  // Recurrences (te.scan): the init and update blocks write the scan's buffer; the
+  // state placeholder is no parameter.
+  QTest::newRow("stencil1d") << "stencil1d.te" << QStringList{"heat_init", "heat_update"} << QStringList{"X0", "heat"};
+  QTest::newRow("stencil2d") << "stencil2d.te" << QStringList{"jacobi_init", "jacobi_update"} << QStringList{"A", "jacobi"};
+  QTest::newRow("prefix_sum") << "prefix_sum.te" << QStringList{"psum_init", "psum_update"} << QStringList{"x", "psum"};
+  QTest::newRow("matvec_chain") << "matvec_chain.te" << QStringList{"Bx", "y"} << QStringList{"A", "B", "x", "y"};
 }
 
 void TstTeParse::samples() {
@@ -326,7 +332,7 @@ void TstTeParse::samples() {
   QCOMPARE(gotParams, params);
   // Every sample file in the folder is covered by this table.
   const QStringList all = QDir(QStringLiteral(LS_SOURCE_DIR "/samples")).entryList({QStringLiteral("*.te")}, QDir::Files);
-  QCOMPARE(all.size(), 8);
+  QCOMPARE(all.size(), 12);
 }
 
 void TstTeParse::outputsAndIntermediates() {
