@@ -1,0 +1,454 @@
+// The cpu-llvm target plugin, loaded as the registry loads it (dlopen of the built module,
+// ABI check, factory). Kernels built from hand-made LoweredFuncs and from lower() of
+// scheduled TE programs run in-process and are compared with the reference interpreter:
+// bit-identical for integer programs, within rtol 1e-5 for float ones. Also checks the
+// code it shows (AVX-512 zmm registers for a 16-lane float loop, fast-math flags only on
+// request), its errors, and the shared library made for the out-of-process runner.
+#include "core/codegen/lower.h"
+#include "core/codegen/target.h"
+#include "core/frontend/te_frontend.h"
+#include "core/ir/interpreter.h"
+#include "core/ir/ndarray.h"
+#include "core/ir/op.h"
+#include "core/ir/stmt.h"
+#include "core/schedule/schedule.h"
+#include "core/schedule/trace_script.h"
+
+#include <QtTest>
+
+#include <dlfcn.h>
+
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <map>
+
+using namespace loopscape;
+using namespace loopscape::ir;
+using loopscape::codegen::BuildOptions;
+using loopscape::codegen::LoweredFunc;
+using loopscape::codegen::Target;
+
+namespace {
+
+std::string pluginPath() {
+#ifdef LS_CPU_LLVM_PLUGIN
+  return LS_CPU_LLVM_PLUGIN;
+#else
+  // Tests live in <build>/tests, plugins in <build>/plugins (ls_add_plugin).
+  return (std::filesystem::path(QCoreApplication::applicationDirPath().toStdString()) / ".." / "plugins" /
+          "loopscape-target-cpu-llvm.so")
+      .lexically_normal()
+      .string();
+#endif
+}
+
+/// A hand-made program: the LoweredFunc the plugin compiles and the scalar PrimFunc the
+/// interpreter runs as the reference (the same computation on the same 1-D buffers).
+struct Case {
+  LoweredFunc lowered;
+  PrimFunc reference;
+  SizeBindings sizes; ///< values of size variables no argument shape determines
+  std::vector<std::vector<std::int64_t>> shapes; ///< per parameter (overrides symbolic shapes)
+};
+
+PrimFunc wrapRoot(std::string name, std::vector<Buffer> params, Stmt body) {
+  PrimFunc f;
+  f.name = std::move(name);
+  f.params = std::move(params);
+  f.body = BlockRealize::make({}, boolImm(true), Block::make("root", {}, {}, {}, std::move(body)));
+  return f;
+}
+
+LoweredFunc makeLowered(std::string name, std::vector<Buffer> params, Stmt body, std::vector<Expr> sizeVars = {}) {
+  LoweredFunc f;
+  f.name = std::move(name);
+  f.params = params;
+  f.flatParams = std::move(params);
+  f.sizeVars = std::move(sizeVars);
+  f.body = std::move(body);
+  return f;
+}
+
+Expr var(const char* name, DataType t = DataType::int32()) { return Var::make(name, t); }
+Expr load(const Buffer& b, Expr i) { return BufferLoad::make(b, {std::move(i)}); }
+Stmt store(const Buffer& b, Expr v, Expr i) { return BufferStore::make(b, std::move(v), {std::move(i)}); }
+Stmt loop(Expr v, std::int64_t extent, Stmt body, ForKind kind = ForKind::Serial) {
+  return For::make(v, intImm(0, v.dtype()), intImm(extent, v.dtype()), kind, std::move(body));
+}
+
+/// C[i*N + j] = sum_k A[i*K + k] * B[k*N + j], reduction init before the k loop.
+Case flatMatmul(ForKind outer) {
+  const int M = 13, N = 17, K = 11;
+  auto A = makeBuffer("A", DataType::float32(), {intImm(M * K)});
+  auto B = makeBuffer("B", DataType::float32(), {intImm(K * N)});
+  auto C = makeBuffer("C", DataType::float32(), {intImm(M * N)});
+  Expr i = var("i"), j = var("j"), k = var("k");
+  auto body = [&](ForKind kind) {
+    Stmt update = store(C, load(C, i * N + j) + load(A, i * K + k) * load(B, k * N + j), i * N + j);
+    Stmt inner = SeqStmt::make({store(C, floatImm(0), i * N + j), loop(k, K, update)});
+    return loop(i, M, loop(j, N, inner), kind);
+  };
+  return {makeLowered("matmul_kernel", {A, B, C}, body(outer)), wrapRoot("matmul", {A, B, C}, body(ForKind::Serial)), {}, {}};
+}
+
+/// Integer arithmetic with negative operands: floordiv/floormod/div/min/max/select/casts,
+/// int8 and int32 wrapping, uint8 division.
+Case integerOps() {
+  const int n = 64;
+  auto X = makeBuffer("X", DataType::int32(), {intImm(n)});
+  auto Y = makeBuffer("Y", DataType::int32(), {intImm(n)});
+  auto O = makeBuffer("O", DataType::int32(), {intImm(n * 8)});
+  auto P = makeBuffer("P", DataType::int8(), {intImm(n)});
+  auto Q = makeBuffer("Q", DataType::uint8(), {intImm(n)});
+  Expr i = var("i");
+  Expr x = load(X, i), y = load(Y, i);
+  Expr ySafe = Select::make(y == 0, intImm(3), y); // the interpreter refuses division by zero
+  Expr x2 = x - 4;
+  std::vector<Stmt> s;
+  s.push_back(store(O, floordiv(x * 7 - 20, ySafe), i * 8));
+  s.push_back(store(O, floormod(x * 7 - 20, ySafe), i * 8 + 1));
+  s.push_back(store(O, (x * 13 - 50) / ySafe, i * 8 + 2));
+  s.push_back(store(O, max(min(x, y), x2) * 2147483647 + floormod(x, 5) - floordiv(x2, -3), i * 8 + 3));
+  s.push_back(store(O, Select::make(x < y && !(x == 0), x * y, x - y), i * 8 + 4));
+  s.push_back(store(O, Cast::make(DataType::int32(), Cast::make(DataType::int8(), x * 37)), i * 8 + 5));
+  s.push_back(store(O, Cast::make(DataType::int32(), Cast::make(DataType::float32(), x) * floatImm(2.75)), i * 8 + 6));
+  s.push_back(store(O, Cast::make(DataType::int32(), Cast::make(DataType::uint8(), x * 31)), i * 8 + 7));
+  s.push_back(store(P, Cast::make(DataType::int8(), x) * Cast::make(DataType::int8(), y) * intImm(19, DataType::int8()), i));
+  Expr qa = Cast::make(DataType::uint8(), x + 200), qb = Cast::make(DataType::uint8(), max(y, intImm(1)) + 5);
+  s.push_back(store(Q, qa / qb + floormod(qa, qb) + Select::make(qa < qb, qa, qb), i));
+  Stmt body = loop(i, n, SeqStmt::make(s));
+  return {makeLowered("ints_kernel", {X, Y, O, P, Q}, body), wrapRoot("ints", {X, Y, O, P, Q}, body), {}, {}};
+}
+
+/// Out[i] = A[i] + B[i] * 2 over 16-lane vectors (Ramp/Broadcast), the scalar as reference.
+Case vectorAdd(int lanes, int n) {
+  auto A = makeBuffer("A", DataType::float32(), {intImm(n)});
+  auto B = makeBuffer("B", DataType::float32(), {intImm(n)});
+  auto Out = makeBuffer("Out", DataType::float32(), {intImm(n)});
+  Expr io = var("io"), i = var("i");
+  Expr idx = Ramp::make(io * lanes, intImm(1), lanes);
+  Stmt vec = loop(io, n / lanes,
+                  store(Out, load(A, idx) + load(B, idx) * Broadcast::make(floatImm(2), lanes), idx));
+  Stmt scalar = loop(i, n, store(Out, load(A, i) + load(B, i) * floatImm(2), i));
+  return {makeLowered("vadd_kernel", {A, B, Out}, vec), wrapRoot("vadd", {A, B, Out}, scalar), {}, {}};
+}
+
+/// A dynamic-size parallel loop with a strided (gather) vector access, a Local (stack)
+/// and a Global (heap) Allocate, a LetStmt and an IfThenElse.
+Case parallelDynamic() {
+  Expr n = var("n", DataType::int64());
+  auto A = makeBuffer("A", DataType::float32(), {n * 8});
+  auto Out = makeBuffer("Out", DataType::float32(), {n * 8});
+  auto tmp = makeBuffer("tmp", DataType::float32(), {intImm(8)}, MemoryScope::Local);
+  auto big = makeBuffer("big", DataType::float32(), {n}, MemoryScope::Global);
+  Expr r = var("r", DataType::int64()), c = var("c", DataType::int64()), t = var("t", DataType::int64());
+  auto I = [](std::int64_t v) { return intImm(v, DataType::int64()); };
+  auto body = [&](bool vector) {
+    Expr base = var("base", DataType::int64());
+    Stmt fill = vector ? store(tmp, load(A, Ramp::make(base + 7, I(-1), 8)), Ramp::make(I(0), I(1), 8))
+                       : loop(c, 8, store(tmp, load(A, base + 7 - c), c));
+    Stmt use = loop(c, 8,
+                    IfThenElse::make(floormod(c, I(2)) == I(0), store(Out, load(tmp, c) + load(big, r), base + c),
+                                     store(Out, Call::make(DataType::float32(), CallOp::Exp, {load(tmp, c)}), base + c)));
+    Stmt perRow = LetStmt::make(base, r * I(8), Allocate::make(tmp, SeqStmt::make({fill, use})));
+    Stmt init = For::make(t, I(0), n, ForKind::Serial, store(big, Cast::make(DataType::float32(), t), t));
+    return Allocate::make(big, SeqStmt::make({init, For::make(r, I(0), n, vector ? ForKind::Parallel : ForKind::Serial, perRow)}));
+  };
+  Case k{makeLowered("pdyn_kernel", {A, Out}, body(true), {n}), wrapRoot("pdyn", {A, Out}, body(false)), {}, {}};
+  k.shapes = {{37 * 8}, {37 * 8}};
+  k.sizes = {{"n", 37}};
+  return k;
+}
+
+/// Math intrinsics, Select on floats, float Min/Max, casts.
+Case mathCalls() {
+  const int n = 48;
+  auto X = makeBuffer("X", DataType::float32(), {intImm(n)});
+  auto O = makeBuffer("O", DataType::float32(), {intImm(n * 12)});
+  auto D = makeBuffer("D", DataType::float64(), {intImm(n)});
+  Expr i = var("i");
+  Expr x = load(X, i);
+  auto f = [&](CallOp op, std::vector<Expr> args) { return Call::make(DataType::float32(), op, std::move(args)); };
+  Expr pos = f(CallOp::Fabs, {x}) + floatImm(0.5);
+  std::vector<Expr> values = {f(CallOp::Exp, {x}),      f(CallOp::Log, {pos}),
+                              f(CallOp::Sqrt, {pos}),   f(CallOp::Rsqrt, {pos}),
+                              f(CallOp::Tanh, {x * floatImm(3)}), f(CallOp::Sigmoid, {x * floatImm(4)}),
+                              f(CallOp::Erf, {x}),      f(CallOp::Pow, {pos, x}),
+                              f(CallOp::Round, {x * floatImm(4)}), f(CallOp::Floor, {x * floatImm(3)}) + f(CallOp::Ceil, {x * floatImm(3)}),
+                              f(CallOp::Fma, {x, x, floatImm(0.25)}), Select::make(x > floatImm(0), min(x, x * x), max(x, floatImm(-0.5)))};
+  std::vector<Stmt> s;
+  for (std::size_t v = 0; v < values.size(); ++v) s.push_back(store(O, values[v], i * 12 + static_cast<int>(v)));
+  Expr xd = Cast::make(DataType::float64(), x);
+  s.push_back(store(D, Call::make(DataType::float64(), CallOp::Tanh, {xd}) + Call::make(DataType::float64(), CallOp::Exp, {xd}), i));
+  Stmt body = loop(i, n, SeqStmt::make(s));
+  return {makeLowered("math_kernel", {X, O, D}, body), wrapRoot("math", {X, O, D}, body), {}, {}};
+}
+
+/// Random inputs for every parameter of `ref` (shapes from `shapes` or evaluated).
+std::vector<NDArray> makeArgs(const PrimFunc& ref, const Case* c, std::uint64_t seed) {
+  std::vector<NDArray> args;
+  for (std::size_t p = 0; p < ref.params.size(); ++p) {
+    std::vector<std::int64_t> shape;
+    if (c && !c->shapes.empty()) shape = c->shapes[p];
+    else shape = *evalShape(ref.params[p], c ? c->sizes : SizeBindings{});
+    NDArray a(shape, ref.params[p]->dtype);
+    a.fillRandom(seed + p);
+    args.push_back(a);
+  }
+  return args;
+}
+
+bool sameBytes(const NDArray& a, const NDArray& b) {
+  return a.nbytes() == b.nbytes() && std::memcmp(a.rawData(), b.rawData(), a.nbytes()) == 0;
+}
+
+} // namespace
+
+class TestCpuLlvm : public QObject {
+  Q_OBJECT
+
+  void* m_handle = nullptr;
+  std::unique_ptr<Target> m_target;
+
+  /// Runs `lowered` through the plugin and `ref` through the interpreter on the same
+  /// random inputs; integer outputs must be bit-identical, float ones within rtol 1e-5.
+  void compareWithInterpreter(const LoweredFunc& lowered, const PrimFunc& ref, const Case* c, const BuildOptions& options) {
+    auto kernel = m_target->build(lowered, options);
+    QVERIFY2(kernel.has_value(), kernel ? "" : kernel.error().message.c_str());
+    std::vector<NDArray> expected = makeArgs(ref, c, 7);
+    std::vector<NDArray> actual;
+    for (auto& a : expected) actual.push_back(a.clone());
+    auto sizes = inferSizes(ref, expected);
+    QVERIFY2(sizes.has_value(), sizes ? "" : sizes.error().message.c_str());
+    if (c) sizes->insert(c->sizes.begin(), c->sizes.end());
+    auto ran = interpret(ref, expected, *sizes);
+    QVERIFY2(ran.has_value(), ran ? "" : ran.error().message.c_str());
+    std::vector<void*> pointers;
+    for (auto& a : actual) pointers.push_back(a.rawData());
+    std::vector<std::int64_t> sizeValues;
+    for (const Expr& v : lowered.sizeVars) sizeValues.push_back(sizes->at(v.as<Var>()->name));
+    auto run = (*kernel)->run(pointers, sizeValues);
+    QVERIFY2(run.has_value(), run ? "" : run.error().message.c_str());
+    for (std::size_t p = 0; p < expected.size(); ++p) {
+      const std::string what = ref.params[p]->name;
+      if (!expected[p].dtype().isFloat()) {
+        QVERIFY2(sameBytes(actual[p], expected[p]), ("integer output " + what + " differs").c_str());
+        continue;
+      }
+      auto mismatch = firstMismatch(actual[p], expected[p], 1e-6, 1e-5);
+      QVERIFY2(!mismatch, mismatch ? qPrintable(QString("%1[%2]: %3 vs %4").arg(QString::fromStdString(what)).arg(mismatch->index)
+                                                    .arg(mismatch->actual, 0, 'g', 9).arg(mismatch->expected, 0, 'g', 9))
+                                   : "");
+    }
+  }
+
+  static std::map<QString, std::function<Case()>> handMade() {
+    return {{"matmul serial", [] { return flatMatmul(ForKind::Serial); }},
+            {"matmul parallel", [] { return flatMatmul(ForKind::Parallel); }},
+            {"integer ops", integerOps},
+            {"vector add 16 lanes", [] { return vectorAdd(16, 256); }},
+            {"vector add 8 lanes", [] { return vectorAdd(8, 72); }},
+            {"parallel dynamic allocate", parallelDynamic},
+            {"math calls", mathCalls}};
+  }
+
+private Q_SLOTS:
+  void initTestCase() {
+    const std::string path = pluginPath();
+    if (!std::filesystem::exists(path)) QSKIP(qPrintable(QString::fromStdString("cpu-llvm plugin not built: " + path)));
+    m_handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    QVERIFY2(m_handle, dlerror());
+    auto version = reinterpret_cast<LoopscapeTargetAbiVersionFn>(dlsym(m_handle, "loopscape_target_abi_version"));
+    auto create = reinterpret_cast<LoopscapeCreateTargetFn>(dlsym(m_handle, "loopscape_create_target"));
+    QVERIFY(version && create);
+    QCOMPARE(version(), codegen::kTargetAbiVersion);
+    m_target.reset(create());
+    QVERIFY(m_target);
+  }
+
+  void cleanupTestCase() { m_target.reset(); } // the module stays loaded (JIT code may be cached)
+
+  void describesItself() {
+    QCOMPARE(m_target->name(), std::string("cpu-llvm"));
+    QCOMPARE(m_target->deviceKind(), std::string("cpu"));
+    QCOMPARE(m_target->sourceFormats(), (std::vector<std::string>{"llvm", "asm"}));
+    auto tool = m_target->toolchain();
+    QVERIFY2(tool.usable, tool.message.c_str());
+    QVERIFY2(tool.message.starts_with("LLVM 16."), tool.message.c_str());
+    QVERIFY2(tool.message.find("host CPU ") != std::string::npos, tool.message.c_str());
+    auto caps = m_target->capabilities();
+    QVERIFY(caps.parallel);
+    QVERIFY(!caps.gpuThreads);
+    QCOMPARE(caps.vectorBits, 512); // this machine is an AVX-512 CPU
+  }
+
+  void handMadeMatchesInterpreter_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<bool>("fastMath");
+    QTest::addColumn<int>("threads");
+    for (const auto& [name, make] : handMade()) QTest::newRow(qPrintable(name)) << name << false << 0;
+    QTest::newRow("matmul parallel, fast-math") << QString("matmul parallel") << true << 0;
+    QTest::newRow("parallel dynamic allocate, 1 thread") << QString("parallel dynamic allocate") << false << 1;
+    QTest::newRow("parallel dynamic allocate, 3 threads") << QString("parallel dynamic allocate") << false << 3;
+  }
+  void handMadeMatchesInterpreter() {
+    QFETCH(QString, name);
+    QFETCH(bool, fastMath);
+    QFETCH(int, threads);
+    Case c = handMade().at(name)();
+    BuildOptions options;
+    options.fastMath = fastMath;
+    options.threads = threads;
+    compareWithInterpreter(c.lowered, c.reference, &c, options);
+  }
+
+  void roundsHalfAwayFromZero() {
+    // std::round semantics (the interpreter's), not round-half-even.
+    auto X = makeBuffer("X", DataType::float32(), {intImm(4)});
+    Expr i = var("i");
+    Stmt body = loop(i, 4, store(X, Call::make(DataType::float32(), CallOp::Round, {load(X, i)}), i));
+    auto kernel = m_target->build(makeLowered("round_kernel", {X}, body), {});
+    QVERIFY(kernel.has_value());
+    float data[4] = {2.5f, -2.5f, 0.5f, 1.49f};
+    void* ptrs[] = {data};
+    QVERIFY((*kernel)->run(ptrs, {}).has_value());
+    QCOMPARE(data[0], 3.0f);
+    QCOMPARE(data[1], -3.0f);
+    QCOMPARE(data[2], 1.0f);
+    QCOMPARE(data[3], 1.0f);
+  }
+
+  void loweredSamplesMatchInterpreter_data() {
+    QTest::addColumn<QString>("source");
+    QTest::addColumn<QString>("script");
+    const QString matmul = "from tvm import te\nA = te.placeholder((48, 40), dtype=\"float32\", name=\"A\")\n"
+                           "B = te.placeholder((40, 64), dtype=\"float32\", name=\"B\")\n"
+                           "k = te.reduce_axis((0, 40), name=\"k\")\n"
+                           "C = te.compute((48, 64), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name=\"C\")\n";
+    const QString ints = "from tvm import te\nA = te.placeholder((30, 20), dtype=\"int32\", name=\"A\")\n"
+                         "B = te.compute((30, 20), lambda i, j: (A[i, j] * 7 - 3) // 4 + (A[i, j] - j) % 5, name=\"B\")\n";
+    const QString softmax =
+        "from tvm import te\nX = te.placeholder((8, 32), dtype=\"float32\", name=\"X\")\n"
+        "k = te.reduce_axis((0, 32), name=\"k\")\n"
+        "M = te.compute((8,), lambda i: te.max(X[i, k], axis=k), name=\"M\")\n"
+        "E = te.compute((8, 32), lambda i, j: te.exp(X[i, j] - M[i]), name=\"E\")\n"
+        "k2 = te.reduce_axis((0, 32), name=\"k2\")\n"
+        "S = te.compute((8,), lambda i: te.sum(E[i, k2], axis=k2), name=\"S\")\n"
+        "Y = te.compute((8, 32), lambda i, j: E[i, j] / S[i], name=\"Y\")\n";
+    const QString tile = "def apply_trace(sch):\n"
+                         "    block = sch.get_block(\"C\")\n"
+                         "    i, j, k = sch.get_loops(block)\n"
+                         "    i_0, i_1 = sch.split(i, factors=[None, 8])\n"
+                         "    j_0, j_1 = sch.split(j, factors=[None, 16])\n"
+                         "    sch.reorder(i_0, j_0, k, i_1, j_1)\n"
+                         "    sch.parallel(i_0)\n"
+                         "    sch.vectorize(j_1)\n";
+    const QString intVec = "def apply_trace(sch):\n"
+                           "    block = sch.get_block(\"B\")\n"
+                           "    i, j = sch.get_loops(block)\n"
+                           "    sch.parallel(i)\n"
+                           "    j_0, j_1 = sch.split(j, factors=[None, 4])\n"
+                           "    sch.vectorize(j_1)\n";
+    const QString rows = "def apply_trace(sch):\n"
+                         "    block = sch.get_block(\"Y\")\n"
+                         "    i, j = sch.get_loops(block)\n"
+                         "    sch.parallel(i)\n";
+    QTest::newRow("matmul unscheduled") << matmul << QString();
+    QTest::newRow("matmul tiled, parallel, vectorized") << matmul << tile;
+    QTest::newRow("int unscheduled") << ints << QString();
+    QTest::newRow("int parallel, vectorized") << ints << intVec;
+    QTest::newRow("softmax unscheduled") << softmax << QString();
+    QTest::newRow("softmax parallel rows") << softmax << rows;
+  }
+  void loweredSamplesMatchInterpreter() {
+    QFETCH(QString, source);
+    QFETCH(QString, script);
+    auto func = frontend::parseTe(source.toStdString(), "sample.te");
+    QVERIFY2(func.has_value(), func ? "" : func.error().message.c_str());
+    PrimFunc scheduled = *func;
+    if (!script.isEmpty()) {
+      schedule::Schedule sch(*func);
+      auto applied = schedule::applyScript(sch, script.toStdString(), "trace.py");
+      QVERIFY2(applied.has_value(), applied ? "" : applied.error().message.c_str());
+      scheduled = sch.func();
+    }
+    auto lowered = codegen::lower(scheduled);
+    QVERIFY2(lowered.has_value(), lowered ? "" : lowered.error().message.c_str());
+    compareWithInterpreter(*lowered, *func, nullptr, {});
+  }
+
+  void asmUsesZmmForSixteenFloatLanes() {
+    Case c = vectorAdd(16, 256);
+    auto text = m_target->source(c.lowered, "asm", {});
+    QVERIFY2(text.has_value(), text ? "" : text.error().message.c_str());
+    QVERIFY2(text->find("%zmm") != std::string::npos, text->substr(0, 2000).c_str());
+    QVERIFY(text->find("vadd_kernel:") != std::string::npos);
+  }
+
+  void fastMathFlagsOnlyWhenAsked() {
+    Case c = flatMatmul(ForKind::Serial);
+    auto plain = m_target->source(c.lowered, "llvm", {});
+    QVERIFY(plain.has_value());
+    QVERIFY(plain->find("define void @matmul_kernel(ptr noalias") != std::string::npos);
+    QVERIFY(plain->find("fadd float") != std::string::npos || plain->find("fadd <") != std::string::npos);
+    QVERIFY2(plain->find(" fast ") == std::string::npos && plain->find("reassoc") == std::string::npos, "fast-math without asking");
+    BuildOptions fast;
+    fast.fastMath = true;
+    auto withFlags = m_target->source(c.lowered, "llvm", fast);
+    QVERIFY(withFlags.has_value());
+    QVERIFY(withFlags->find("fadd fast") != std::string::npos || withFlags->find("fmul fast") != std::string::npos);
+  }
+
+  void parallelLoopCallsRuntime() {
+    Case c = flatMatmul(ForKind::Parallel);
+    auto ir = m_target->source(c.lowered, "llvm", {});
+    QVERIFY(ir.has_value());
+    QVERIFY(ir->find("call void @loopscape_parallel_for(i64 13, ptr nonnull @matmul_kernel_i_par0") != std::string::npos);
+  }
+
+  void refusesThreadBindingAndUnknownFormat() {
+    auto X = makeBuffer("X", DataType::float32(), {intImm(4)});
+    Expr tx = var("tx");
+    Stmt body = For::make(tx, intImm(0), intImm(4), ForKind::ThreadBinding, store(X, floatImm(1), tx), "threadIdx.x");
+    auto kernel = m_target->build(makeLowered("gpu_kernel", {X}, body), {});
+    QVERIFY(!kernel.has_value());
+    QCOMPARE(kernel.error().code, std::string("codegen.thread-binding"));
+    QCOMPARE(kernel.error().references.size(), std::size_t(1));
+    QCOMPARE(kernel.error().references[0].name, std::string("tx"));
+    auto source = m_target->source(makeLowered("k", {X}, store(X, floatImm(1), intImm(0))), "ptx", {});
+    QVERIFY(!source.has_value());
+    QCOMPARE(source.error().code, std::string("codegen.unknown-format"));
+  }
+
+  void sharedLibraryRunsWithTheCAbi() {
+    Case c = parallelDynamic();
+    BuildOptions options;
+    QTemporaryDir dir;
+    options.workDir = dir.path().toStdString();
+    auto kernel = m_target->build(c.lowered, options);
+    QVERIFY(kernel.has_value());
+    const std::string path = (*kernel)->libraryPath();
+    QVERIFY2(!path.empty() && std::filesystem::exists(path), "no shared library");
+    QVERIFY(path.starts_with(options.workDir));
+    QCOMPARE((*kernel)->symbol(), std::string("pdyn_kernel"));
+    void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    QVERIFY2(lib, dlerror());
+    using Fn = void (*)(float*, float*, std::int64_t);
+    auto fn = reinterpret_cast<Fn>(dlsym(lib, "pdyn_kernel"));
+    QVERIFY(fn);
+    std::vector<NDArray> expected = makeArgs(c.reference, &c, 3);
+    NDArray out = expected[1].clone();
+    QVERIFY(interpret(c.reference, expected, c.sizes).has_value());
+    fn(expected[0].data<float>(), out.data<float>(), 37);
+    QVERIFY(!firstMismatch(out, expected[1], 1e-6, 1e-5));
+    dlclose(lib);
+    // A second build of the same function reuses the cached library.
+    auto again = m_target->build(c.lowered, options);
+    QVERIFY(again.has_value());
+    QCOMPARE((*again)->libraryPath(), path);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCpuLlvm)
+#include "tst_cpu_llvm.moc"
