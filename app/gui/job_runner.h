@@ -1,0 +1,72 @@
+// JobRunner: runs heavy work (parsing, trace replay, printing, primitive application) off
+// the GUI thread through QtConcurrent and delivers the result back on the GUI thread.
+// Work functions are plain C++: they get a std::stop_token (cancellation) and a progress
+// callback (done, total), never a Qt type. Callers keep a generation id per kind of job
+// and drop results that are stale when they arrive; the runner only tracks how many jobs
+// are in flight (busy) and forwards progress to the status bar.
+#pragma once
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <functional>
+#include <memory>
+#include <stop_token>
+
+namespace loopscape::gui {
+
+using ProgressFn = std::function<void(int done, int total)>;
+
+class JobRunner : public QObject {
+  Q_OBJECT
+public:
+  explicit JobRunner(QObject* parent = nullptr);
+  ~JobRunner() override;
+
+  /// Runs `work` on the thread pool; `done` runs on this object's thread with the result
+  /// unless the job was cancelled.
+  template <typename R>
+  void run(const QString& label, std::function<R(std::stop_token, const ProgressFn&)> work,
+           std::function<void(R)> done) {
+    auto stop = std::make_shared<std::stop_source>();
+    m_stops.push_back(stop);
+    auto* watcher = new QFutureWatcher<std::shared_ptr<R>>(this);
+    jobStarted(label);
+    QPointer<JobRunner> self(this);
+    ProgressFn progress = [self, label](int d, int t) {
+      QMetaObject::invokeMethod(
+          self.data(), [self, label, d, t] { if (self) Q_EMIT self->progress(label, d, t); }, Qt::QueuedConnection);
+    };
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, stop, done = std::move(done)] {
+      std::erase(m_stops, stop);
+      std::shared_ptr<R> result = watcher->result();
+      watcher->deleteLater();
+      if (!stop->stop_requested() && result) done(std::move(*result));
+      jobFinished();
+    });
+    watcher->setFuture(QtConcurrent::run([work = std::move(work), token = stop->get_token(), progress] {
+      return std::make_shared<R>(work(token, progress));
+    }));
+  }
+
+  bool busy() const { return m_active > 0; }
+  int activeJobs() const { return m_active; }
+  /// Requests every running job to stop; their results are dropped.
+  void cancelAll();
+  /// Waits (processing events) until no job is in flight; for shutdown, tests, screenshots.
+  bool waitForIdle(int timeoutMs);
+
+Q_SIGNALS:
+  void busyChanged(bool busy);
+  void progress(const QString& label, int done, int total);
+  void started(const QString& label);
+
+private:
+  void jobStarted(const QString& label);
+  void jobFinished();
+  int m_active = 0;
+  std::vector<std::shared_ptr<std::stop_source>> m_stops;
+};
+
+} // namespace loopscape::gui

@@ -1,0 +1,101 @@
+// loopscape [FILE] [--trace T] [--screenshot PNG]: the desktop workbench.
+//   FILE             a .te program or a .lsproj session
+//   --trace T        a trace (.py TVM schedule or .json) applied to FILE
+//   --screenshot PNG load, lay out, render the window to PNG and exit (0 on success);
+//                    runs without a display (offscreen) when none is set
+#include "app/gui/main_window.h"
+#include "views/tensorir_view.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QPixmap>
+#include <QTimer>
+
+#include <cstdio>
+
+int main(int argc, char** argv) {
+  bool screenshot = false;
+  for (int i = 1; i < argc; ++i)
+    if (QByteArray(argv[i]) == "--screenshot" || QByteArray(argv[i]).startsWith("--screenshot=")) screenshot = true;
+  if (screenshot && qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
+      qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+
+  QApplication app(argc, argv);
+  QCoreApplication::setOrganizationName(QStringLiteral("Loopscape"));
+  QCoreApplication::setApplicationName(QStringLiteral("loopscape"));
+  QCoreApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+  QGuiApplication::setDesktopFileName(QStringLiteral("org.loopscape.Loopscape"));
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription(QStringLiteral("Loopscape: a workbench for tensor-program schedules"));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("a .te program or a .lsproj session"));
+  const QCommandLineOption traceOption(QStringLiteral("trace"),
+                                       QStringLiteral("apply a trace (.py TVM schedule or .json) to FILE"),
+                                       QStringLiteral("T"));
+  const QCommandLineOption shotOption(QStringLiteral("screenshot"),
+                                      QStringLiteral("render the window to PNG and exit"), QStringLiteral("PNG"));
+  const QCommandLineOption darkOption(QStringLiteral("dark"), QStringLiteral("use the dark theme"));
+  const QCommandLineOption selectOption(QStringLiteral("select"),
+                                        QStringLiteral("select the loop or block NAME (with --screenshot)"),
+                                        QStringLiteral("NAME"));
+  parser.addOptions({traceOption, shotOption, darkOption, selectOption});
+  parser.process(app);
+  const QStringList files = parser.positionalArguments();
+  const QString shotPath = parser.value(shotOption);
+
+  loopscape::gui::MainWindowOptions options;
+  options.noPrompts = !shotPath.isEmpty();
+  options.persistSettings = shotPath.isEmpty();
+  loopscape::gui::MainWindow window(options);
+  if (parser.isSet(darkOption)) window.setDarkTheme(true);
+
+  auto fail = [](const QString& message) {
+    std::fprintf(stderr, "loopscape: %s\n", qPrintable(message));
+    return 2;
+  };
+  if (!files.isEmpty()) {
+    if (!QFileInfo::exists(files.front())) return fail(QStringLiteral("no such file: %1").arg(files.front()));
+    if (!window.openPath(files.front())) return fail(QStringLiteral("cannot open %1").arg(files.front()));
+    window.waitIdle();
+    if (parser.isSet(traceOption)) {
+      if (!window.session()->state())
+        return fail(QStringLiteral("%1 does not parse; cannot apply a trace").arg(files.front()));
+      if (!window.loadTracePath(parser.value(traceOption)))
+        return fail(QStringLiteral("cannot read trace %1").arg(parser.value(traceOption)));
+      window.waitIdle();
+    }
+  } else if (parser.isSet(traceOption)) {
+    return fail(QStringLiteral("--trace needs a FILE"));
+  }
+
+  if (!shotPath.isEmpty()) {
+    window.resize(1600, 1000);
+    window.show();
+    window.waitIdle();
+    if (parser.isSet(selectOption)) {
+      const auto& snap = window.tensorIrView()->snapshot();
+      if (snap) {
+        const std::string name = parser.value(selectOption).toStdString();
+        for (std::size_t i = 0; i < snap->nodes.size(); ++i)
+          if (snap->nodes[i].name == name) {
+            window.tensorIrView()->selectNode(static_cast<int>(i));
+            break;
+          }
+      }
+    }
+    QApplication::processEvents();
+    const QPixmap pixmap = window.grab();
+    if (pixmap.isNull() || !pixmap.save(shotPath)) return fail(QStringLiteral("cannot write %1").arg(shotPath));
+    std::printf("wrote %s (%dx%d)\n", qPrintable(shotPath), pixmap.width(), pixmap.height());
+    return 0;
+  }
+
+  window.show();
+  QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });
+  return app.exec();
+}

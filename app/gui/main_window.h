@@ -1,0 +1,121 @@
+// MainWindow: the workbench window. The TensorIR view is the central widget; the program
+// editor, the primitive panel, the trace and the diagnostics are docks (each with an
+// objectName, so the layout saved with saveState/restoreState under kStateVersion comes
+// back). Menus hold every action, with shortcuts: File (open, samples, recent files,
+// sessions, traces), Edit (undo/redo, copy trace as TVM Python), Schedule (apply, each
+// primitive), View (docks, theme, reset layout).
+//
+// The window owns the Session (all core state) and the views; it only wires them:
+// session results → views, view events → session operations. Nothing heavy runs here.
+#pragma once
+
+#include "app/gui/session.h"
+
+#include <QMainWindow>
+
+class QAction;
+class QActionGroup;
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QPushButton;
+class QToolButton;
+
+namespace loopscape::views {
+class DiagnosticsView;
+class PrimitivePanel;
+class ProgramEditor;
+class TensorIrView;
+class TraceView;
+} // namespace loopscape::views
+
+namespace loopscape::gui {
+
+struct MainWindowOptions {
+  /// Never show modal questions (screenshots, tests): unsaved changes are kept in the
+  /// recovery file instead of asking, and no recovery is offered at start.
+  bool noPrompts = false;
+  /// Read and write the window layout and personal settings (off in tests).
+  bool persistSettings = true;
+};
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+public:
+  static constexpr int kStateVersion = 1;
+  explicit MainWindow(MainWindowOptions options = {}, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  Session* session() const { return m_session; }
+  views::ProgramEditor* editor() const { return m_editor; }
+  views::TensorIrView* tensorIrView() const { return m_tensorIr; }
+  views::PrimitivePanel* primitivePanel() const { return m_panel; }
+  views::TraceView* traceView() const { return m_trace; }
+  views::DiagnosticsView* diagnosticsView() const { return m_diagnostics; }
+  /// Actions by objectName (for tests and the menus).
+  QAction* action(const QString& objectName) const;
+
+  /// Opens a .te or .lsproj file; shows a message box on error unless noPrompts.
+  bool openPath(const QString& path);
+  bool loadTracePath(const QString& path);
+  bool saveSessionTo(const QString& path);
+  /// Waits for background jobs (events processed). For tests, screenshots, shutdown.
+  bool waitIdle(int timeoutMs = 30000);
+  /// Offers to restore the recovery file if it is newer than the last clean exit.
+  void offerRecovery();
+  void setDarkTheme(bool dark);
+  bool isDarkTheme() const { return m_dark; }
+  /// Directory of the sample programs (install share dir, else the source tree).
+  static QString samplesDir();
+  /// Whether the TensorIR view shows a trace step instead of the current state.
+  bool isPreviewing() const { return m_previewing; }
+
+protected:
+  void closeEvent(QCloseEvent* event) override;
+
+private:
+  void createViews();
+  void createDocks();
+  void createActions();
+  void createMenus();
+  void createStatusBar();
+  void wireSession();
+  void onStateChanged();
+  void onNodeClicked(int index);
+  void showPreview(std::shared_ptr<const views::ProgramSnapshot> program, int row);
+  void leavePreview();
+  void updateTitle();
+  void addRecentFile(const QString& path);
+  void rebuildRecentMenu();
+  void restoreLayout();
+  void saveLayout();
+  bool maybeSave();
+  QAction* makeAction(const QString& objectName, const QString& text, const QKeySequence& shortcut = {});
+
+  MainWindowOptions m_options;
+  Session* m_session;
+  views::ProgramEditor* m_editor = nullptr;
+  views::TensorIrView* m_tensorIr = nullptr;
+  views::PrimitivePanel* m_panel = nullptr;
+  views::TraceView* m_trace = nullptr;
+  views::DiagnosticsView* m_diagnostics = nullptr;
+  QLabel* m_previewBanner = nullptr;
+  QDockWidget* m_programDock = nullptr;
+  QDockWidget* m_primitivesDock = nullptr;
+  QDockWidget* m_traceDock = nullptr;
+  QDockWidget* m_diagnosticsDock = nullptr;
+  QMenu* m_recentMenu = nullptr;
+  QMenu* m_viewMenu = nullptr;
+  QMenu* m_scheduleMenu = nullptr;
+  QProgressBar* m_progress = nullptr;
+  QToolButton* m_cancel = nullptr;
+  QLabel* m_statusLabel = nullptr;
+  QByteArray m_defaultState;
+  bool m_dark = false;
+  bool m_previewing = false;
+  int m_previewRow = -2;
+  bool m_firstState = true;
+};
+
+} // namespace loopscape::gui

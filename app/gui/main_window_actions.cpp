@@ -1,0 +1,367 @@
+// MainWindow: actions, menus, files (open, samples, recent files, sessions, traces),
+// recovery and the unsaved-changes question.
+#include "app/gui/main_window.h"
+
+#include "core/schedule/instruction.h"
+#include "core/schedule/trace_json.h"
+#include "core/schedule/trace_python.h"
+#include "views/diagnostics_view.h"
+#include "views/primitive_panel.h"
+#include "views/program_editor.h"
+#include "views/samples_gallery.h"
+#include "views/tensorir_view.h"
+#include "views/trace_view.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QClipboard>
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QShortcut>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QUndoStack>
+
+namespace loopscape::gui {
+
+QAction* MainWindow::makeAction(const QString& objectName, const QString& text, const QKeySequence& shortcut) {
+  auto* a = new QAction(text, this);
+  a->setObjectName(objectName);
+  if (!shortcut.isEmpty()) a->setShortcut(shortcut);
+  addAction(a); // shortcuts work whichever dock has focus
+  return a;
+}
+
+QAction* MainWindow::action(const QString& objectName) const { return findChild<QAction*>(objectName); }
+
+void MainWindow::createActions() {
+  connect(makeAction(QStringLiteral("fileOpen"), QStringLiteral("&Open…"), QKeySequence::Open), &QAction::triggered,
+          this, [this] {
+            if (!maybeSave()) return;
+            const QString path = QFileDialog::getOpenFileName(
+                this, QStringLiteral("Open program or session"), QFileInfo(m_session->sourcePath()).absolutePath(),
+                QStringLiteral("Programs and sessions (*.te *.lsproj);;Tensor expressions (*.te);;Sessions (*.lsproj)"));
+            if (!path.isEmpty()) openPath(path);
+          });
+  connect(makeAction(QStringLiteral("fileOpenSample"), QStringLiteral("Open &sample…"), QKeySequence(QStringLiteral("Ctrl+Shift+O"))),
+          &QAction::triggered, this, [this] {
+            if (!maybeSave()) return;
+            views::SamplesGallery gallery(samplesDir(), this);
+            if (gallery.exec() == QDialog::Accepted && !gallery.selectedPath().isEmpty())
+              openPath(gallery.selectedPath());
+          });
+  connect(makeAction(QStringLiteral("fileSave"), QStringLiteral("&Save session"), QKeySequence::Save),
+          &QAction::triggered, this, [this] {
+            if (m_session->projectPath().isEmpty()) {
+              action(QStringLiteral("fileSaveAs"))->trigger();
+              return;
+            }
+            saveSessionTo(m_session->projectPath());
+          });
+  connect(makeAction(QStringLiteral("fileSaveAs"), QStringLiteral("Save session &as…"), QKeySequence::SaveAs),
+          &QAction::triggered, this, [this] {
+            QString suggestion = m_session->projectPath();
+            if (suggestion.isEmpty() && !m_session->sourcePath().isEmpty()) {
+              const QFileInfo fi(m_session->sourcePath());
+              suggestion = fi.absolutePath() + u'/' + fi.completeBaseName() + QStringLiteral(".lsproj");
+            }
+            const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Save session"), suggestion,
+                                                              QStringLiteral("Sessions (*.lsproj)"));
+            if (!path.isEmpty()) saveSessionTo(path.endsWith(QStringLiteral(".lsproj")) ? path : path + QStringLiteral(".lsproj"));
+          });
+  connect(makeAction(QStringLiteral("fileLoadTrace"), QStringLiteral("&Load trace…"), QKeySequence(QStringLiteral("Ctrl+L"))),
+          &QAction::triggered, this, [this] {
+            const QString path = QFileDialog::getOpenFileName(
+                this, QStringLiteral("Load trace"), samplesDir() + QStringLiteral("/traces"),
+                QStringLiteral("Traces (*.py *.json);;TVM Python schedules (*.py);;Trace JSON (*.json)"));
+            if (!path.isEmpty()) loadTracePath(path);
+          });
+  connect(makeAction(QStringLiteral("fileExportTrace"), QStringLiteral("&Export trace…"), QKeySequence(QStringLiteral("Ctrl+E"))),
+          &QAction::triggered, this, [this] {
+            if (!m_session->state()) return;
+            const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export trace"), QString(),
+                                                              QStringLiteral("TVM Python (*.py);;Trace JSON (*.json)"));
+            if (path.isEmpty()) return;
+            const auto& trace = m_session->state()->schedule.trace();
+            const std::string text = path.endsWith(QStringLiteral(".json")) ? schedule::traceToJson(trace)
+                                                                             : schedule::traceToPython(trace);
+            QFile f(path);
+            if (!f.open(QIODevice::WriteOnly) || f.write(text.data(), qint64(text.size())) != qint64(text.size()))
+              QMessageBox::warning(this, QStringLiteral("Export trace"), QStringLiteral("Cannot write %1").arg(path));
+          });
+  connect(makeAction(QStringLiteral("fileQuit"), QStringLiteral("&Quit"), QKeySequence::Quit), &QAction::triggered,
+          this, &QWidget::close);
+
+  QAction* undo = m_session->undoStack()->createUndoAction(this, QStringLiteral("&Undo"));
+  undo->setObjectName(QStringLiteral("editUndo"));
+  undo->setShortcut(QKeySequence::Undo);
+  undo->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+  QAction* redo = m_session->undoStack()->createRedoAction(this, QStringLiteral("&Redo"));
+  redo->setObjectName(QStringLiteral("editRedo"));
+  redo->setShortcuts({QKeySequence(QStringLiteral("Ctrl+Shift+Z")), QKeySequence(QStringLiteral("Ctrl+Y"))});
+  redo->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+  // The editor has its own text undo; outside it, Ctrl+Z undoes schedule steps.
+  for (QWidget* w : std::initializer_list<QWidget*>{m_tensorIr, m_panel, m_trace, m_diagnostics}) {
+    w->addAction(undo);
+    w->addAction(redo);
+  }
+  connect(makeAction(QStringLiteral("editCopyPython"), QStringLiteral("&Copy trace as TVM Python"),
+                     QKeySequence(QStringLiteral("Ctrl+Shift+C"))),
+          &QAction::triggered, this, [this] {
+            if (!m_session->state()) return;
+            QApplication::clipboard()->setText(
+                QString::fromStdString(schedule::traceToPython(m_session->state()->schedule.trace())));
+            statusBar()->showMessage(QStringLiteral("Trace copied as a TVM Python schedule"), 3000);
+          });
+
+  connect(makeAction(QStringLiteral("scheduleApply"), QStringLiteral("&Apply primitive"),
+                     QKeySequence(QStringLiteral("Ctrl+Return"))),
+          &QAction::triggered, m_panel, &views::PrimitivePanel::apply);
+  connect(makeAction(QStringLiteral("scheduleBackToCurrent"), QStringLiteral("&Back to current program"),
+                     QKeySequence(Qt::Key_Escape)),
+          &QAction::triggered, this, [this] { leavePreview(); });
+  connect(makeAction(QStringLiteral("scheduleFocusProgram"), QStringLiteral("Focus &TensorIR view"),
+                     QKeySequence(QStringLiteral("Ctrl+1"))),
+          &QAction::triggered, m_tensorIr, [this] { m_tensorIr->setFocus(); });
+  connect(makeAction(QStringLiteral("scheduleFocusEditor"), QStringLiteral("Focus program &editor"),
+                     QKeySequence(QStringLiteral("Ctrl+2"))),
+          &QAction::triggered, this, [this] {
+            m_programDock->show();
+            m_editor->setFocus();
+          });
+
+  auto* themes = new QActionGroup(this);
+  QAction* light = makeAction(QStringLiteral("viewLightTheme"), QStringLiteral("&Light theme"));
+  QAction* dark = makeAction(QStringLiteral("viewDarkTheme"), QStringLiteral("&Dark theme"),
+                             QKeySequence(QStringLiteral("Ctrl+Shift+T")));
+  for (QAction* a : {light, dark}) {
+    a->setCheckable(true);
+    themes->addAction(a);
+  }
+  light->setChecked(true);
+  connect(light, &QAction::triggered, this, [this] { setDarkTheme(false); });
+  connect(dark, &QAction::triggered, this, [this] { setDarkTheme(true); });
+  connect(makeAction(QStringLiteral("viewResetLayout"), QStringLiteral("&Reset layout")), &QAction::triggered, this,
+          [this] {
+            restoreState(m_defaultState, kStateVersion);
+            for (QDockWidget* d : findChildren<QDockWidget*>()) d->show();
+          });
+  connect(makeAction(QStringLiteral("helpAbout"), QStringLiteral("&About Loopscape")), &QAction::triggered, this,
+          [this] {
+            QMessageBox::about(this, QStringLiteral("About Loopscape"),
+                               QStringLiteral("<b>Loopscape %1</b><br>A workbench for tensor-program schedules.<br>"
+                                              "GNU GPL v3 or later.")
+                                   .arg(QCoreApplication::applicationVersion()));
+          });
+
+  // Trace dock tool bar.
+  QToolBar* tb = m_trace->toolBar();
+  tb->addAction(undo);
+  tb->addAction(redo);
+  tb->addAction(action(QStringLiteral("editCopyPython")));
+  tb->addAction(action(QStringLiteral("fileLoadTrace")));
+}
+
+void MainWindow::createMenus() {
+  QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
+  file->setObjectName(QStringLiteral("fileMenu"));
+  file->addAction(action(QStringLiteral("fileOpen")));
+  file->addAction(action(QStringLiteral("fileOpenSample")));
+  m_recentMenu = file->addMenu(QStringLiteral("Open &recent"));
+  m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
+  connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
+  file->addSeparator();
+  file->addAction(action(QStringLiteral("fileSave")));
+  file->addAction(action(QStringLiteral("fileSaveAs")));
+  file->addSeparator();
+  file->addAction(action(QStringLiteral("fileLoadTrace")));
+  file->addAction(action(QStringLiteral("fileExportTrace")));
+  file->addSeparator();
+  file->addAction(action(QStringLiteral("fileQuit")));
+
+  QMenu* edit = menuBar()->addMenu(QStringLiteral("&Edit"));
+  edit->setObjectName(QStringLiteral("editMenu"));
+  edit->addAction(action(QStringLiteral("editUndo")));
+  edit->addAction(action(QStringLiteral("editRedo")));
+  edit->addSeparator();
+  edit->addAction(action(QStringLiteral("editCopyPython")));
+
+  m_scheduleMenu = menuBar()->addMenu(QStringLiteral("&Schedule"));
+  m_scheduleMenu->setObjectName(QStringLiteral("scheduleMenu"));
+  m_scheduleMenu->addAction(action(QStringLiteral("scheduleApply")));
+  m_scheduleMenu->addAction(action(QStringLiteral("scheduleBackToCurrent")));
+  m_scheduleMenu->addSeparator();
+  // One entry per primitive: chooses it in the panel for the current selection.
+  static const std::pair<const char*, const char*> kShortcuts[] = {
+      {"split", "Ctrl+Shift+S"}, {"fuse", "Ctrl+Shift+F"},   {"reorder", "Ctrl+Shift+R"},
+      {"parallel", "Ctrl+Shift+P"}, {"vectorize", "Ctrl+Shift+V"}, {"unroll", "Ctrl+Shift+U"},
+      {"compute_at", "Ctrl+Shift+A"}, {"compute_inline", "Ctrl+Shift+I"}};
+  for (const schedule::InstructionKind* kind : views::PrimitivePanel::catalogue()) {
+    const QString name = QString::fromUtf8(kind->name.data(), static_cast<qsizetype>(kind->name.size()));
+    QKeySequence shortcut;
+    for (const auto& [k, s] : kShortcuts)
+      if (kind->name == k) shortcut = QKeySequence(QString::fromLatin1(s));
+    QAction* a = makeAction(QStringLiteral("primitive_") + name, name, shortcut);
+    m_scheduleMenu->addAction(a);
+    connect(a, &QAction::triggered, this, [this, name] {
+      if (!m_panel->choosePrimitive(name)) {
+        statusBar()->showMessage(QStringLiteral("%1 does not apply to the selection").arg(name), 3000);
+        return;
+      }
+      m_primitivesDock->show();
+      m_primitivesDock->raise();
+    });
+  }
+  connect(m_scheduleMenu, &QMenu::aboutToShow, this, [this] {
+    const QStringList available = m_panel->primitives();
+    for (QAction* a : m_scheduleMenu->actions())
+      if (a->objectName().startsWith(QStringLiteral("primitive_")))
+        a->setEnabled(available.contains(a->objectName().mid(10)));
+  });
+
+  m_viewMenu = menuBar()->addMenu(QStringLiteral("&View"));
+  m_viewMenu->setObjectName(QStringLiteral("viewMenu"));
+  int key = 3;
+  for (QDockWidget* d : {m_programDock, m_primitivesDock, m_traceDock, m_diagnosticsDock}) {
+    QAction* toggle = d->toggleViewAction();
+    toggle->setObjectName(QStringLiteral("viewToggle_") + d->objectName());
+    toggle->setShortcut(QKeySequence(QStringLiteral("Ctrl+%1").arg(key++)));
+    addAction(toggle);
+    m_viewMenu->addAction(toggle);
+  }
+  m_viewMenu->addSeparator();
+  m_viewMenu->addAction(action(QStringLiteral("viewLightTheme")));
+  m_viewMenu->addAction(action(QStringLiteral("viewDarkTheme")));
+  m_viewMenu->addSeparator();
+  m_viewMenu->addAction(action(QStringLiteral("viewResetLayout")));
+
+  QMenu* help = menuBar()->addMenu(QStringLiteral("&Help"));
+  help->setObjectName(QStringLiteral("helpMenu"));
+  help->addAction(action(QStringLiteral("helpAbout")));
+}
+
+// ---- files ------------------------------------------------------------------------------
+
+QString MainWindow::samplesDir() {
+  const QString installed = QCoreApplication::applicationDirPath() + QStringLiteral("/../") +
+                            QStringLiteral(LS_SAMPLES_INSTALL_SUBDIR);
+  if (QFileInfo(installed).isDir()) return QDir(installed).canonicalPath();
+  return QStringLiteral(LS_SAMPLES_SOURCE_DIR);
+}
+
+bool MainWindow::openPath(const QString& path) {
+  QString error;
+  if (!m_session->openFile(path, &error)) {
+    if (!m_options.noPrompts) QMessageBox::warning(this, QStringLiteral("Open"), error);
+    statusBar()->showMessage(error, 5000);
+    return false;
+  }
+  m_firstState = true;
+  addRecentFile(QFileInfo(path).absoluteFilePath());
+  updateTitle();
+  return true;
+}
+
+bool MainWindow::loadTracePath(const QString& path) {
+  QString error;
+  if (!m_session->loadTraceFile(path, &error)) {
+    if (!m_options.noPrompts) QMessageBox::warning(this, QStringLiteral("Load trace"), error);
+    statusBar()->showMessage(error, 5000);
+    return false;
+  }
+  return true;
+}
+
+bool MainWindow::saveSessionTo(const QString& path) {
+  QJsonObject view;
+  view[QStringLiteral("dark")] = m_dark;
+  view[QStringLiteral("selection")] =
+      m_tensorIr->selectedNode() >= 0 && m_tensorIr->snapshot()
+          ? QString::fromStdString(m_tensorIr->snapshot()->nodes[m_tensorIr->selectedNode()].name)
+          : QString();
+  m_session->setViewSettings(view);
+  QString error;
+  if (!m_session->saveProject(path, &error)) {
+    if (!m_options.noPrompts) QMessageBox::warning(this, QStringLiteral("Save session"), error);
+    statusBar()->showMessage(error, 5000);
+    return false;
+  }
+  addRecentFile(m_session->projectPath());
+  statusBar()->showMessage(QStringLiteral("Saved %1").arg(path), 3000);
+  updateTitle();
+  return true;
+}
+
+void MainWindow::addRecentFile(const QString& path) {
+  if (!m_options.persistSettings) return;
+  QSettings s;
+  QStringList files = s.value(QStringLiteral("recentFiles")).toStringList();
+  files.removeAll(path);
+  files.prepend(path);
+  while (files.size() > 10) files.removeLast();
+  s.setValue(QStringLiteral("recentFiles"), files);
+}
+
+void MainWindow::rebuildRecentMenu() {
+  m_recentMenu->clear();
+  const QStringList files = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+  int n = 1;
+  for (const QString& f : files) {
+    QAction* a = m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(n % 10).arg(QFileInfo(f).fileName()));
+    a->setObjectName(QStringLiteral("recentFile%1").arg(n++));
+    a->setToolTip(f);
+    a->setStatusTip(f);
+    connect(a, &QAction::triggered, this, [this, f] {
+      if (maybeSave()) openPath(f);
+    });
+  }
+  if (files.isEmpty()) m_recentMenu->addAction(QStringLiteral("(no recent files)"))->setEnabled(false);
+}
+
+bool MainWindow::maybeSave() {
+  if (!m_session->isModified()) return true;
+  if (m_options.noPrompts) {
+    // Never lose work silently: keep it in the recovery file.
+    m_session->writeRecovery();
+    return true;
+  }
+  const auto answer = QMessageBox::question(
+      this, QStringLiteral("Unsaved changes"),
+      QStringLiteral("%1 has unsaved changes. Save the session?").arg(m_session->displayName()),
+      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+  if (answer == QMessageBox::Cancel) return false;
+  if (answer == QMessageBox::Discard) {
+    m_session->removeRecovery();
+    return true;
+  }
+  action(QStringLiteral("fileSave"))->trigger();
+  return !m_session->isModified();
+}
+
+void MainWindow::offerRecovery() {
+  const QFileInfo recovery(Session::recoveryPath());
+  if (!recovery.exists() || m_options.noPrompts) return;
+  const QDateTime lastClean = QSettings().value(QStringLiteral("session/lastCleanExit")).toDateTime();
+  if (lastClean.isValid() && recovery.lastModified() <= lastClean) return;
+  const auto answer = QMessageBox::question(
+      this, QStringLiteral("Restore session"),
+      QStringLiteral("Loopscape did not exit cleanly last time. Restore the unsaved session from %1?")
+          .arg(recovery.lastModified().toString(Qt::ISODate)),
+      QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+  if (answer != QMessageBox::Yes) {
+    m_session->removeRecovery();
+    return;
+  }
+  QString error;
+  if (!m_session->restoreRecovery(&error)) QMessageBox::warning(this, QStringLiteral("Restore session"), error);
+}
+
+} // namespace loopscape::gui

@@ -1,0 +1,474 @@
+#include "app/gui/session.h"
+
+#include "app/gui/session_file.h"
+#include "app/gui/step_builder.h"
+#include "app/gui/undo_commands.h"
+#include "core/frontend/te_frontend.h"
+#include "core/schedule/instruction.h"
+#include "core/schedule/schedule_error.h"
+#include "core/schedule/trace_json.h"
+#include "core/schedule/trace_script.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
+#include <QStandardPaths>
+#include <QUndoStack>
+
+#include <fmt/format.h>
+
+namespace loopscape::gui {
+
+using views::DiagnosticItem;
+
+StatePtr makeState(schedule::Schedule sch) {
+  auto state = std::make_shared<ProgramState>(std::move(sch));
+  state->program = views::makeSnapshot(state->schedule);
+  state->trace = views::makeTraceSnapshot(state->schedule.trace());
+  return state;
+}
+
+namespace {
+
+std::string renderAgainst(const Diagnostic& d, const ir::PrimFunc& func, std::string_view sourceText) {
+  if (d.code.starts_with("schedule.")) {
+    std::string out;
+    if (d.location.valid())
+      out = fmt::format("{}:{}:{}: in this step\n", d.location.file, d.location.line, d.location.column);
+    return out + schedule::renderScheduleError(d, func);
+  }
+  return renderDiagnostic(d, sourceText);
+}
+
+DiagnosticItem sourceItem(const Diagnostic& d, const std::string& source) {
+  DiagnosticItem item;
+  item.origin = DiagnosticItem::Origin::Source;
+  item.isError = d.severity == Severity::Error;
+  item.code = d.code;
+  item.message = d.message;
+  item.file = d.location.file;
+  item.line = d.location.line;
+  item.column = d.location.column;
+  item.length = d.location.length;
+  item.detail = renderDiagnostic(d, source);
+  return item;
+}
+
+DiagnosticItem scheduleItem(const Diagnostic& d, const ir::PrimFunc& func, DiagnosticItem::Origin origin,
+                            std::string messagePrefix = {}, std::string_view sourceText = {}) {
+  DiagnosticItem item;
+  item.origin = origin;
+  item.code = d.code;
+  item.message = messagePrefix + d.message;
+  item.file = d.location.file;
+  item.line = d.location.line;
+  item.column = d.location.column;
+  item.detail = (messagePrefix.empty() ? std::string() : messagePrefix + "\n\n") + renderAgainst(d, func, sourceText);
+  return item;
+}
+
+/// Applies instructions [begin, end) of `trace` to `sch`; on failure returns the index
+/// and the error, with `sch` as it was before that instruction.
+std::optional<std::pair<int, Diagnostic>> applyRange(schedule::Schedule& sch, const schedule::Trace& trace, int begin,
+                                                     int end) {
+  for (int i = begin; i < end; ++i) {
+    const schedule::Instruction& inst = trace.instructions[i];
+    auto out = sch.apply(*inst.kind, inst.inputs, inst.attrs, inst.decision);
+    if (!out) return std::make_pair(i, out.error());
+  }
+  return std::nullopt;
+}
+
+
+} // namespace
+
+struct Session::LoadResult {
+  std::uint64_t generation = 0;
+  QString source;
+  std::optional<Diagnostic> parseError;
+  StatePtr base;
+  std::vector<StatePtr> steps;
+  std::vector<QString> stepTexts;
+  std::optional<DiagnosticItem> dropped;
+  schedule::Trace requested; ///< the trace asked for (kept while the source does not parse)
+};
+
+Session::Session(QObject* parent) : QObject(parent) {
+  setObjectName(QStringLiteral("session"));
+  m_undo = new QUndoStack(this);
+  m_undo->setObjectName(QStringLiteral("undoStack"));
+  m_jobs = new JobRunner(this);
+  connect(m_undo, &QUndoStack::cleanChanged, this, [this] { updateModified(); });
+  m_autosave.setInterval(30000);
+  connect(&m_autosave, &QTimer::timeout, this, [this] {
+    if (isModified()) writeRecovery();
+  });
+  m_autosave.start();
+}
+
+Session::~Session() {
+  m_jobs->cancelAll();
+  m_jobs->waitForIdle(10000);
+}
+
+bool Session::isModified() const { return m_sourceDirty || !m_undo->isClean(); }
+
+void Session::updateModified() {
+  if (signalsBlocked()) return;
+  const bool modified = isModified();
+  if (modified == m_lastModified) return;
+  m_lastModified = modified;
+  Q_EMIT modifiedChanged(modified);
+}
+
+QString Session::displayName() const {
+  if (!m_projectPath.isEmpty()) return QFileInfo(m_projectPath).fileName();
+  if (!m_sourcePath.isEmpty()) return QFileInfo(m_sourcePath).fileName();
+  return QStringLiteral("untitled");
+}
+
+void Session::setDiagnostics(std::vector<DiagnosticItem> source, std::vector<DiagnosticItem> action) {
+  m_sourceDiagnostics = std::move(source);
+  m_actionDiagnostics = std::move(action);
+  m_diagnostics = m_actionDiagnostics;
+  m_diagnostics.insert(m_diagnostics.end(), m_sourceDiagnostics.begin(), m_sourceDiagnostics.end());
+  Q_EMIT diagnosticsChanged();
+}
+
+void Session::install(const StatePtr& state) {
+  m_state = state;
+  if (signalsBlocked()) return; // rebuilding the history after a load
+  Q_EMIT stateChanged();
+  updateModified();
+  if (isModified()) writeRecovery();
+}
+
+// ---- loading and editing -------------------------------------------------------------
+
+void Session::openSource(const QString& source, const QString& path, const schedule::Trace& trace) {
+  m_source = source;
+  m_sourcePath = path;
+  m_projectPath.clear();
+  Q_EMIT sourceReplaced(source);
+  startLoad(source, trace, true, true);
+}
+
+bool Session::openFile(const QString& path, QString* error) {
+  if (path.endsWith(QStringLiteral(".lsproj"))) return openProject(path, error);
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) {
+    if (error) *error = QStringLiteral("cannot read %1: %2").arg(path, f.errorString());
+    return false;
+  }
+  openSource(QString::fromUtf8(f.readAll()), QFileInfo(path).absoluteFilePath());
+  return true;
+}
+
+void Session::editSource(const QString& source) {
+  if (source == m_source) return;
+  m_source = source;
+  m_sourceDirty = true;
+  updateModified();
+  startLoad(source, m_state ? m_state->schedule.trace() : schedule::Trace{}, true, false);
+}
+
+void Session::startLoad(const QString& source, const schedule::Trace& trace, bool, bool openedFile) {
+  const std::uint64_t generation = ++m_loadGeneration;
+  ++m_applyGeneration; // a primitive computed against the old program is stale now
+  ++m_previewGeneration;
+  const std::string text = source.toStdString();
+  const std::string fileName =
+      m_sourcePath.isEmpty() ? std::string("<source>") : QFileInfo(m_sourcePath).fileName().toStdString();
+  m_jobs->run<LoadResult>(
+      QStringLiteral("Parsing"),
+      [generation, text, fileName, trace, source](std::stop_token stop, const ProgressFn& progress) {
+        LoadResult r;
+        r.generation = generation;
+        r.source = source;
+        r.requested = trace;
+        auto func = frontend::parseTe(text, fileName);
+        if (!func) {
+          r.parseError = func.error();
+          return r;
+        }
+        schedule::Schedule sch(*func);
+        r.base = makeState(sch);
+        const std::vector<int> ends = views::stepEnds(trace);
+        int begin = 0;
+        for (std::size_t s = 0; s < ends.size(); ++s) {
+          if (stop.stop_requested()) return r;
+          if (auto failed = applyRange(sch, trace, begin, ends[s])) {
+            const auto& [index, diag] = *failed;
+            const schedule::Instruction& failedInst = trace.instructions[index];
+            const schedule::Instruction& stepInst = trace.instructions[ends[s] - 1];
+            std::string prefix = fmt::format("step {} ({}) no longer applies", s + 1, stepInst.kind->name);
+            if (&failedInst != &stepInst) prefix += fmt::format(" (its {} failed)", failedInst.kind->name);
+            prefix += ends.size() - s - 1 == 0
+                          ? std::string("; it was dropped")
+                          : fmt::format("; it and the {} step(s) after it were dropped", ends.size() - s - 1);
+            r.dropped = scheduleItem(diag, sch.func(), DiagnosticItem::Origin::Trace, prefix + ": ");
+            break;
+          }
+          r.steps.push_back(makeState(sch));
+          r.stepTexts.push_back(stepText(trace.instructions[ends[s] - 1]));
+          begin = ends[s];
+          progress(static_cast<int>(s) + 1, static_cast<int>(ends.size()));
+        }
+        return r;
+      },
+      [this, openedFile](LoadResult r) { finishLoad(std::move(r), openedFile); });
+}
+
+void Session::finishLoad(LoadResult r, bool openedFile) {
+  if (r.generation != m_loadGeneration) return; // stale: a newer edit is being parsed
+  if (r.parseError) {
+    // Keep showing the last program that parsed; the trace waits for a good parse.
+    if (!m_state && openedFile) m_undo->clear();
+    setDiagnostics({sourceItem(*r.parseError, r.source.toStdString())}, {});
+    if (openedFile) {
+      m_sourceDirty = m_dirtyAfterOpen;
+      m_dirtyAfterOpen = false;
+      m_undo->setClean();
+    }
+    updateModified();
+    Q_EMIT jobDone();
+    return;
+  }
+  // Rebuild the history: one command per kept step, on the new program.
+  QSignalBlocker block(this);
+  m_undo->clear();
+  m_state = r.base;
+  StatePtr previous = r.base;
+  for (std::size_t i = 0; i < r.steps.size(); ++i) {
+    m_undo->push(new StepCommand(this, previous, r.steps[i], r.stepTexts[i]));
+    previous = r.steps[i];
+  }
+  if (openedFile) {
+    m_sourceDirty = m_dirtyAfterOpen;
+    m_dirtyAfterOpen = false;
+    m_undo->setClean();
+  }
+  std::vector<DiagnosticItem> sourceDiags;
+  if (r.dropped) sourceDiags.push_back(*r.dropped);
+  m_sourceDiagnostics = sourceDiags;
+  m_actionDiagnostics.clear();
+  m_diagnostics = m_sourceDiagnostics;
+  block.unblock();
+  Q_EMIT stateChanged();
+  Q_EMIT diagnosticsChanged();
+  updateModified();
+  Q_EMIT jobDone();
+}
+
+// ---- primitives ------------------------------------------------------------------------
+
+void Session::applyPrimitive(const views::PrimitiveRequest& request) {
+  if (!m_state) return;
+  const StatePtr before = m_state;
+  if (request.snapshot != before->program) {
+    DiagnosticItem item;
+    item.origin = DiagnosticItem::Origin::Schedule;
+    item.code = "gui.stale-selection";
+    item.message = "the program changed since the selection was made; select the loop or block again";
+    setDiagnostics(m_sourceDiagnostics, {item});
+    Q_EMIT primitiveRefused(QString::fromStdString(item.message));
+    Q_EMIT jobDone();
+    return;
+  }
+  const std::uint64_t generation = ++m_applyGeneration;
+  struct ApplyResult {
+    StatePtr after;
+    std::optional<DiagnosticItem> error;
+    QString text;
+  };
+  m_jobs->run<ApplyResult>(
+      QStringLiteral("Applying %1").arg(QString::fromStdString(request.kind)),
+      [before, request](std::stop_token, const ProgressFn&) {
+        ApplyResult r;
+        schedule::Schedule sch = before->schedule;
+        auto ok = applyRequest(sch, request);
+        if (!ok) {
+          r.error = scheduleItem(ok.error(), before->schedule.func(), DiagnosticItem::Origin::Schedule);
+          return r;
+        }
+        r.text = stepText(sch.trace().instructions.back());
+        r.after = makeState(std::move(sch));
+        return r;
+      },
+      [this, generation, before](ApplyResult r) {
+        if (generation != m_applyGeneration || m_state != before) return;
+        if (r.error) {
+          setDiagnostics(m_sourceDiagnostics, {*r.error});
+          Q_EMIT primitiveRefused(QString::fromStdString(r.error->message));
+        } else {
+          setDiagnostics(m_sourceDiagnostics, {});
+          m_undo->push(new StepCommand(this, before, r.after, r.text));
+        }
+        Q_EMIT jobDone();
+      });
+}
+
+void Session::loadTrace(const QString& text, const QString& fileName) {
+  if (!m_state) return;
+  const StatePtr before = m_state;
+  const std::uint64_t generation = ++m_applyGeneration;
+  const bool json = fileName.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive) ||
+                    text.trimmed().startsWith(u'[');
+  struct TraceResult {
+    StatePtr after;
+    std::optional<DiagnosticItem> error;
+  };
+  m_jobs->run<TraceResult>(
+      QStringLiteral("Loading trace"),
+      [before, json, text = text.toStdString(), name = QFileInfo(fileName).fileName().toStdString()](
+          std::stop_token, const ProgressFn&) {
+        TraceResult r;
+        schedule::Schedule sch(before->schedule.original());
+        auto ok = json ? schedule::applyJsonTrace(sch, text, name) : schedule::applyScript(sch, text, name);
+        if (!ok) {
+          r.error = scheduleItem(ok.error(), sch.func(), DiagnosticItem::Origin::Trace, "the trace does not apply: ",
+                                 text);
+          return r;
+        }
+        r.after = makeState(std::move(sch));
+        return r;
+      },
+      [this, generation, before, fileName](TraceResult r) {
+        if (generation != m_applyGeneration || m_state != before) return;
+        if (r.error) {
+          setDiagnostics(m_sourceDiagnostics, {*r.error});
+          Q_EMIT primitiveRefused(QString::fromStdString(r.error->message));
+        } else {
+          setDiagnostics(m_sourceDiagnostics, {});
+          m_undo->push(new StepCommand(this, before, r.after,
+                                       QStringLiteral("load trace %1").arg(QFileInfo(fileName).fileName())));
+        }
+        Q_EMIT jobDone();
+      });
+}
+
+bool Session::loadTraceFile(const QString& path, QString* error) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) {
+    if (error) *error = QStringLiteral("cannot read %1: %2").arg(path, f.errorString());
+    return false;
+  }
+  if (!m_state) {
+    if (error) *error = QStringLiteral("open a program that parses before loading a trace");
+    return false;
+  }
+  loadTrace(QString::fromUtf8(f.readAll()), path);
+  return true;
+}
+
+void Session::previewInstruction(int row) {
+  if (!m_state) return;
+  const StatePtr state = m_state;
+  const std::uint64_t generation = ++m_previewGeneration;
+  m_jobs->run<std::shared_ptr<const views::ProgramSnapshot>>(
+      QStringLiteral("Replaying"),
+      [state, row](std::stop_token stop, const ProgressFn& progress) -> std::shared_ptr<const views::ProgramSnapshot> {
+        schedule::Schedule sch(state->schedule.original());
+        const schedule::Trace& trace = state->schedule.trace();
+        const int end = std::min<int>(row + 1, static_cast<int>(trace.instructions.size()));
+        for (int i = 0; i < end; ++i) {
+          if (stop.stop_requested()) return nullptr;
+          if (applyRange(sch, trace, i, i + 1)) return nullptr; // cannot happen: the trace applied before
+          progress(i + 1, end);
+        }
+        return views::makeSnapshot(sch);
+      },
+      [this, generation, state, row](std::shared_ptr<const views::ProgramSnapshot> snap) {
+        if (generation != m_previewGeneration || m_state != state || !snap) return;
+        Q_EMIT previewReady(snap, row);
+        Q_EMIT jobDone();
+      });
+}
+
+// ---- files -------------------------------------------------------------------------------
+
+namespace {
+
+SessionFile toFile(const Session& s) {
+  SessionFile f;
+  f.source = s.source();
+  f.sourcePath = s.sourcePath();
+  if (s.state() && !s.state()->schedule.trace().instructions.empty())
+    f.traceJson = QString::fromStdString(schedule::traceToJson(s.state()->schedule.trace()));
+  f.target = s.target();
+  f.view = s.viewSettings();
+  return f;
+}
+
+bool writeFile(const QString& path, const QByteArray& bytes, QString* error) {
+  QDir().mkpath(QFileInfo(path).absolutePath());
+  QSaveFile out(path);
+  if (!out.open(QIODevice::WriteOnly) || out.write(bytes) != bytes.size() || !out.commit()) {
+    if (error) *error = QStringLiteral("cannot write %1: %2").arg(path, out.errorString());
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+bool Session::saveProject(const QString& path, QString* error) {
+  if (!writeFile(path, writeSessionFile(toFile(*this)), error)) return false;
+  m_projectPath = QFileInfo(path).absoluteFilePath();
+  m_sourceDirty = false;
+  m_undo->setClean();
+  updateModified();
+  removeRecovery();
+  return true;
+}
+
+bool Session::openProject(const QString& path, QString* error) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) {
+    if (error) *error = QStringLiteral("cannot read %1: %2").arg(path, f.errorString());
+    return false;
+  }
+  auto parsed = readSessionFile(f.readAll());
+  if (const QString* err = std::get_if<QString>(&parsed)) {
+    if (error) *error = QStringLiteral("%1: %2").arg(path, *err);
+    return false;
+  }
+  const SessionFile file = std::get<SessionFile>(std::move(parsed));
+  schedule::Trace trace;
+  if (!file.traceJson.isEmpty()) {
+    auto t = schedule::traceFromJson(file.traceJson.toStdString(), QFileInfo(path).fileName().toStdString());
+    if (!t) {
+      if (error) *error = QString::fromStdString(renderDiagnostic(t.error()));
+      return false;
+    }
+    trace = std::move(*t);
+  }
+  m_target = file.target.isEmpty() ? m_target : file.target;
+  m_viewSettings = file.view;
+  openSource(file.source, file.sourcePath, trace);
+  m_projectPath = file.projectPath.isEmpty() ? QFileInfo(path).absoluteFilePath() : file.projectPath;
+  if (path == recoveryPath()) m_projectPath = file.projectPath;
+  return true;
+}
+
+QString Session::recoveryPath() {
+  return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/recovery.lsproj");
+}
+
+void Session::writeRecovery() {
+  SessionFile f = toFile(*this);
+  f.projectPath = m_projectPath;
+  writeFile(recoveryPath(), writeSessionFile(f), nullptr);
+}
+
+void Session::removeRecovery() { QFile::remove(recoveryPath()); }
+
+bool Session::restoreRecovery(QString* error) {
+  m_dirtyAfterOpen = true;
+  if (openProject(recoveryPath(), error)) return true;
+  m_dirtyAfterOpen = false;
+  return false;
+}
+
+} // namespace loopscape::gui

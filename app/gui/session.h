@@ -1,0 +1,138 @@
+// Session: the one owner of the workbench's core state. It holds the source text, the
+// current ProgramState (schedule + the snapshots the views show), the undo stack (one
+// command per user step) and the diagnostics; views only adapt what it publishes.
+//
+// Every heavy operation runs as a background job with a generation id (JobRunner):
+// parsing and trace replay after an edit, applying a primitive, replaying a trace prefix
+// for the step preview, loading a trace file. A result whose generation is no longer the
+// newest is dropped. Results are installed on the GUI thread.
+//
+// Editing the source re-parses it and re-applies the trace instruction by instruction:
+// the steps that still apply are kept; the first step that no longer applies is reported
+// in the diagnostics (with the schedule's rendered error) and it and every later step are
+// dropped. A refused primitive changes nothing and reports its rendered error.
+//
+// Sessions are saved as `.lsproj` (session_file.h); the session autosaves to a recovery
+// file every 30 s and after every step while it has unsaved changes.
+#pragma once
+
+#include "app/gui/job_runner.h"
+#include "core/schedule/schedule.h"
+#include "views/diagnostics_model.h"
+#include "views/primitive_request.h"
+#include "views/program_snapshot.h"
+#include "views/trace_model.h"
+
+#include <QJsonObject>
+#include <QObject>
+#include <QTimer>
+
+#include <memory>
+#include <optional>
+
+class QUndoStack;
+
+namespace loopscape::gui {
+
+/// One program state: the schedule (original program, current program, trace) and what
+/// the views show of it. Immutable once built.
+struct ProgramState {
+  explicit ProgramState(schedule::Schedule s) : schedule(std::move(s)) {}
+  schedule::Schedule schedule;
+  std::shared_ptr<const views::ProgramSnapshot> program;
+  std::shared_ptr<const views::TraceSnapshot> trace;
+};
+using StatePtr = std::shared_ptr<const ProgramState>;
+
+/// Builds the state (and its snapshots) of a schedule.
+StatePtr makeState(schedule::Schedule sch);
+
+class Session : public QObject {
+  Q_OBJECT
+public:
+  explicit Session(QObject* parent = nullptr);
+  ~Session() override;
+
+  // ---- what the views read ----
+  const QString& source() const { return m_source; }
+  /// The .te file the source came from (may be empty for an unsaved session).
+  const QString& sourcePath() const { return m_sourcePath; }
+  /// The .lsproj file of the session (empty until saved or opened).
+  const QString& projectPath() const { return m_projectPath; }
+  /// The current state; null while no program ever parsed.
+  const StatePtr& state() const { return m_state; }
+  const std::vector<views::DiagnosticItem>& diagnostics() const { return m_diagnostics; }
+  QUndoStack* undoStack() const { return m_undo; }
+  JobRunner* jobs() const { return m_jobs; }
+  bool isBusy() const { return m_jobs->busy(); }
+  bool isModified() const;
+  QString target() const { return m_target; }
+  void setTarget(const QString& target) { m_target = target; }
+  QJsonObject viewSettings() const { return m_viewSettings; }
+  void setViewSettings(const QJsonObject& settings) { m_viewSettings = settings; }
+  /// Title of the session for the window ("matmul.te").
+  QString displayName() const;
+
+  // ---- operations (asynchronous; results arrive as signals) ----
+  /// Replaces the whole session with `source` from `path` and applies `trace` to it.
+  void openSource(const QString& source, const QString& path, const schedule::Trace& trace = {});
+  /// Opens a .te file (or an .lsproj through openProject). False with `error` when unreadable.
+  bool openFile(const QString& path, QString* error);
+  /// The user edited the source: re-parse and re-apply the trace.
+  void editSource(const QString& source);
+  /// Applies a primitive to the current state (one undo step).
+  void applyPrimitive(const views::PrimitiveRequest& request);
+  /// Replaces the trace by a trace file's (.json or TVM Python .py), as one undo step.
+  void loadTrace(const QString& text, const QString& fileName);
+  bool loadTraceFile(const QString& path, QString* error);
+  /// The program after instruction `row` of the current trace (-1: the original
+  /// program); delivered by previewReady.
+  void previewInstruction(int row);
+
+  // ---- files ----
+  bool saveProject(const QString& path, QString* error);
+  bool openProject(const QString& path, QString* error);
+  /// Recovery file (AppDataLocation/recovery.lsproj).
+  static QString recoveryPath();
+  void writeRecovery();
+  void removeRecovery();
+  /// Opens the recovery file; the restored session counts as unsaved.
+  bool restoreRecovery(QString* error);
+  /// Applies a state without touching the undo stack (undo commands use it).
+  void install(const StatePtr& state);
+
+Q_SIGNALS:
+  /// The current program/trace changed.
+  void stateChanged();
+  void diagnosticsChanged();
+  /// The source text was replaced by the session (file or project opened).
+  void sourceReplaced(const QString& source);
+  void previewReady(std::shared_ptr<const loopscape::views::ProgramSnapshot> program, int row);
+  void modifiedChanged(bool modified);
+  /// A primitive was refused (after diagnosticsChanged).
+  void primitiveRefused(const QString& message);
+  /// Emitted after each job result has been installed (tests wait on it).
+  void jobDone();
+
+private:
+  struct LoadResult;
+  void startLoad(const QString& source, const schedule::Trace& trace, bool replaceHistory, bool openedFile);
+  void finishLoad(LoadResult result, bool openedFile);
+  void setDiagnostics(std::vector<views::DiagnosticItem> source, std::vector<views::DiagnosticItem> action);
+  void updateModified();
+
+  QString m_source, m_sourcePath, m_projectPath;
+  QString m_target = QStringLiteral("cpu-c");
+  QJsonObject m_viewSettings;
+  StatePtr m_state;
+  QUndoStack* m_undo;
+  JobRunner* m_jobs;
+  QTimer m_autosave;
+  std::vector<views::DiagnosticItem> m_sourceDiagnostics, m_actionDiagnostics, m_diagnostics;
+  std::uint64_t m_loadGeneration = 0, m_applyGeneration = 0, m_previewGeneration = 0;
+  bool m_sourceDirty = false;
+  bool m_dirtyAfterOpen = false;
+  bool m_lastModified = false;
+};
+
+} // namespace loopscape::gui

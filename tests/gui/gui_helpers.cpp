@@ -1,0 +1,50 @@
+#include "gui_helpers.h"
+
+#include "core/frontend/te_frontend.h"
+#include "views/tensorir_view.h"
+
+#include <QFile>
+#include <QStandardPaths>
+#include <QTest>
+
+namespace loopscape::testing {
+
+QString readSample(const QString& name) {
+  QFile f(QStringLiteral(LS_SOURCE_DIR "/samples/") + name);
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  return QString::fromUtf8(f.readAll());
+}
+
+ir::PrimFunc parseSample(const QString& name) {
+  auto func = frontend::parseTe(readSample(name).toStdString(), name.toStdString());
+  if (!func) qFatal("sample %s does not parse: %s", qPrintable(name), func.error().message.c_str());
+  return *func;
+}
+
+std::unique_ptr<gui::MainWindow> makeWindow() {
+  QStandardPaths::setTestModeEnabled(true);
+  gui::MainWindowOptions options;
+  options.noPrompts = true;
+  options.persistSettings = false;
+  auto w = std::make_unique<gui::MainWindow>(options);
+  w->resize(1400, 900);
+  w->show();
+  return w;
+}
+
+bool settle(gui::MainWindow& w) { return w.waitIdle(30000); }
+
+int nodeIndex(gui::MainWindow& w, const std::string& name) {
+  const auto& snap = w.tensorIrView()->snapshot();
+  if (!snap) return -1;
+  for (std::size_t i = 0; i < snap->nodes.size(); ++i)
+    if (snap->nodes[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+void clickNode(gui::MainWindow& w, int index) {
+  views::TensorIrView* view = w.tensorIrView();
+  QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->nodeCenter(index));
+}
+
+} // namespace loopscape::testing

@@ -1,0 +1,385 @@
+// The workbench window end to end (offscreen): opening a sample, selecting loops by
+// clicking the TensorIR view, applying primitives from the panel, the trace view and
+// undo/redo, refused primitives, session files, editing the source with a trace, parse
+// errors in the editor, and the screenshot.
+#include "gui_helpers.h"
+
+#include "core/frontend/te_frontend.h"
+#include "core/ir/printer.h"
+#include "core/schedule/schedule_error.h"
+#include "core/schedule/trace_python.h"
+#include "core/schedule/trace_script.h"
+#include "views/diagnostics_view.h"
+#include "views/primitive_panel.h"
+#include "views/program_editor.h"
+#include "views/tensorir_view.h"
+#include "views/trace_view.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QDockWidget>
+#include <QTableView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+using namespace loopscape;
+using namespace loopscape::testing;
+
+namespace {
+
+/// matmul with `steps` applied by hand through the schedule API.
+std::string expectedMatmul(const ir::PrimFunc& func, bool splitI, bool splitJ) {
+  schedule::Schedule sch(func);
+  auto b = sch.apply("get_block", {}, {"C", "main"});
+  auto loops = sch.apply("get_loops", {(*b)[0]});
+  if (splitI) {
+    auto ok = sch.apply("split", {(*loops)[0], schedule::TraceList{nullptr, 32}});
+    if (!ok) qFatal("split i: %s", ok.error().message.c_str());
+  }
+  if (splitJ) {
+    auto ok = sch.apply("split", {(*loops)[1], schedule::TraceList{std::int64_t(32), std::int64_t(32)}});
+    if (!ok) qFatal("split j: %s", ok.error().message.c_str());
+  }
+  return ir::printPrimFunc(sch.func());
+}
+
+QString viewText(gui::MainWindow& w) { return w.tensorIrView()->toPlainText(); }
+
+/// Selects `loop` by clicking it, chooses split with `factors`, applies, waits.
+void splitFromPanel(gui::MainWindow& w, const std::string& loop, const QString& factors) {
+  const int index = nodeIndex(w, loop);
+  QVERIFY(index >= 0);
+  clickNode(w, index);
+  QCOMPARE(w.tensorIrView()->selectedNode(), index);
+  QVERIFY(w.primitivePanel()->choosePrimitive(QStringLiteral("split")));
+  auto* edit = w.primitivePanel()->findChild<QLineEdit*>(QStringLiteral("factors"));
+  QVERIFY(edit);
+  edit->setText(factors);
+  QTest::mouseClick(w.primitivePanel()->findChild<QPushButton*>(QStringLiteral("primitiveApply")), Qt::LeftButton);
+  QVERIFY(settle(w));
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+  Q_OBJECT
+
+private Q_SLOTS:
+  void opensSampleAndPrintsIt() {
+    auto w = makeWindow();
+    QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te")));
+    QVERIFY(settle(*w));
+    QCOMPARE(viewText(*w).toStdString(), ir::printPrimFunc(parseSample(QStringLiteral("matmul.te"))));
+    QCOMPARE(w->editor()->source(), readSample(QStringLiteral("matmul.te")));
+    QCOMPARE(w->windowTitle(), QStringLiteral("matmul.te[*] — Loopscape"));
+    QVERIFY(!w->isWindowModified());
+    QCOMPARE(w->traceView()->model()->rowCount(), 0);
+    QCOMPARE(w->diagnosticsView()->model()->rowCount(), 0);
+    // The first loop is selected, so the panel offers the loop primitives.
+    QCOMPARE(w->tensorIrView()->selectedNode(), nodeIndex(*w, "i"));
+    const QStringList prims = w->primitivePanel()->primitives();
+    for (const char* p : {"split", "fuse", "reorder", "parallel", "vectorize", "unroll", "bind", "rfactor"})
+      QVERIFY2(prims.contains(QString::fromLatin1(p)), p);
+    QVERIFY(!prims.contains(QStringLiteral("compute_inline")));
+  }
+
+  void selectingABlockOffersBlockPrimitives() {
+    auto w = makeWindow();
+    QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te")));
+    QVERIFY(settle(*w));
+    const int c = nodeIndex(*w, "C");
+    QVERIFY(c >= 0);
+    clickNode(*w, c);
+    QCOMPARE(w->tensorIrView()->selectedNode(), c);
+    const QStringList prims = w->primitivePanel()->primitives();
+    for (const char* p : {"compute_inline", "cache_read", "cache_write", "decompose_reduction", "compute_at"})
+      QVERIFY2(prims.contains(QString::fromLatin1(p)), p);
+    QVERIFY(!prims.contains(QStringLiteral("split")));
+    QVERIFY(w->tensorIrView()->describeNode(c).contains(QStringLiteral("reads: A, B")));
+    const int k = nodeIndex(*w, "k");
+    QCOMPARE(w->tensorIrView()->describeNode(k),
+             QStringLiteral("<b>loop k</b><br>extent: 1024<br>kind: serial<br>blocks: C"));
+  }
+
+  void appliesSplitFromPanelAndUndoes() {
+    auto w = makeWindow();
+    QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te")));
+    QVERIFY(settle(*w));
+    const QString original = viewText(*w);
+    const ir::PrimFunc func = parseSample(QStringLiteral("matmul.te"));
+
+    clickNode(*w, nodeIndex(*w, "i"));
+    QVERIFY(w->primitivePanel()->choosePrimitive(QStringLiteral("split")));
+    auto* edit = w->primitivePanel()->findChild<QLineEdit*>(QStringLiteral("factors"));
+    auto* inferred = w->primitivePanel()->findChild<QLabel*>(QStringLiteral("splitInferred"));
+    QVERIFY(edit && inferred);
+    edit->setText(QStringLiteral("None, 32"));
+    QCOMPARE(inferred->text(), QStringLiteral("→ [32, 32]"));
+    edit->setText(QStringLiteral("None, 100"));
+    QCOMPARE(inferred->text(), QStringLiteral("→ [11, 100] (extent 1024; the tail is guarded by a predicate)"));
+
+    splitFromPanel(*w, "i", QStringLiteral("None, 32"));
+    QCOMPARE(viewText(*w).toStdString(), expectedMatmul(func, true, false));
+    QCOMPARE(w->session()->undoStack()->count(), 1);
+    QCOMPARE(w->session()->undoStack()->undoText(), QStringLiteral("split l1"));
+    QVERIFY(w->isWindowModified());
+    views::TraceModel* trace = w->traceView()->model();
+    QCOMPARE(trace->rowCount(), 3);
+    QCOMPARE(trace->index(0, 1).data().toString(), QStringLiteral("b0 = sch.get_block(name=\"C\", func_name=\"main\")"));
+    QCOMPARE(trace->index(1, 1).data().toString(), QStringLiteral("l1, l2, l3 = sch.get_loops(block=b0)"));
+    QCOMPARE(trace->index(2, 1).data().toString(),
+             QStringLiteral("l4, l5 = sch.split(loop=l1, factors=[None, 32], preserve_unit_iters=True, "
+                            "disable_predication=False)"));
+    QCOMPARE(trace->index(0, 0).data().toInt(), 1);
+    QVERIFY(!trace->index(2, 0).data().isValid());
+
+    // A second split reuses the loop RV l2 from the first get_loops.
+    splitFromPanel(*w, "j", QStringLiteral("32, 32"));
+    QCOMPARE(viewText(*w).toStdString(), expectedMatmul(func, true, true));
+    QCOMPARE(trace->rowCount(), 4);
+    QCOMPARE(trace->index(3, 1).data().toString(),
+             QStringLiteral("l6, l7 = sch.split(loop=l2, factors=[32, 32], preserve_unit_iters=True, "
+                            "disable_predication=False)"));
+    QCOMPARE(trace->index(3, 0).data().toInt(), 2);
+
+    const QString afterSplit = QString::fromStdString(expectedMatmul(func, true, false));
+    w->session()->undoStack()->undo();
+    QCOMPARE(viewText(*w), afterSplit);
+    QCOMPARE(trace->rowCount(), 3);
+    w->session()->undoStack()->undo();
+    QCOMPARE(viewText(*w), original);
+    QCOMPARE(trace->rowCount(), 0);
+    QVERIFY(!w->isWindowModified());
+    w->session()->undoStack()->redo();
+    QCOMPARE(viewText(*w), afterSplit);
+
+    // Copy as TVM Python puts the whole trace on the clipboard.
+    w->action(QStringLiteral("editCopyPython"))->trigger();
+    QCOMPARE(QApplication::clipboard()->text().toStdString(),
+             schedule::traceToPython(w->session()->state()->schedule.trace()));
+  }
+
+  void clickingATraceStepShowsThatProgram() {
+    auto w = makeWindow();
+    QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te")));
+    QVERIFY(settle(*w));
+    const ir::PrimFunc func = parseSample(QStringLiteral("matmul.te"));
+    splitFromPanel(*w, "i", QStringLiteral("None, 32"));
+    splitFromPanel(*w, "j", QStringLiteral("32, 32"));
+    QCOMPARE(w->traceView()->model()->rowCount(), 4);
+    Q_EMIT w->traceView()->rowClicked(2);
+    QVERIFY(settle(*w));
+    QVERIFY(w->isPreviewing());
+    QCOMPARE(viewText(*w).toStdString(), expectedMatmul(func, true, false));
+    QCOMPARE(w->traceView()->model()->previewRow(), 2);
+    QVERIFY(w->primitivePanel()->primitives().isEmpty());
+    Q_EMIT w->traceView()->rowClicked(0);
+    QVERIFY(settle(*w));
+    QCOMPARE(viewText(*w).toStdString(), ir::printPrimFunc(func));
+    w->action(QStringLiteral("scheduleBackToCurrent"))->trigger();
+    QVERIFY(!w->isPreviewing());
+    QCOMPARE(viewText(*w).toStdString(), expectedMatmul(func, true, true));
+  }
+
+  void refusedPrimitiveChangesNothing() {
+    auto w = makeWindow();
+    QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te")));
+    QVERIFY(settle(*w));
+    splitFromPanel(*w, "i", QStringLiteral("None, 32"));
+    const QString before = viewText(*w);
+    const std::string traceBefore = schedule::traceToPython(w->session()->state()->schedule.trace());
+
+    // compute_inline of C: C is the output and a reduction, TVM refuses it.
+    schedule::Schedule sch = w->session()->state()->schedule;
+    auto b = sch.apply("get_block", {}, {"C", "main"});
+    auto expected = sch.apply("compute_inline", {(*b)[0]});
+    QVERIFY(!expected);
+
+    QSignalSpy refused(w->session(), &gui::Session::primitiveRefused);
+    clickNode(*w, nodeIndex(*w, "C"));
+    QVERIFY(w->primitivePanel()->choosePrimitive(QStringLiteral("compute_inline")));
+    w->action(QStringLiteral("scheduleApply"))->trigger();
+    QVERIFY(settle(*w));
+    QCOMPARE(refused.count(), 1);
+    QCOMPARE(viewText(*w), before);
+    QCOMPARE(schedule::traceToPython(w->session()->state()->schedule.trace()), traceBefore);
+    QCOMPARE(w->session()->undoStack()->count(), 1);
+    views::DiagnosticsModel* diags = w->diagnosticsView()->model();
+    QCOMPARE(diags->rowCount(), 1);
+    QCOMPARE(diags->index(0, 0).data().toString().toStdString(), expected.error().code);
+    QCOMPARE(diags->index(0, 2).data().toString().toStdString(), expected.error().message);
+    QCOMPARE(w->diagnosticsView()->detailText().toStdString(),
+             schedule::renderScheduleError(expected.error(), w->session()->state()->schedule.func()));
+  }
+
+  void sessionRoundTrip() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("matmul.lsproj"));
+    std::string text, trace;
+    {
+      auto w = makeWindow();
+      QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te")));
+      QVERIFY(settle(*w));
+      splitFromPanel(*w, "i", QStringLiteral("None, 32"));
+      splitFromPanel(*w, "j", QStringLiteral("32, 32"));
+      QVERIFY(w->isWindowModified());
+      QVERIFY(w->saveSessionTo(path));
+      QVERIFY(!w->isWindowModified());
+      QCOMPARE(w->windowTitle(), QStringLiteral("matmul.lsproj[*] — Loopscape"));
+      text = viewText(*w).toStdString();
+      trace = schedule::traceToPython(w->session()->state()->schedule.trace());
+    }
+    auto w = makeWindow();
+    QVERIFY(w->openPath(path));
+    QVERIFY(settle(*w));
+    QCOMPARE(viewText(*w).toStdString(), text);
+    QCOMPARE(schedule::traceToPython(w->session()->state()->schedule.trace()), trace);
+    QCOMPARE(w->editor()->source(), readSample(QStringLiteral("matmul.te")));
+    QCOMPARE(w->session()->undoStack()->count(), 2); // one command per step, undoable after reopening
+    QVERIFY(!w->isWindowModified());
+    w->session()->undoStack()->undo();
+    QCOMPARE(viewText(*w).toStdString(), expectedMatmul(parseSample(QStringLiteral("matmul.te")), true, false));
+  }
+
+  void badSessionFileIsRefused() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("bad.lsproj"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"format": "loopscape-session", "version": 99, "source": ""})");
+    f.close();
+    auto w = makeWindow();
+    QString error;
+    QVERIFY(!w->session()->openProject(path, &error));
+    QVERIFY2(error.endsWith(QStringLiteral("session file version 99 is not supported (this build reads version 1)")),
+             qPrintable(error));
+  }
+
+  void editingKeepsTheTraceThatStillApplies() {
+    auto w = makeWindow();
+    QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te")));
+    QVERIFY(settle(*w));
+    splitFromPanel(*w, "i", QStringLiteral("None, 32"));
+    splitFromPanel(*w, "j", QStringLiteral("32, 32"));
+    const QString source = readSample(QStringLiteral("matmul.te"));
+
+    // M becomes 512: both steps still apply.
+    QString smaller = source;
+    smaller.replace(QStringLiteral("M, N, K = 1024, 1024, 1024"), QStringLiteral("M, N, K = 512, 1024, 1024"));
+    w->editor()->setIdleDelay(1);
+    w->editor()->selectAll();
+    QTest::keyClicks(w->editor(), QStringLiteral("x")); // a real edit through the keyboard ...
+    w->editor()->setPlainText(smaller);                  // ... then the text we want
+    QTRY_COMPARE(w->session()->source(), smaller);
+    QVERIFY(settle(*w));
+    auto func = frontend::parseTe(smaller.toStdString(), "matmul.te");
+    QVERIFY(func.has_value());
+    QCOMPARE(viewText(*w).toStdString(), expectedMatmul(*func, true, true));
+    QCOMPARE(w->session()->undoStack()->count(), 2);
+    QCOMPARE(w->diagnosticsView()->model()->rowCount(), 0);
+    QVERIFY(w->isWindowModified());
+
+    // N becomes 2048: split j by [32, 32] no longer covers it; step 1 stays.
+    QString wider = source;
+    wider.replace(QStringLiteral("M, N, K = 1024, 1024, 1024"), QStringLiteral("M, N, K = 1024, 2048, 1024"));
+    w->editor()->setPlainText(wider);
+    QTRY_COMPARE(w->session()->source(), wider);
+    QVERIFY(settle(*w));
+    auto wideFunc = frontend::parseTe(wider.toStdString(), "matmul.te");
+    QVERIFY(wideFunc.has_value());
+    QCOMPARE(viewText(*w).toStdString(), expectedMatmul(*wideFunc, true, false));
+    QCOMPARE(w->session()->undoStack()->count(), 1);
+    QCOMPARE(w->traceView()->model()->rowCount(), 3);
+    views::DiagnosticsModel* diags = w->diagnosticsView()->model();
+    QCOMPARE(diags->rowCount(), 1);
+    QCOMPARE(diags->index(0, 0).data().toString(), QStringLiteral("schedule.split.factor-product"));
+    QVERIFY2(diags->index(0, 2).data().toString().startsWith(
+                 QStringLiteral("step 2 (split) no longer applies; it was dropped: ")),
+             qPrintable(diags->index(0, 2).data().toString()));
+  }
+
+  void parseErrorsAreUnderlinedAndListed() {
+    auto w = makeWindow();
+    QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te")));
+    QVERIFY(settle(*w));
+    const QString good = viewText(*w);
+    QString bad = readSample(QStringLiteral("matmul.te"));
+    bad.replace(QStringLiteral("A[i, k] * B[k, j]"), QStringLiteral("A[i, k] * Q[k, j]"));
+    auto expected = frontend::parseTe(bad.toStdString(), "matmul.te");
+    QVERIFY(!expected.has_value());
+    w->editor()->setIdleDelay(1);
+    w->editor()->setPlainText(bad);
+    QTRY_COMPARE(w->session()->source(), bad);
+    QVERIFY(settle(*w));
+    QCOMPARE(viewText(*w), good); // the last program that parsed stays
+    views::DiagnosticsModel* diags = w->diagnosticsView()->model();
+    QCOMPARE(diags->rowCount(), 1);
+    QCOMPARE(diags->index(0, 0).data().toString().toStdString(), expected.error().code);
+    QCOMPARE(diags->index(0, 1).data().toString(),
+             QStringLiteral("matmul.te:%1:%2").arg(expected.error().location.line).arg(expected.error().location.column));
+    QCOMPARE(w->editor()->marks().size(), std::size_t(1));
+    QCOMPARE(w->editor()->marks()[0].line, expected.error().location.line);
+    QCOMPARE(w->editor()->marks()[0].message.toStdString(), expected.error().message);
+    QCOMPARE(w->editor()->extraSelections().size(), 1);
+    QCOMPARE(w->editor()->extraSelections()[0].format.underlineStyle(), QTextCharFormat::WaveUnderline);
+    QCOMPARE(w->editor()->extraSelections()[0].cursor.selectedText(), QStringLiteral("Q"));
+    // Clicking the diagnostic jumps to the location.
+    QSignalSpy jump(w->diagnosticsView(), &views::DiagnosticsView::jumpToSource);
+    QTableView* table = w->diagnosticsView()->table();
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(diags->index(0, 2)).center());
+    QCOMPARE(jump.count(), 1);
+    QCOMPARE(w->editor()->textCursor().blockNumber() + 1, expected.error().location.line);
+    QCOMPARE(w->editor()->textCursor().positionInBlock() + 1, expected.error().location.column);
+  }
+
+  void loadsATraceFile() {
+    auto w = makeWindow();
+    QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te")));
+    QVERIFY(settle(*w));
+    QVERIFY(w->loadTracePath(QStringLiteral(LS_SOURCE_DIR "/samples/traces/matmul_tile.py")));
+    QVERIFY(settle(*w));
+    schedule::Schedule sch(parseSample(QStringLiteral("matmul.te")));
+    QFile f(QStringLiteral(LS_SOURCE_DIR "/samples/traces/matmul_tile.py"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QVERIFY(schedule::applyScript(sch, f.readAll().toStdString(), "matmul_tile.py").has_value());
+    QCOMPARE(viewText(*w).toStdString(), ir::printPrimFunc(sch.func()));
+    QCOMPARE(w->session()->undoStack()->count(), 1);
+    QCOMPARE(w->session()->undoStack()->undoText(), QStringLiteral("load trace matmul_tile.py"));
+    QCOMPARE(w->traceView()->model()->rowCount(), static_cast<int>(sch.trace().instructions.size()));
+  }
+
+  void rendersANonEmptyScreenshot() {
+    auto w = makeWindow();
+    QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te")));
+    QVERIFY(settle(*w));
+    const QImage image = w->grab().toImage();
+    QVERIFY(!image.isNull());
+    QCOMPARE(image.size(), w->size() * image.devicePixelRatio());
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 7)
+      for (int x = 0; x < image.width(); x += 7) colours.insert(image.pixel(x, y));
+    QVERIFY2(colours.size() > 20, "the window renders as (almost) one colour");
+    // Every dock has an objectName and is visible.
+    for (const char* name : {"programDock", "primitivesDock", "traceDock", "diagnosticsDock"}) {
+      auto* dock = w->findChild<QDockWidget*>(QString::fromLatin1(name));
+      QVERIFY2(dock && dock->isVisible(), name);
+    }
+    // Every action has an objectName and a shortcut or a menu entry.
+    for (QAction* a : w->findChildren<QAction*>()) {
+      if (a->isSeparator() || a->menu() || a->text().isEmpty() || a->objectName().startsWith(QStringLiteral("recentFile")))
+        continue;
+      QVERIFY2(!a->objectName().isEmpty(), qPrintable(a->text()));
+      QVERIFY2(!a->shortcut().isEmpty() || !a->associatedObjects().isEmpty(), qPrintable(a->objectName()));
+    }
+  }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"

@@ -1,0 +1,122 @@
+// The Session without a window: stale background results are dropped (generation ids),
+// autosave to the recovery file after each step and restoring it, the .lsproj format.
+#include "gui_helpers.h"
+
+#include "app/gui/session.h"
+#include "app/gui/session_file.h"
+#include "core/frontend/te_frontend.h"
+#include "core/ir/printer.h"
+#include "core/schedule/trace_python.h"
+
+#include <QFile>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTest>
+#include <QUndoStack>
+
+using namespace loopscape;
+using namespace loopscape::testing;
+
+namespace {
+
+views::PrimitiveRequest splitRequest(const gui::Session& s, const std::string& loop, schedule::TraceList factors) {
+  views::PrimitiveRequest r;
+  r.kind = "split";
+  r.snapshot = s.state()->program;
+  const int i = r.snapshot->find(views::NodeInfo::Kind::Loop, loop);
+  r.inputs.push_back({r.snapshot->nodes[i].node});
+  r.inputs.push_back({schedule::TraceValue(std::move(factors))});
+  r.attrs = {true, false};
+  return r;
+}
+
+} // namespace
+
+class TestSession : public QObject {
+  Q_OBJECT
+
+private Q_SLOTS:
+  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+  void staleResultsAreDropped() {
+    gui::Session s;
+    const QString source = readSample(QStringLiteral("matmul.te"));
+    s.openSource(source, QStringLiteral("matmul.te"));
+    QVERIFY(s.jobs()->waitForIdle(30000));
+    QSignalSpy changed(&s, &gui::Session::stateChanged);
+    QString a = source, b = source;
+    a.replace(QStringLiteral("1024, 1024, 1024"), QStringLiteral("64, 64, 64"));
+    b.replace(QStringLiteral("1024, 1024, 1024"), QStringLiteral("128, 64, 32"));
+    s.editSource(a);
+    s.editSource(b); // the first parse's result arrives stale and is dropped
+    QVERIFY(s.jobs()->waitForIdle(30000));
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(s.state()->program->text, ir::printPrimFunc(*frontend::parseTe(b.toStdString(), "matmul.te")));
+  }
+
+  void primitiveAgainstAnOldSnapshotIsRefused() {
+    gui::Session s;
+    s.openSource(readSample(QStringLiteral("matmul.te")), QStringLiteral("matmul.te"));
+    QVERIFY(s.jobs()->waitForIdle(30000));
+    const views::PrimitiveRequest old = splitRequest(s, "i", {nullptr, 32});
+    s.applyPrimitive(splitRequest(s, "j", {nullptr, 32}));
+    QVERIFY(s.jobs()->waitForIdle(30000));
+    QCOMPARE(s.undoStack()->count(), 1);
+    s.applyPrimitive(old);
+    QVERIFY(s.jobs()->waitForIdle(30000));
+    QCOMPARE(s.undoStack()->count(), 1);
+    QCOMPARE(s.diagnostics().size(), std::size_t(1));
+    QCOMPARE(s.diagnostics()[0].code, std::string("gui.stale-selection"));
+  }
+
+  void autosavesAndRestores() {
+    std::string expectedText;
+    {
+      gui::Session s;
+      s.removeRecovery();
+      s.openSource(readSample(QStringLiteral("matmul.te")), QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te"));
+      QVERIFY(s.jobs()->waitForIdle(30000));
+      QVERIFY2(!QFile::exists(gui::Session::recoveryPath()), "nothing to recover before a change");
+      s.applyPrimitive(splitRequest(s, "k", {std::int64_t(4), nullptr}));
+      QVERIFY(s.jobs()->waitForIdle(30000));
+      QCOMPARE(s.undoStack()->count(), 1);
+      expectedText = s.state()->program->text;
+    }
+    QVERIFY(QFile::exists(gui::Session::recoveryPath())); // written after the step, kept (no clean exit)
+    gui::Session restored;
+    QString error;
+    QVERIFY2(restored.restoreRecovery(&error), qPrintable(error));
+    QVERIFY(restored.jobs()->waitForIdle(30000));
+    QCOMPARE(restored.state()->program->text, expectedText);
+    QVERIFY(restored.isModified()); // restored work is unsaved work
+    QCOMPARE(restored.sourcePath(), QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te"));
+    restored.removeRecovery();
+  }
+
+  void sessionFileFormat() {
+    gui::SessionFile f;
+    f.source = QStringLiteral("x = 1\n");
+    f.sourcePath = QStringLiteral("/tmp/a.te");
+    f.traceJson = QStringLiteral("[\n  [\n    [\"Annotate\", [\"b0\", 1.0], [\"\\\"k\\\"\"], []]\n  ],\n  []\n]\n");
+    f.target = QStringLiteral("cpu-c");
+    f.view[QStringLiteral("dark")] = true;
+    const QByteArray bytes = gui::writeSessionFile(f);
+    auto back = gui::readSessionFile(bytes);
+    QVERIFY(std::holds_alternative<gui::SessionFile>(back));
+    const gui::SessionFile& g = std::get<gui::SessionFile>(back);
+    QCOMPARE(g.source, f.source);
+    QCOMPARE(g.sourcePath, f.sourcePath);
+    QCOMPARE(g.traceJson, f.traceJson); // kept verbatim: 1.0 stays a float
+    QCOMPARE(g.target, f.target);
+    QCOMPARE(g.view, f.view);
+
+    auto notOurs = gui::readSessionFile(R"({"format": "other", "version": 1})");
+    QCOMPARE(std::get<QString>(notOurs),
+             QStringLiteral("not a Loopscape session file (missing \"format\": \"loopscape-session\")"));
+    auto broken = gui::readSessionFile("{");
+    QVERIFY(std::get<QString>(broken).startsWith(QStringLiteral("not a session file: ")));
+  }
+};
+
+QTEST_MAIN(TestSession)
+#include "tst_session.moc"

@@ -1,0 +1,130 @@
+#include "views/program_snapshot.h"
+
+#include "core/ir/printer.h"
+#include "core/schedule/ir_tree.h"
+#include "core/schedule/schedule.h"
+
+#include <unordered_map>
+
+namespace loopscape::views {
+
+namespace {
+
+void collectBlocksBelow(const schedule::TreeNode& n, std::vector<std::string>& out) {
+  for (const schedule::TreeNode* c : n.children) {
+    if (c->isBlock()) {
+      out.push_back(c->block()->name);
+      continue;
+    }
+    collectBlocksBelow(*c, out);
+  }
+}
+
+} // namespace
+
+int ProgramSnapshot::nodeAt(int line, int column) const {
+  int best = -1;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const NodeInfo& n = nodes[i];
+    if (n.line != line || column < n.column || column >= n.column + n.length) continue;
+    if (best < 0 || n.depth > nodes[best].depth) best = static_cast<int>(i);
+  }
+  return best;
+}
+
+int ProgramSnapshot::indexOf(const ir::StmtNode* node) const {
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].node == node) return static_cast<int>(i);
+  return -1;
+}
+
+int ProgramSnapshot::find(NodeInfo::Kind kind, std::string_view name) const {
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].kind == kind && nodes[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+std::vector<int> ProgramSnapshot::loopChain(int index) const {
+  std::vector<int> chain;
+  if (index < 0 || nodes[index].kind != NodeInfo::Kind::Loop) return chain;
+  chain.push_back(index);
+  for (;;) {
+    int only = -1, count = 0;
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      if (nodes[i].parent == chain.back()) {
+        ++count;
+        only = static_cast<int>(i);
+      }
+    if (count != 1 || nodes[only].kind != NodeInfo::Kind::Loop) break;
+    chain.push_back(only);
+  }
+  return chain;
+}
+
+std::vector<int> ProgramSnapshot::loopsOfBlockBelow(int index) const {
+  if (index < 0) return {};
+  for (std::size_t i = index; i < nodes.size(); ++i) {
+    if (nodes[i].kind != NodeInfo::Kind::Block) continue;
+    // is it below `index`?
+    for (int p = nodes[i].parent; p >= 0; p = nodes[p].parent)
+      if (p == index) return nodes[i].loopsAbove;
+  }
+  return {};
+}
+
+std::shared_ptr<const ProgramSnapshot> makeSnapshot(const schedule::Schedule& sch) {
+  auto snap = std::make_shared<ProgramSnapshot>();
+  snap->func = sch.func();
+  snap->instructionCount = static_cast<int>(sch.trace().instructions.size());
+  // The IrTree of `sch` indexes the same nodes as snap->func (shared handles).
+  ir::PrintedProgram printed = ir::printPrimFuncWithSpans(snap->func);
+  snap->text = std::move(printed.text);
+  const schedule::IrTree& tree = sch.tree();
+  std::unordered_map<const ir::StmtNode*, int> indexByNode;
+  snap->nodes.reserve(printed.spans.size());
+  for (const ir::PrintedSpan& span : printed.spans) {
+    NodeInfo info;
+    info.node = span.node;
+    info.line = span.line;
+    info.column = span.column;
+    info.length = span.length;
+    indexByNode[span.node] = static_cast<int>(snap->nodes.size());
+    snap->nodes.push_back(std::move(info));
+  }
+  for (NodeInfo& info : snap->nodes) {
+    const schedule::TreeNode* tn = tree.find(info.node);
+    if (tn == nullptr) continue;
+    if (tn->parent != nullptr) {
+      auto it = indexByNode.find(tn->parent->node);
+      if (it != indexByNode.end()) info.parent = it->second;
+    }
+    if (const ir::For* loop = tn->loop()) {
+      info.kind = NodeInfo::Kind::Loop;
+      info.name = loop->loopVar.as<ir::Var>()->name;
+      info.extent = ir::printExpr(loop->extent);
+      info.min = ir::printExpr(loop->min);
+      if (const auto* imm = loop->extent.as<ir::IntImm>()) info.constExtent = imm->value;
+      info.loopKind = ir::forKindName(loop->forKind);
+      info.threadTag = loop->threadTag;
+      collectBlocksBelow(*tn, info.blocksBelow);
+      continue;
+    }
+    const ir::Block* block = tn->block();
+    info.kind = NodeInfo::Kind::Block;
+    info.name = block->name;
+    info.isRoot = tn->parent == nullptr;
+    for (const ir::IterVar& iv : block->iterVars)
+      if (iv.kind == ir::IterKind::Reduce) info.isReduction = true;
+    for (const ir::BufferRegion& r : block->reads) info.reads.push_back(r.buffer->name);
+    for (const ir::BufferRegion& r : block->writes) info.writes.push_back(r.buffer->name);
+    if (!info.isRoot)
+      for (const schedule::TreeNode* l : tree.loopsAbove(*tn)) {
+        auto it = indexByNode.find(l->node);
+        if (it != indexByNode.end()) info.loopsAbove.push_back(it->second);
+      }
+  }
+  for (NodeInfo& info : snap->nodes) info.depth = info.parent < 0 ? 0 : snap->nodes[info.parent].depth + 1;
+  return snap;
+}
+
+} // namespace loopscape::views

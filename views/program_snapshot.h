@@ -1,0 +1,69 @@
+// ProgramSnapshot: everything the views show about one program state, computed once (in
+// a background job) from a Schedule and never changed afterwards. The TensorIR view
+// displays `text`; `nodes` maps each printed loop/block header back to its IR node, so
+// clicks and hovers resolve to a block or loop; the primitive panel reads the node facts
+// (extent, kind, the loops of a block, buffers it accesses) to build its forms.
+//
+// The snapshot keeps the PrimFunc alive, so the `node` pointers stay valid as long as the
+// snapshot exists. No Qt here: the snapshot is built off the GUI thread.
+#pragma once
+
+#include "core/ir/prim_func.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loopscape::schedule {
+class Schedule;
+}
+
+namespace loopscape::views {
+
+/// One printed loop or block.
+struct NodeInfo {
+  enum class Kind { Block, Loop };
+  Kind kind = Kind::Loop;
+  const ir::StmtNode* node = nullptr; ///< the For or Block (identity within the snapshot)
+  std::string name;                   ///< block name, or loop variable name
+  int line = 0, column = 0, length = 0; ///< header span in `text` (1-based line/column)
+  int parent = -1;                    ///< index of the enclosing loop/block node, -1 for the root
+  int depth = 0;
+  // loops
+  std::string extent;   ///< printed extent expression ("1024", "n")
+  std::string min;      ///< printed min ("0")
+  std::optional<std::int64_t> constExtent;
+  std::string loopKind; ///< serial, parallel, vectorized, unroll, thread_binding
+  std::string threadTag;
+  std::vector<std::string> blocksBelow; ///< names of the blocks nested in the loop
+  // blocks
+  bool isRoot = false;
+  bool isReduction = false;
+  std::vector<std::string> reads, writes; ///< buffer names, in region order
+  std::vector<int> loopsAbove; ///< node indices of the loops between the block and its scope block
+};
+
+struct ProgramSnapshot {
+  ir::PrimFunc func;
+  std::string text;
+  std::vector<NodeInfo> nodes; ///< in printing order
+  int instructionCount = 0;    ///< length of the trace this state is the result of
+
+  /// Index of the innermost node whose header span contains (line, column), or -1.
+  int nodeAt(int line, int column) const;
+  int indexOf(const ir::StmtNode* node) const;
+  /// Index of the loop or block named `name` (first in printing order), or -1.
+  int find(NodeInfo::Kind kind, std::string_view name) const;
+  /// Loops directly nested in the chain under loop `index` (children with a single loop
+  /// child, TVM's fusable chain), starting with `index` itself.
+  std::vector<int> loopChain(int index) const;
+  /// The loops of the first block below loop `index` (TVM's get_loops of that block).
+  std::vector<int> loopsOfBlockBelow(int index) const;
+};
+
+/// The snapshot of the schedule's current program.
+std::shared_ptr<const ProgramSnapshot> makeSnapshot(const schedule::Schedule& sch);
+
+} // namespace loopscape::views

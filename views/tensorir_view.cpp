@@ -1,0 +1,173 @@
+#include "views/tensorir_view.h"
+
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QScrollBar>
+#include <QTextBlock>
+#include <QToolTip>
+
+namespace loopscape::views {
+
+TensorIrView::TensorIrView(QWidget* parent) : QPlainTextEdit(parent) {
+  setObjectName(QStringLiteral("tensorIrView"));
+  setReadOnly(true);
+  setLineWrapMode(QPlainTextEdit::NoWrap);
+  setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
+  QFont mono(QStringLiteral("DejaVu Sans Mono"));
+  mono.setStyleHint(QFont::Monospace);
+  mono.setPointSize(10);
+  setFont(mono);
+  setMouseTracking(true);
+  viewport()->setMouseTracking(true);
+  m_highlighter = new TeHighlighter(document(), TeHighlighter::Language::TvmScript);
+}
+
+void TensorIrView::setSnapshot(std::shared_ptr<const ProgramSnapshot> snapshot) {
+  std::optional<std::pair<NodeInfo::Kind, std::string>> keep;
+  if (m_snapshot && m_selected >= 0) keep.emplace(m_snapshot->nodes[m_selected].kind, m_snapshot->nodes[m_selected].name);
+  const int scroll = verticalScrollBar()->value();
+  m_snapshot = std::move(snapshot);
+  setPlainText(m_snapshot ? QString::fromStdString(m_snapshot->text) : QString());
+  verticalScrollBar()->setValue(scroll);
+  m_hovered = -1;
+  const int previous = m_selected;
+  m_selected = keep && m_snapshot ? m_snapshot->find(keep->first, keep->second) : -1;
+  refreshSelections();
+  if (m_selected != previous || keep) Q_EMIT nodeSelected(m_selected);
+}
+
+void TensorIrView::selectNode(int index) {
+  if (!m_snapshot || index >= static_cast<int>(m_snapshot->nodes.size())) index = -1;
+  m_selected = index;
+  refreshSelections();
+  if (index >= 0) {
+    QTextCursor c = cursorForNode(index);
+    c.clearSelection();
+    setTextCursor(c);
+  }
+  Q_EMIT nodeSelected(index);
+}
+
+QTextCursor TensorIrView::cursorForNode(int index) const {
+  const NodeInfo& n = m_snapshot->nodes[index];
+  QTextBlock block = document()->findBlockByNumber(n.line - 1);
+  QTextCursor c(block);
+  c.setPosition(block.position() + n.column - 1);
+  c.setPosition(block.position() + n.column - 1 + n.length, QTextCursor::KeepAnchor);
+  return c;
+}
+
+void TensorIrView::refreshSelections() {
+  QList<QTextEdit::ExtraSelection> selections;
+  auto add = [&](int index, const QColor& bg) {
+    if (!m_snapshot || index < 0) return;
+    QTextEdit::ExtraSelection sel;
+    sel.cursor = cursorForNode(index);
+    sel.format.setBackground(bg);
+    selections.push_back(sel);
+  };
+  const bool dark = palette().color(QPalette::Base).lightness() < 128;
+  if (m_hovered >= 0 && m_hovered != m_selected) add(m_hovered, dark ? QColor(70, 70, 90) : QColor(225, 230, 245));
+  add(m_selected, dark ? QColor(40, 90, 150) : QColor(255, 225, 140));
+  setExtraSelections(selections);
+}
+
+int TensorIrView::nodeAtViewportPos(const QPoint& pos) const {
+  if (!m_snapshot) return -1;
+  const QTextCursor c = cursorForPosition(pos);
+  // cursorForPosition snaps to the nearest gap; reject clicks right of the line's end.
+  const QRect r = cursorRect(c);
+  if (pos.x() > r.right() + fontMetrics().horizontalAdvance(u'M')) return -1;
+  const int line = c.blockNumber() + 1;
+  const int column = c.positionInBlock() + 1;
+  int index = m_snapshot->nodeAt(line, column);
+  // Clicking just left of a gap position belongs to the previous character.
+  if (index < 0 && column > 1) index = m_snapshot->nodeAt(line, column - 1);
+  return index;
+}
+
+QPoint TensorIrView::nodeCenter(int index) const {
+  QTextCursor c = cursorForNode(index);
+  QTextCursor start = c;
+  start.setPosition(c.selectionStart());
+  const QRect r = cursorRect(start);
+  const int width = fontMetrics().horizontalAdvance(u'M') * qMin(2, m_snapshot->nodes[index].length);
+  return {r.left() + width / 2, r.center().y()};
+}
+
+void TensorIrView::mousePressEvent(QMouseEvent* e) {
+  QPlainTextEdit::mousePressEvent(e);
+  if (e->button() != Qt::LeftButton) return;
+  const int index = nodeAtViewportPos(e->position().toPoint());
+  if (index < 0) return;
+  if (m_pickMode) {
+    Q_EMIT nodePicked(index);
+    return;
+  }
+  selectNode(index);
+}
+
+void TensorIrView::setPickMode(bool on) {
+  m_pickMode = on;
+  viewport()->setCursor(on ? Qt::CrossCursor : Qt::IBeamCursor);
+}
+
+void TensorIrView::mouseMoveEvent(QMouseEvent* e) {
+  QPlainTextEdit::mouseMoveEvent(e);
+  const int index = nodeAtViewportPos(e->position().toPoint());
+  viewport()->setCursor(index >= 0 ? Qt::PointingHandCursor : m_pickMode ? Qt::CrossCursor : Qt::IBeamCursor);
+  if (index != m_hovered) {
+    m_hovered = index;
+    refreshSelections();
+  }
+}
+
+QString TensorIrView::describeNode(int index) const {
+  if (!m_snapshot || index < 0) return {};
+  const NodeInfo& n = m_snapshot->nodes[index];
+  if (n.kind == NodeInfo::Kind::Loop) {
+    QString s = QStringLiteral("<b>loop %1</b><br>extent: %2").arg(QString::fromStdString(n.name).toHtmlEscaped(),
+                                                               QString::fromStdString(n.extent).toHtmlEscaped());
+    if (n.min != "0") s += QStringLiteral(" (from %1)").arg(QString::fromStdString(n.min).toHtmlEscaped());
+    s += QStringLiteral("<br>kind: %1").arg(QString::fromStdString(n.loopKind));
+    if (!n.threadTag.empty()) s += QStringLiteral(" (%1)").arg(QString::fromStdString(n.threadTag));
+    if (!n.blocksBelow.empty()) {
+      QStringList blocks;
+      for (const std::string& b : n.blocksBelow) blocks << QString::fromStdString(b).toHtmlEscaped();
+      s += QStringLiteral("<br>blocks: %1").arg(blocks.join(QStringLiteral(", ")));
+    }
+    return s;
+  }
+  QString s = QStringLiteral("<b>block %1</b>").arg(QString::fromStdString(n.name).toHtmlEscaped());
+  if (n.isRoot) return s + QStringLiteral(" (root)");
+  s += n.isReduction ? QStringLiteral("<br>reduction") : QStringLiteral("<br>spatial");
+  auto list = [](const std::vector<std::string>& v) {
+    QStringList out;
+    for (const std::string& x : v) out << QString::fromStdString(x).toHtmlEscaped();
+    return out.isEmpty() ? QStringLiteral("—") : out.join(QStringLiteral(", "));
+  };
+  s += QStringLiteral("<br>reads: %1<br>writes: %2").arg(list(n.reads), list(n.writes));
+  QStringList loops;
+  for (int l : n.loopsAbove) loops << QString::fromStdString(m_snapshot->nodes[l].name).toHtmlEscaped();
+  if (!loops.isEmpty()) s += QStringLiteral("<br>loops: %1").arg(loops.join(QStringLiteral(", ")));
+  return s;
+}
+
+bool TensorIrView::viewportEvent(QEvent* e) {
+  if (e->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(e);
+    const int index = nodeAtViewportPos(help->pos());
+    if (index >= 0)
+      QToolTip::showText(help->globalPos(), describeNode(index), viewport());
+    else
+      QToolTip::hideText();
+    return true;
+  }
+  if (e->type() == QEvent::Leave && m_hovered >= 0) {
+    m_hovered = -1;
+    refreshSelections();
+  }
+  return QPlainTextEdit::viewportEvent(e);
+}
+
+} // namespace loopscape::views

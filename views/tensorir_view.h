@@ -1,0 +1,60 @@
+// TensorIrView: the current program printed as TVMScript, read-only and monospace.
+// Every printed loop and block header is clickable: a click selects the node (it is
+// highlighted and `nodeSelected` fires with its index in the snapshot), hovering a loop
+// shows its extent and kind, hovering a block its iterators' kind and the buffers it
+// accesses. The view adapts a ProgramSnapshot and keeps nothing else.
+#pragma once
+
+#include "views/program_snapshot.h"
+#include "views/te_highlighter.h"
+
+#include <QPlainTextEdit>
+
+#include <memory>
+
+namespace loopscape::views {
+
+class TensorIrView : public QPlainTextEdit {
+  Q_OBJECT
+public:
+  explicit TensorIrView(QWidget* parent = nullptr);
+
+  /// Shows `snapshot`; the selection is kept when a node of the same kind and name
+  /// exists in the new program, otherwise cleared.
+  void setSnapshot(std::shared_ptr<const ProgramSnapshot> snapshot);
+  const std::shared_ptr<const ProgramSnapshot>& snapshot() const { return m_snapshot; }
+  int selectedNode() const { return m_selected; }
+  /// Selects node `index` (-1 clears) and emits nodeSelected.
+  void selectNode(int index);
+  /// The tooltip text for node `index` (what hovering shows).
+  QString describeNode(int index) const;
+  /// The snapshot node under a viewport position, or -1.
+  int nodeAtViewportPos(const QPoint& pos) const;
+  /// Viewport position of the middle of node `index`'s header (for tests and tools).
+  QPoint nodeCenter(int index) const;
+  void setDark(bool dark) { m_highlighter->setDark(dark); }
+  /// In pick mode a click reports the node through nodePicked and keeps the selection
+  /// (the primitive panel is waiting for a target loop).
+  void setPickMode(bool on);
+  bool pickMode() const { return m_pickMode; }
+
+Q_SIGNALS:
+  void nodeSelected(int index);
+  void nodePicked(int index);
+
+protected:
+  void mousePressEvent(QMouseEvent* e) override;
+  void mouseMoveEvent(QMouseEvent* e) override;
+  bool viewportEvent(QEvent* e) override;
+
+private:
+  void refreshSelections();
+  QTextCursor cursorForNode(int index) const;
+  std::shared_ptr<const ProgramSnapshot> m_snapshot;
+  TeHighlighter* m_highlighter;
+  int m_selected = -1;
+  int m_hovered = -1;
+  bool m_pickMode = false;
+};
+
+} // namespace loopscape::views
