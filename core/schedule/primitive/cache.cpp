@@ -40,6 +40,7 @@
 // symbolic).
 #include "core/schedule/primitive/cache_common.h"
 #include "core/schedule/primitive/families.h"
+#include "core/schedule/primitive/region.h"
 #include "core/schedule/primitive/util.h"
 #include "core/schedule/schedule_error.h"
 
@@ -218,9 +219,26 @@ Location detectLocation(const TreeNode& scope, const TreeNode& writer, const Blo
 
 ir::Range fullRange(const ir::Expr& dim) { return {ir::intImm(0, dim.dtype()), dim}; }
 
+/// A copied region and, per dimension, the indices that hold data (the writer's iterators
+/// inside their domains, inside the buffer): the copy is predicated to them where the
+/// region, symbolic in the loops around the insertion point, can leave them.
+struct CopyRegion {
+  std::vector<ir::Range> region;
+  std::vector<ir::IntBound> valid;
+};
+
+std::vector<ir::IntBound> bufferBounds(const ir::Buffer& b) {
+  std::vector<ir::IntBound> out;
+  for (const auto& dim : b->shape) {
+    const auto n = ir::asConstInt(dim);
+    out.push_back({std::int64_t{0}, n ? std::optional<std::int64_t>(*n - 1) : std::nullopt});
+  }
+  return out;
+}
+
 /// The region of `b` written by `writer`, relaxed over the loops between the writer and
 /// the insertion point `loc` (TVM's RelaxBufferRegion).
-std::vector<ir::Range> relaxedRegion(const TreeNode& writer, const ir::Buffer& b, const ir::StmtNode* loc) {
+CopyRegion relaxedRegion(const TreeNode& writer, const ir::Buffer& b, const ir::StmtNode* loc) {
   const ir::Block* blk = writer.block();
   const auto* realize = writer.realize.as<ir::BlockRealize>();
   ir::VarMap binding;
@@ -231,15 +249,30 @@ std::vector<ir::Range> relaxedRegion(const TreeNode& writer, const ir::Buffer& b
     analyzer.bind(p->loop()->loopVar, {p->loop()->min, p->loop()->extent});
     relaxed.push_back(p->loop()->loopVar.get());
   }
+  // The block's iterators stay inside their domains whatever the loops do (a split that
+  // does not divide widens the loops, and the predicate keeps the bindings in range), so
+  // the region in the iterators bounds it too; so does the buffer (TVM's
+  // AnalyzeRegionUpperBound with the predicate, then CoverRange of the buffer).
+  ir::Analyzer iterAnalyzer;
+  for (const auto& iv : blk->iterVars) iterAnalyzer.bind(iv.var, iv.dom);
   const ir::BufferRegion* r = regionOf(blk->writes, b);
-  std::vector<ir::Range> out;
+  CopyRegion copy{{}, bufferBounds(b)};
+  std::vector<ir::Range>& out = copy.region;
   for (std::size_t d = 0; d < b->ndim(); ++d) {
     const ir::Expr lo = ir::substitute(r->region[d].min, binding);
     const ir::Expr ext = ir::substitute(r->region[d].extent, binding);
     const ir::DataType t = b->shape[d].dtype();
-    const auto lb = analyzer.bound(lo);
-    const auto hb = analyzer.bound(ir::simplify(lo + ext - 1));
-    if (lb.min && hb.max) {
+    auto lb = analyzer.bound(lo);
+    auto hb = analyzer.bound(ir::simplify(lo + ext - 1));
+    const auto ilb = iterAnalyzer.bound(r->region[d].min);
+    const auto ihb = iterAnalyzer.bound(ir::simplify(r->region[d].min + r->region[d].extent - 1));
+    if (ilb.min) copy.valid[d].min = std::max(*copy.valid[d].min, *ilb.min);
+    if (ihb.max) copy.valid[d].max = copy.valid[d].max ? std::min(*copy.valid[d].max, *ihb.max) : *ihb.max;
+    if (lb.min && ilb.min) lb.min = std::max(*lb.min, *ilb.min);
+    if (hb.max && ihb.max) hb.max = std::min(*hb.max, *ihb.max);
+    if (lb.min) lb.min = std::max<std::int64_t>(*lb.min, 0);
+    if (const auto dim = ir::asConstInt(b->shape[d]); dim && hb.max) hb.max = std::min(*hb.max, *dim - 1);
+    if (lb.min && hb.max && *hb.max >= *lb.min) {
       out.push_back({ir::intImm(*lb.min, t), ir::intImm(*hb.max - *lb.min + 1, t)});
     } else if (!usesAnyVar(lo, relaxed) && !usesAnyVar(ext, relaxed)) {
       out.push_back({ir::simplify(lo), ir::simplify(ext)});
@@ -247,7 +280,7 @@ std::vector<ir::Range> relaxedRegion(const TreeNode& writer, const ir::Buffer& b
       out.push_back(fullRange(b->shape[d]));
     }
   }
-  return out;
+  return copy;
 }
 
 ir::Expr plus(const ir::Expr& a, const ir::Expr& b) {
@@ -260,10 +293,19 @@ ir::Expr minus(const ir::Expr& a, const ir::Expr& b) {
   return ir::simplify(a - b);
 }
 
-/// The copy stage `dst[...] = src[...]` over `region` of `original` (src for cache_read,
-/// dst for cache_write), as TVM's MakeCacheStage builds it.
+/// The copy stage `dst[...] = src[...]` over `copy.region` of `original` (src for
+/// cache_read, dst for cache_write), as TVM's MakeCacheStage builds it; `analyzer` knows
+/// the loops around the insertion point. Where a copied index is not provably inside
+/// `copy.valid` (a region symbolic in loops widened by a split that does not divide),
+/// the stage gets a predicate keeping it there, as the writer's own predicate does; TVM
+/// omits it and copies out of the buffer.
 ir::Stmt makeStage(const std::string& name, const ir::Buffer& src, const ir::Buffer& dst, const ir::Buffer& original,
-                   const std::vector<ir::Range>& region, bool compact) {
+                   const CopyRegion& copy, bool compact, ir::Analyzer analyzer) {
+  const std::vector<ir::Range>& region = copy.region;
+  ir::Expr predicate = ir::boolImm(true);
+  auto require = [&](const ir::Expr& cond) {
+    if (!analyzer.canProve(cond)) predicate = ir::isConstInt(predicate, 1) ? cond : (predicate && cond);
+  };
   std::vector<ir::Expr> loopVars, values, srcIdx, dstIdx;
   std::vector<ir::IterVar> iters;
   std::vector<ir::Range> srcRegion, dstRegion;
@@ -271,6 +313,11 @@ ir::Stmt makeStage(const std::string& name, const ir::Buffer& src, const ir::Buf
     const ir::DataType t = region[d].extent.dtype();
     loopVars.push_back(ir::Var::make(fmt::format("ax{}", d), t));
     values.push_back(compact ? loopVars.back() : plus(region[d].min, loopVars.back()));
+    analyzer.bind(loopVars.back(), {ir::intImm(0, t), region[d].extent});
+    if (!compact && d < copy.valid.size()) {
+      if (copy.valid[d].min) require(values.back() >= ir::intImm(*copy.valid[d].min, t));
+      if (copy.valid[d].max) require(values.back() < ir::intImm(*copy.valid[d].max + 1, t));
+    }
     ir::Expr v = ir::Var::make(fmt::format("v{}", d), t);
     const ir::Range dom = compact ? ir::Range{ir::intImm(0, t), region[d].extent} : fullRange(original->shape[d]);
     iters.push_back({v, dom, ir::IterKind::Spatial});
@@ -282,7 +329,7 @@ ir::Stmt makeStage(const std::string& name, const ir::Buffer& src, const ir::Buf
   }
   ir::Stmt body = ir::BufferStore::make(dst, ir::BufferLoad::make(src, srcIdx), dstIdx);
   ir::Stmt block = ir::Block::make(name, std::move(iters), {{src, srcRegion}}, {{dst, dstRegion}}, body);
-  ir::Stmt s = ir::BlockRealize::make(std::move(values), ir::boolImm(true), block);
+  ir::Stmt s = ir::BlockRealize::make(std::move(values), analyzer.simplify(predicate), block);
   for (std::size_t d = region.size(); d-- > 0;)
     s = ir::For::make(loopVars[d], ir::intImm(0, region[d].extent.dtype()), region[d].extent, ir::ForKind::Serial, s);
   return s;
@@ -483,12 +530,13 @@ Expected<std::vector<RV>> applyCacheRead(Schedule& sch, const std::vector<TraceV
   const auto writers = writersOf(sch.tree(), scope, a.buffer);
 
   Location at;
-  std::vector<ir::Range> region;
+  CopyRegion copy{{}, bufferBounds(a.buffer)};
+  std::vector<ir::Range>& region = copy.region;
   if (!writers.empty()) {
     BlockSet related = a.consumerSet.empty() ? laterReaders(sch.tree(), scope, *writers[0], a.buffer, {})
                                              : a.consumerSet;
     at = detectLocation(scope, *writers[0], related);
-    region = relaxedRegion(*writers[0], a.buffer, at.loc);
+    copy = relaxedRegion(*writers[0], a.buffer, at.loc);
   } else {
     at = {scope.node, 0};
     if (const auto* r = regionOf(scope.block()->reads, a.buffer))
@@ -509,7 +557,7 @@ Expected<std::vector<RV>> applyCacheRead(Schedule& sch, const std::vector<TraceV
   rw.consumers = a.consumerSet;
   rw.allConsume = a.consumerSet.empty();
   rw.at = at;
-  rw.stage = makeStage(name, a.buffer, cache, a.buffer, region, compact);
+  rw.stage = makeStage(name, a.buffer, cache, a.buffer, copy, compact, analyzerInside(*sch.tree().find(at.loc)));
   ir::Stmt newScope = rw.mutate(scope.handle);
   if (auto ok = sch.replace(replaced(sch, scope.node, newScope)); !ok) return Unexpected(ok.error());
   return std::vector<RV>{sch.defineBlock(name)};
@@ -526,7 +574,8 @@ Expected<std::vector<RV>> applyCacheWrite(Schedule& sch, const std::vector<Trace
 
   const BlockSet related = laterReaders(sch.tree(), scope, *a.block, a.buffer, a.consumerSet);
   const Location at = detectLocation(scope, *a.block, related);
-  const std::vector<ir::Range> region = relaxedRegion(*a.block, a.buffer, at.loc);
+  const CopyRegion copy = relaxedRegion(*a.block, a.buffer, at.loc);
+  const std::vector<ir::Range>& region = copy.region;
   const bool compact = at.loc == scope.node;
   const ir::Buffer cache = makeCache(a, region, compact);
   const std::string name = freshBlockName(sch.tree(), a.buffer->name + "_" + a.scopeName);
@@ -540,7 +589,7 @@ Expected<std::vector<RV>> applyCacheWrite(Schedule& sch, const std::vector<Trace
   rw.offset = offsetsOf(region, compact);
   rw.consumers = a.consumerSet;
   rw.at = at;
-  rw.stage = makeStage(name, cache, a.buffer, a.buffer, region, compact);
+  rw.stage = makeStage(name, cache, a.buffer, a.buffer, copy, compact, analyzerInside(*sch.tree().find(at.loc)));
   ir::Stmt newScope = rw.mutate(scope.handle);
   if (auto ok = sch.replace(replaced(sch, scope.node, newScope)); !ok) return Unexpected(ok.error());
   return std::vector<RV>{sch.defineBlock(name)};
