@@ -4,6 +4,7 @@
 #include "core/ir/op.h"
 #include "core/ir/simplify.h"
 
+#include <algorithm>
 #include <limits>
 #include <unordered_map>
 
@@ -21,6 +22,7 @@ SizeParams makeSizeParams(const PrimFunc& func) {
     Expr wide = Var::make(v.as<Var>()->name, DataType::int64());
     out.vars.push_back(wide);
     out.replace[v.get()] = Cast::make(v.dtype(), wide);
+    out.wide[v.get()] = wide;
   }
   return out;
 }
@@ -36,32 +38,43 @@ struct FlatLayout {
 
 Expr castTo(DataType t, const Expr& e) { return e.dtype() == t ? e : Cast::make(t, e); }
 
-FlatLayout makeLayout(const Buffer& buffer, const VarMap& sizes) {
+/// A shape or stride expression as an int64 expression over the int64 size parameters:
+/// a size Var becomes its int64 Var directly (no Cast round trip).
+Expr asInt64(const Expr& e, const SizeParams& sizes) {
+  if (auto it = sizes.wide.find(e.get()); it != sizes.wide.end()) return it->second;
+  if (auto c = asConstInt(e)) return intImm(*c, DataType::int64());
+  return castTo(DataType::int64(), substitute(e, sizes.replace));
+}
+
+FlatLayout makeLayout(const Buffer& buffer, const SizeParams& sizes) {
   const auto& b = *buffer.get();
   std::vector<Expr> shape, strides;
-  for (const auto& s : b.shape) shape.push_back(simplify(substitute(s, sizes)));
-  for (const auto& s : b.strides) strides.push_back(simplify(substitute(s, sizes)));
+  for (const auto& s : b.shape) shape.push_back(simplify(asInt64(s, sizes)));
+  for (const auto& s : b.strides) strides.push_back(simplify(asInt64(s, sizes)));
   // Element count reachable by the offsets, in int64 (decides the offset type).
   Expr extent = intImm(1, DataType::int64());
   if (strides.empty()) {
-    for (const auto& s : shape) extent = extent * castTo(DataType::int64(), s);
+    for (const auto& s : shape) extent = extent * s;
   } else {
     for (std::size_t d = 0; d < shape.size(); ++d)
-      extent = extent + (castTo(DataType::int64(), shape[d]) - 1) * castTo(DataType::int64(), strides[d]);
+      extent = extent + (shape[d] - 1) * strides[d];
   }
   extent = simplify(extent);
   auto constExtent = asConstInt(extent);
-  DataType offsetType = constExtent && *constExtent < std::numeric_limits<std::int32_t>::max() ? DataType::int32()
-                                                                                               : DataType::int64();
+  bool allConstant = std::all_of(shape.begin(), shape.end(), [](const Expr& e) { return asConstInt(e).has_value(); }) &&
+                     std::all_of(strides.begin(), strides.end(), [](const Expr& e) { return asConstInt(e).has_value(); });
+  DataType offsetType = allConstant && constExtent && *constExtent < std::numeric_limits<std::int32_t>::max()
+                            ? DataType::int32()
+                            : DataType::int64();
   if (strides.empty()) {
     Expr stride = intImm(1, offsetType);
     strides.resize(shape.size());
     for (std::size_t d = shape.size(); d-- > 0;) {
       strides[d] = stride;
-      stride = simplify(stride * castTo(offsetType, shape[d]));
+      stride = simplify(stride * (offsetType == DataType::int32() ? intImm(*asConstInt(shape[d])) : shape[d]));
     }
   } else {
-    for (auto& s : strides) s = castTo(offsetType, s);
+    for (auto& s : strides) s = offsetType == DataType::int32() ? intImm(*asConstInt(s)) : s;
   }
   Expr flatExtent = offsetType == DataType::int32() ? intImm(*constExtent, DataType::int32()) : extent;
   return {makeBuffer(b.name, b.dtype, {flatExtent}, b.scope), std::move(strides), offsetType};
@@ -69,7 +82,7 @@ FlatLayout makeLayout(const Buffer& buffer, const VarMap& sizes) {
 
 class Flattener final : public StmtMutator {
 public:
-  explicit Flattener(const VarMap& sizes) : m_sizes(sizes) {}
+  explicit Flattener(const SizeParams& sizes) : m_sizes(sizes) {}
   const FlatLayout& layoutOf(const Buffer& buffer) {
     auto it = m_layouts.find(buffer.get());
     if (it == m_layouts.end()) it = m_layouts.emplace(buffer.get(), makeLayout(buffer, m_sizes)).first;
@@ -78,8 +91,8 @@ public:
 
 protected:
   Expr visitVar(const Var& op, const Expr& self) override {
-    auto it = m_sizes.find(&op);
-    return it == m_sizes.end() ? self : it->second;
+    auto it = m_sizes.replace.find(&op);
+    return it == m_sizes.replace.end() ? self : it->second;
   }
   Expr visitBufferLoad(const BufferLoad& op, const Expr&) override {
     bool changed = false;
@@ -109,14 +122,14 @@ private:
     return sum;
   }
 
-  const VarMap& m_sizes;
+  const SizeParams& m_sizes;
   std::unordered_map<const BufferNode*, FlatLayout> m_layouts;
 };
 
 } // namespace
 
 FlatBuffers flattenBuffers(const Stmt& body, const std::vector<Buffer>& params, const SizeParams& sizes) {
-  Flattener flattener(sizes.replace);
+  Flattener flattener(sizes);
   FlatBuffers out;
   for (const auto& p : params) out.flatParams.push_back(flattener.layoutOf(p).flat);
   out.body = flattener.mutate(body);

@@ -23,6 +23,7 @@ namespace loopscape::codegen {
 struct SizeParams {
   std::vector<ir::Expr> vars; ///< int64 Vars, in PrimFunc::sizeVars() order
   ir::VarMap replace;         ///< old size Var -> its replacement (empty if already int64)
+  ir::VarMap wide;            ///< old size Var -> the int64 Var itself (for int64 extents)
 };
 SizeParams makeSizeParams(const ir::PrimFunc& func);
 

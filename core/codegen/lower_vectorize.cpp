@@ -8,6 +8,7 @@
 #include "core/ir/substitute.h"
 #include "core/ir/visitor.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 
@@ -23,16 +24,43 @@ bool usesVar(const Expr& e, const Expr& var) {
   return found;
 }
 
+/// An int64 index for stride analysis only: int32 -> int64 casts (from flattening with
+/// int64 offsets) are pushed down to the leaves, so that the affine structure is visible
+/// to the simplifier (exact as long as the int32 index itself does not overflow, which is
+/// the program's own semantics); the loop variable becomes `var64`.
+Expr pushCasts(const Expr& e, const Expr& var, const Expr& var64) {
+  auto leaf = [&](const Expr& x) { return x.sameAs(var) ? var64 : Cast::make(DataType::int64(), x); };
+  std::function<Expr(const Expr&)> widen = [&](const Expr& x) -> Expr {
+    if (auto c = asConstInt(x)) return intImm(*c, DataType::int64());
+    if (const auto* a = x.as<Add>()) return Add::make(widen(a->a), widen(a->b));
+    if (const auto* a = x.as<Sub>()) return Sub::make(widen(a->a), widen(a->b));
+    if (const auto* a = x.as<Mul>()) return Mul::make(widen(a->a), widen(a->b));
+    return leaf(x);
+  };
+  std::function<Expr(const Expr&)> walk = [&](const Expr& x) -> Expr {
+    if (const auto* c = x.as<Cast>(); c && c->dtype == DataType::int64() && c->value.dtype() == DataType::int32())
+      return widen(c->value);
+    if (const auto* a = x.as<Add>()) return Add::make(walk(a->a), walk(a->b));
+    if (const auto* a = x.as<Sub>()) return Sub::make(walk(a->a), walk(a->b));
+    if (const auto* a = x.as<Mul>()) return Mul::make(walk(a->a), walk(a->b));
+    return x;
+  };
+  return walk(e);
+}
+
 /// The loop being vectorized and what is known about the enclosing loops.
 struct VectorLoop {
   Expr var, min;
   int lanes = 0;
-  const Analyzer* an = nullptr; ///< enclosing loops bound, `var` bound to [min, min + lanes - 1)
+  const Analyzer* an = nullptr; ///< enclosing loops bound, `var` and `var64` bound to [min, min + lanes - 1)
+  Expr var64;                   ///< an int64 stand-in for `var` (stride analysis of int64 offsets)
 
   /// idx(var + 1) - idx(var) when the analyzer proves it constant.
   std::optional<std::int64_t> stride(const Expr& index) const {
-    Expr next = substitute(index, VarMap{{var.get(), var + 1}});
-    return asConstInt(an->simplify(next - index));
+    Expr e = index.dtype() == DataType::int64() ? pushCasts(index, var, var64) : index;
+    const Expr& v = index.dtype() == DataType::int64() ? var64 : var;
+    Expr next = substitute(e, VarMap{{v.get(), v + 1}});
+    return asConstInt(an->simplify(next - e));
   }
 };
 
@@ -232,12 +260,16 @@ private:
     if (*extent > m_maxLanes)
       return fallBack("the extent " + std::to_string(*extent) + " exceeds the widest vector (" +
                       std::to_string(m_maxLanes) + " lanes); split the loop first");
-    VectorLoop loop{op.loopVar, op.min, static_cast<int>(*extent), &m_an};
+    Expr var64 = Var::make(name + "_i64", DataType::int64());
+    m_an.bind(var64, Range::fromMinExtent(Cast::make(DataType::int64(), op.min), intImm(*extent - 1, DataType::int64())));
+    VectorLoop loop{op.loopVar, op.min, static_cast<int>(*extent), &m_an, var64};
     Checker checker(loop);
     checker.check(body);
-    if (!checker.reason.empty()) return fallBack(checker.reason);
-    Widen widen(loop);
-    return widen.mutate(body);
+    std::optional<Stmt> result;
+    if (checker.reason.empty()) result = Widen(loop).mutate(body);
+    m_an.unbind(var64);
+    if (!result) return fallBack(checker.reason);
+    return result;
   }
 
   Analyzer m_an;

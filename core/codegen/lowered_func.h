@@ -15,6 +15,10 @@
 //     loads/stores with a Ramp index) and remain Serial with a remark where it could not
 //     be; ThreadBinding loops only for GPU targets (a CPU target refuses them, naming the loop);
 //   * symbolic sizes are int64 scalar parameters, in `sizeVars` order.
+//   * block markers (added with lower_blocks.h): an Evaluate whose value is a StringImm is
+//     a no-op that marks where a block's statements start; the string is the block name
+//     ("C") or, before its reduction init, "<name>.init" ("C.init"). Targets print them as
+//     comments (or ignore them); Evaluate(IntImm 0) is the plain no-op.
 #pragma once
 
 #include "core/ir/prim_func.h"

@@ -184,7 +184,7 @@ Expected<std::string> compile(const std::string& source, const BuildOptions& opt
     return std::unexpected(Diagnostic::error("cpu-c.write-failed", "cannot write " + cPath));
   std::string tmp = outPath + ".tmp" + std::to_string(getpid());
   std::string errPath = base.string() + ".err" + std::to_string(getpid());
-  std::string command = cc.command;
+  std::string command = "LC_ALL=C " + cc.command; // ASCII quotes in messages
   for (const auto& f : flags) command += " " + f;
   command += " -o " + shellQuote(tmp) + " " + shellQuote(cPath) + (assembly ? "" : " -lm") + " > " + shellQuote(errPath) + " 2>&1";
   int status = std::system(command.c_str());

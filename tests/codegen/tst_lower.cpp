@@ -1,0 +1,270 @@
+// Lowering (core/codegen/lower.h): golden lowered IR of a small matmul, init placement
+// (hoisted / guarded), flattening with strides, unrolling, vectorization and its fallback
+// remark, thread bindings refused on a CPU, symbolic sizes as int64 parameters.
+#include "core/codegen/lower.h"
+#include "core/frontend/te_frontend.h"
+#include "core/ir/printer.h"
+#include "core/ir/visitor.h"
+#include "core/schedule/schedule.h"
+#include "core/schedule/trace_script.h"
+
+#include <QtTest>
+
+using namespace loopscape;
+
+namespace {
+
+const char* kMatmul = R"(from tvm import te
+A = te.placeholder((8, 8), dtype="float32", name="A")
+B = te.placeholder((8, 8), dtype="float32", name="B")
+k = te.reduce_axis((0, 8), name="k")
+C = te.compute((8, 8), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+)";
+
+ir::PrimFunc parse(const char* text) {
+  auto f = frontend::parseTe(text, "test.te");
+  if (!f) qFatal("%s", renderDiagnostic(f.error(), text).c_str());
+  return *f;
+}
+
+ir::PrimFunc scheduled(const char* program, const char* script) {
+  schedule::Schedule sch(parse(program));
+  auto ok = schedule::applyScript(sch, script, "test.py");
+  if (!ok) qFatal("%s", renderDiagnostic(ok.error(), script).c_str());
+  return sch.func();
+}
+
+codegen::LoweredFunc lowered(const ir::PrimFunc& f) {
+  auto l = codegen::lower(f);
+  if (!l) qFatal("%s", renderDiagnostic(l.error()).c_str());
+  return *l;
+}
+
+struct Census {
+  int loops = 0, vectorized = 0, unrolled = 0, parallel = 0, ramps = 0, blocks = 0, ifs = 0;
+};
+
+Census census(const ir::Stmt& s) {
+  struct V final : ir::StmtVisitor {
+    Census c;
+    void visitFor(const ir::For& op, const ir::Stmt& self) override {
+      ++c.loops;
+      c.vectorized += op.forKind == ir::ForKind::Vectorized;
+      c.unrolled += op.forKind == ir::ForKind::Unrolled;
+      c.parallel += op.forKind == ir::ForKind::Parallel;
+      ir::StmtVisitor::visitFor(op, self);
+    }
+    void visitBlock(const ir::Block& op, const ir::Stmt& self) override {
+      ++c.blocks;
+      ir::StmtVisitor::visitBlock(op, self);
+    }
+    void visitIfThenElse(const ir::IfThenElse& op, const ir::Stmt& self) override {
+      ++c.ifs;
+      ir::StmtVisitor::visitIfThenElse(op, self);
+    }
+    void visitRamp(const ir::Ramp& op, const ir::Expr& self) override {
+      ++c.ramps;
+      ir::StmtVisitor::visitRamp(op, self);
+    }
+  } v;
+  v(s);
+  return v.c;
+}
+
+} // namespace
+
+class TestLower : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void matmulGolden() {
+    auto l = lowered(parse(kMatmul));
+    QCOMPARE(QString::fromStdString(l.name), QString("main_kernel"));
+    QCOMPARE(l.flatParams.size(), std::size_t(3));
+    QCOMPARE(QString::fromStdString(ir::printExpr(l.flatParams[2]->shape[0])), QString("64"));
+    QVERIFY(l.remarks.empty());
+    // The init is hoisted above the reduce loop k; block markers stay as Evaluate("...").
+    QCOMPARE(QString::fromStdString(ir::printStmt(l.body)), QString(R"(for i, j in T.grid(8, 8):
+    T.evaluate("C.init")
+    C[i * 8 + j] = T.float32(0)
+    for k in range(8):
+        T.evaluate("C")
+        C[i * 8 + j] = C[i * 8 + j] + A[i * 8 + k] * B[k * 8 + j]
+)"));
+  }
+
+  void initGuardedWhenReduceLoopIsNotInnermost() {
+    auto f = scheduled(kMatmul, R"(b = sch.get_block("C")
+i, j, k = sch.get_loops(b)
+sch.reorder(k, i, j)
+)");
+    auto l = lowered(f);
+    QCOMPARE(QString::fromStdString(ir::printStmt(l.body)), QString(R"(for k, i, j in T.grid(8, 8, 8):
+    if k == 0:
+        T.evaluate("C.init")
+        C[i * 8 + j] = T.float32(0)
+    T.evaluate("C")
+    C[i * 8 + j] = C[i * 8 + j] + A[i * 8 + k] * B[k * 8 + j]
+)"));
+  }
+
+  void splitReduceLoopsHoistTogether() {
+    auto f = scheduled(kMatmul, R"(b = sch.get_block("C")
+i, j, k = sch.get_loops(b)
+k0, k1 = sch.split(k, factors=[2, 4])
+)");
+    auto l = lowered(f);
+    QCOMPARE(QString::fromStdString(ir::printStmt(l.body)), QString(R"(for i, j in T.grid(8, 8):
+    T.evaluate("C.init")
+    C[i * 8 + j] = T.float32(0)
+    for k_0, k_1 in T.grid(2, 4):
+        T.evaluate("C")
+        C[i * 8 + j] = C[i * 8 + j] + A[i * 8 + k_0 * 4 + k_1] * B[k_0 * 32 + k_1 * 8 + j]
+)"));
+  }
+
+  void vectorizeBecomesRamps() {
+    auto f = scheduled(kMatmul, R"(b = sch.get_block("C")
+i, j, k = sch.get_loops(b)
+sch.reorder(i, k, j)
+sch.vectorize(j)
+sch.parallel(i)
+)");
+    auto l = lowered(f);
+    QVERIFY(l.remarks.empty());
+    Census c = census(l.body);
+    QCOMPARE(c.vectorized, 0);
+    QCOMPARE(c.parallel, 1);
+    QCOMPARE(c.loops, 2); // i (parallel) and k; j became 8-lane vectors
+    QVERIFY(c.ramps >= 3);
+    QCOMPARE(QString::fromStdString(ir::printStmt(l.body)), QString(R"(for i in T.parallel(8):
+    for k in range(8):
+        if k == 0:
+            T.evaluate("C.init")
+            C[i * 8:i * 8 + 8] = T.Broadcast(T.float32(0), 8)
+        T.evaluate("C")
+        C[i * 8:i * 8 + 8] = C[i * 8:i * 8 + 8] + T.Broadcast(A[i * 8 + k], 8) * B[k * 8:k * 8 + 8]
+)"));
+  }
+
+  void vectorizeFallbackRemark_data() {
+    QTest::addColumn<QString>("script");
+    QTest::addColumn<QString>("loop");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("predicate depends on the loop")
+        << "b = sch.get_block(\"C\")\ni, j, k = sch.get_loops(b)\nj0, j1 = sch.split(j, factors=[None, 3])\n"
+           "sch.reorder(i, j0, k, j1)\nsch.vectorize(j1)\n"
+        << "j_1" << "vectorize fell back to a scalar loop: the condition j_0 * 3 + j_1 < 8 depends on the vectorized loop";
+    QTest::newRow("strided store")
+        << "b = sch.get_block(\"C\")\ni, j, k = sch.get_loops(b)\nsch.reorder(j, k, i)\nsch.vectorize(i)\n"
+        << "i" << "vectorize fell back to a scalar loop: the store to C is not contiguous in the loop variable";
+    QTest::newRow("loop in the body")
+        << "b = sch.get_block(\"C\")\ni, j, k = sch.get_loops(b)\nsch.vectorize(j)\n"
+        << "j" << "vectorize fell back to a scalar loop: the body contains the loop 'k'";
+  }
+  void vectorizeFallbackRemark() {
+    QFETCH(QString, script);
+    QFETCH(QString, loop);
+    QFETCH(QString, message);
+    auto l = lowered(scheduled(kMatmul, script.toUtf8().constData()));
+    QCOMPARE(l.remarks.size(), std::size_t(1));
+    QCOMPARE(QString::fromStdString(l.remarks[0].loop), loop);
+    QCOMPARE(QString::fromStdString(l.remarks[0].message), message);
+    QCOMPARE(census(l.body).vectorized, 0); // stays a Serial loop
+  }
+
+  void vectorizeFallbackOnMathCall() {
+    const char* softmaxExp = R"(from tvm import te
+X = te.placeholder((4, 16), name="X")
+E = te.compute((4, 16), lambda i, j: te.exp(X[i, j]), name="E")
+)";
+    auto l = lowered(scheduled(softmaxExp, R"(b = sch.get_block("E")
+i, j = sch.get_loops(b)
+sch.vectorize(j)
+)"));
+    QCOMPARE(l.remarks.size(), std::size_t(1));
+    QCOMPARE(QString::fromStdString(l.remarks[0].loop), QString("j"));
+    QCOMPARE(QString::fromStdString(l.remarks[0].message),
+             QString("vectorize fell back to a scalar loop: the body calls T.exp"));
+  }
+
+  void threadBindingRefusedOnCpu() {
+    auto f = scheduled(kMatmul, R"(b = sch.get_block("C")
+i, j, k = sch.get_loops(b)
+sch.bind(i, "blockIdx.x")
+)");
+    auto l = codegen::lower(f);
+    QVERIFY(!l);
+    QCOMPARE(QString::fromStdString(l.error().code), QString("codegen.thread-binding-on-cpu"));
+    QCOMPARE(QString::fromStdString(l.error().message),
+             QString("loop 'i' is bound to blockIdx.x, but target device 'cpu' has no GPU threads"));
+    QCOMPARE(l.error().references.size(), std::size_t(1));
+    QCOMPARE(QString::fromStdString(l.error().references[0].name), QString("i"));
+    codegen::LowerOptions gpu;
+    gpu.deviceKind = "gpu";
+    QVERIFY(codegen::lower(f, gpu).has_value());
+  }
+
+  void unrollConstantExtent() {
+    auto l = lowered(scheduled(kMatmul, R"(b = sch.get_block("C")
+i, j, k = sch.get_loops(b)
+k0, k1 = sch.split(k, factors=[None, 4])
+sch.unroll(k1)
+)"));
+    Census c = census(l.body);
+    QCOMPARE(c.unrolled, 0);
+    QCOMPARE(c.loops, 3); // i, j, k_0
+    QString text = QString::fromStdString(ir::printStmt(l.body));
+    QCOMPARE(text.count("T.evaluate(\"C\")"), 4);
+    QVERIFY2(text.contains("A[i * 8 + k_0 * 4 + 3]"), qPrintable(text));
+  }
+
+  void symbolicSizesAndPredicate() {
+    const char* dense = R"(from tvm import te
+n = te.var("n")
+data = te.placeholder((n, 8), name="data")
+weight = te.placeholder((6, 8), name="weight")
+k = te.reduce_axis((0, 8), name="k")
+T = te.compute((n, 6), lambda i, j: te.sum(data[i, k] * weight[j, k], axis=k), name="T_matmul_NT")
+)";
+    auto l = lowered(scheduled(dense, R"(b = sch.get_block("T_matmul_NT")
+i, j, k = sch.get_loops(b)
+i0, i1 = sch.split(i, factors=[None, 4])
+)"));
+    QCOMPARE(l.sizeVars.size(), std::size_t(1));
+    QCOMPARE(QString::fromStdString(l.sizeVars[0].as<ir::Var>()->name), QString("n"));
+    QVERIFY(l.sizeVars[0].dtype() == ir::DataType::int64());
+    // The flat extent of data is n * 8 in int64; the predicate of the split guards the block.
+    QCOMPARE(QString::fromStdString(ir::printExpr(l.flatParams[0]->shape[0])), QString("n * T.int64(8)"));
+    QCOMPARE(census(l.body).ifs, 2); // the hoisted init and the update, each under the predicate
+    QVERIFY(QString::fromStdString(ir::printStmt(l.body)).contains("if i_0 * 4 + i_1 < T.Cast(\"int32\", n):"));
+  }
+
+  void stridedBuffersUseTheirStrides() {
+    // A buffer with explicit strides (storage_align pads rows) flattens with them.
+    ir::Buffer b = ir::makeBuffer("S", ir::DataType::float32(), {ir::intImm(4), ir::intImm(3)}, ir::MemoryScope::Global,
+                                  {ir::intImm(5), ir::intImm(1)});
+    ir::Expr i = ir::Var::make("i"), j = ir::Var::make("j");
+    ir::Stmt store = ir::BufferStore::make(b, ir::floatImm(1), {i, j});
+    ir::Stmt loops = ir::For::make(i, ir::intImm(0), ir::intImm(4), ir::ForKind::Serial,
+                                   ir::For::make(j, ir::intImm(0), ir::intImm(3), ir::ForKind::Serial, store));
+    ir::Stmt root = ir::BlockRealize::make({}, ir::boolImm(true),
+                                           ir::Block::make("root", {}, {}, {}, loops));
+    ir::PrimFunc f{"strided", {b}, root, {}};
+    auto l = lowered(f);
+    QCOMPARE(QString::fromStdString(ir::printExpr(l.flatParams[0]->shape[0])), QString("18"));
+    QVERIFY2(QString::fromStdString(ir::printStmt(l.body)).contains("S[i * 5 + j] = T.float32(1)"),
+             qPrintable(QString::fromStdString(ir::printStmt(l.body))));
+  }
+
+  void traceLogsEveryPass() {
+    codegen::LowerOptions opt;
+    opt.trace = true;
+    QStringList passes;
+    opt.log = [&](std::string_view pass, std::string_view) { passes << QString::fromUtf8(pass.data(), pass.size()); };
+    QVERIFY(codegen::lower(parse(kMatmul), opt).has_value());
+    QCOMPARE(passes, (QStringList{"lowerBlocks", "flattenBuffers", "unrollLoops", "simplify", "vectorizeLoops"}));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestLower)
+#include "tst_lower.moc"
