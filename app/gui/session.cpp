@@ -100,6 +100,12 @@ Session::Session(QObject* parent) : QObject(parent) {
   m_undo->setObjectName(QStringLiteral("undoStack"));
   m_jobs = new JobRunner(this);
   connect(m_undo, &QUndoStack::cleanChanged, this, [this] { updateModified(); });
+  // After every step, undo and redo (the stack's index has moved by then): autosave.
+  connect(m_undo, &QUndoStack::indexChanged, this, [this] {
+    if (signalsBlocked()) return;
+    updateModified();
+    if (isModified()) writeRecovery();
+  });
   m_autosave.setInterval(30000);
   connect(&m_autosave, &QTimer::timeout, this, [this] {
     if (isModified()) writeRecovery();
@@ -140,8 +146,6 @@ void Session::install(const StatePtr& state) {
   m_state = state;
   if (signalsBlocked()) return; // rebuilding the history after a load
   Q_EMIT stateChanged();
-  updateModified();
-  if (isModified()) writeRecovery();
 }
 
 // ---- loading and editing -------------------------------------------------------------

@@ -21,6 +21,7 @@
 #include <QDockWidget>
 #include <QTableView>
 #include <QLabel>
+#include <QMenu>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
