@@ -20,8 +20,53 @@ using schedule::TraceValue;
 
 namespace {
 
+// Small copies of samples/softmax.te, layernorm.te and conv_bias_relu.te (as in
+// tst_differential.cpp), where the differential test found reverse_compute_at bugs.
+const char* const kSoftmax =
+    "X = placeholder((4, 8), name=\"X\")\nk1 = reduce_axis((0, 8), name=\"k1\")\n"
+    "k2 = reduce_axis((0, 8), name=\"k2\")\n"
+    "maxelem = compute((4,), lambda i: max(X[i, k1], axis=k1), name=\"T_softmax_maxelem\")\n"
+    "expv = compute((4, 8), lambda i, j: exp(X[i, j] - maxelem[i]), name=\"T_softmax_exp\")\n"
+    "expsum = compute((4,), lambda i: sum(expv[i, k2], axis=k2), name=\"T_softmax_expsum\")\n"
+    "norm = compute((4, 8), lambda i, j: expv[i, j] / expsum[i], name=\"T_softmax_norm\")\n";
+const char* const kLayerNorm =
+    "data = placeholder((4, 8), name=\"data\")\ngamma = placeholder((8,), name=\"gamma\")\n"
+    "beta = placeholder((8,), name=\"beta\")\nk = reduce_axis((0, 8), name=\"k\")\n"
+    "mean = compute((4,), lambda i: sum(data[i, k] / 8, axis=k), name=\"T_mean\")\n"
+    "kv = reduce_axis((0, 8), name=\"kv\")\n"
+    "var = compute((4,), lambda i: sum((data[i, kv] - mean[i]) * (data[i, kv] - mean[i]) / 8, axis=kv), "
+    "name=\"T_var\")\n"
+    "out = compute((4, 8), lambda i, j: (data[i, j] - mean[i]) * rsqrt(var[i] + 1e-5) * gamma[j] + beta[j], "
+    "name=\"T_layer_norm\")\n";
+const char* const kConvBiasRelu =
+    "data = placeholder((1, 2, 6, 6), \"int32\", name=\"data\")\n"
+    "weight = placeholder((3, 2, 3, 3), \"int32\", name=\"weight\")\n"
+    "bias = placeholder((3,), \"int32\", name=\"bias\")\n"
+    "pad_temp = compute((1, 2, 8, 8), lambda i0, i1, i2, i3: if_then_else(all(i2 >= 1, i2 < 7, i3 >= 1, i3 < 7), "
+    "data[i0, i1, i2 - 1, i3 - 1], 0), name=\"pad_temp\")\n"
+    "rc = reduce_axis((0, 2), name=\"rc\")\nry = reduce_axis((0, 3), name=\"ry\")\n"
+    "rx = reduce_axis((0, 3), name=\"rx\")\n"
+    "conv = compute((1, 3, 6, 6), lambda nn, ff, yy, xx: sum(pad_temp[nn, rc, yy + ry, xx + rx] * "
+    "weight[ff, rc, ry, rx], axis=[rc, ry, rx]), name=\"conv2d_nchw\")\n"
+    "biased = compute((1, 3, 6, 6), lambda n, f, y, x: conv[n, f, y, x] + bias[f], name=\"T_add\")\n"
+    "relu = compute((1, 3, 6, 6), lambda n, f, y, x: max(biased[n, f, y, x], 0), name=\"T_relu\")\n";
+
+/// C = A (loop i, output); P = A; D = P (D writes an intermediate nobody reads).
+ir::PrimFunc deadBlockProgram() {
+  namespace p = testing::programs;
+  auto A = p::buffer1d("A"), C = p::buffer1d("C"), P = p::buffer1d("P"), D = p::buffer1d("D");
+  return p::function({A, C}, {P, D},
+                     {p::stage("C", [&](const ir::Expr& v) { return p::store(C, v, p::load(A, v)); }),
+                      p::stage("P", [&](const ir::Expr& v) { return p::store(P, v, p::load(A, v)); }, 16, "j"),
+                      p::stage("D", [&](const ir::Expr& v) { return p::store(D, v, p::load(P, v)); }, 16, "k")});
+}
+
 ir::PrimFunc program(const QString& id) {
   namespace p = testing::programs;
+  if (id == "softmax") return testing::parseProgram(kSoftmax);
+  if (id == "layernorm") return testing::parseProgram(kLayerNorm);
+  if (id == "conv-bias-relu") return testing::parseProgram(kConvBiasRelu);
+  if (id == "dead-block") return deadBlockProgram();
   if (id == "two-stage") return testing::parseProgram(testing::kTwoStage);
   if (id == "conv") return testing::parseProgram(p::kConv);
   if (id == "matmul-relu") return testing::parseProgram(p::kMatmulRelu);
@@ -76,6 +121,11 @@ private Q_SLOTS:
   void reductionProducer();
   void reverseEpilogue();
   void preserveUnitLoopsAndIndex();
+  void reverseLayerNorm();
+  void rootMarkIsNoOp();
+  void inlineMark_data();
+  void inlineMark();
+  void inlineMarkRefused();
   void refused_data();
   void refused();
 };
@@ -213,6 +263,91 @@ void TestComputeAt::preserveUnitLoopsAndIndex() {
   QCOMPARE(sch.trace().instructions.back().attrs.size(), std::size_t(2));
 }
 
+/// Layernorm: T_var, then T_layer_norm (reading T_mean and T_var) reverse-computed at
+/// T_mean's i: the reduce kv and the spatial j are regenerated whole, v_i is i (bit-exact
+/// with the original).
+void TestComputeAt::reverseLayerNorm() {
+  const auto f = program("layernorm");
+  Schedule sch(f);
+  const RV mean = block(sch, "T_mean");
+  const RV var = block(sch, "T_var");
+  const RV out = block(sch, "T_layer_norm");
+  const RV i = loops(sch, mean)[0];
+  auto ok = sch.apply("reverse_compute_at", {var, i});
+  QVERIFY2(ok, ok ? "" : ok.error().message.c_str());
+  ok = sch.apply("reverse_compute_at", {out, i});
+  QVERIFY2(ok, ok ? "" : ok.error().message.c_str());
+  const auto text = ir::printPrimFunc(sch.func());
+  QVERIFY2(testing::checkGolden("compute_at_reverse_layernorm", text).isEmpty(),
+           qPrintable(testing::checkGolden("compute_at_reverse_layernorm", text)));
+  const std::string diff = testing::compareResults(f, sch.func());
+  QVERIFY2(diff.empty(), diff.c_str());
+}
+
+/// The root mark of sample_compute_location (decision -1): compute_at and
+/// reverse_compute_at leave the block where it is and are recorded (TVM: "do nothing").
+void TestComputeAt::rootMarkIsNoOp() {
+  const auto f = program("two-stage");
+  Schedule sch(f);
+  const RV b = block(sch, "B");
+  const RV root = get(sch.apply("sample_compute_location", {b}, {}, TraceValue(std::int64_t{-1})));
+  QCOMPARE(sch.loopMark(root), schedule::LoopMark::Root);
+  const ir::Stmt before = sch.func().body;
+  const std::size_t length = sch.trace().instructions.size();
+  auto ok = sch.apply("compute_at", {b, root});
+  QVERIFY2(ok, ok ? "" : ok.error().message.c_str());
+  ok = sch.apply("reverse_compute_at", {block(sch, "C"), root});
+  QVERIFY2(ok, ok ? "" : ok.error().message.c_str());
+  QVERIFY(sch.func().body.sameAs(before));
+  QCOMPARE(sch.trace().instructions.size(), length + 3); // compute_at, get_block, reverse_compute_at
+  auto replay = schedule::replayTrace(f, sch.trace());
+  QVERIFY2(replay, replay ? "" : replay.error().message.c_str());
+  QVERIFY(ir::structuralEqual(replay->func(), sch.func()));
+}
+
+/// The inline mark (decision -2): compute_at inlines the producer, reverse_compute_at
+/// inlines the consumer into its producer, exactly as compute_inline /
+/// reverse_compute_inline do.
+void TestComputeAt::inlineMark_data() {
+  QTest::addColumn<QString>("prim");
+  QTest::addColumn<QString>("blockName");
+  QTest::addColumn<QString>("equivalent");
+  QTest::newRow("compute_at") << "compute_at" << "B" << "compute_inline";
+  QTest::newRow("reverse_compute_at") << "reverse_compute_at" << "C" << "reverse_compute_inline";
+}
+
+void TestComputeAt::inlineMark() {
+  QFETCH(QString, prim);
+  QFETCH(QString, blockName);
+  QFETCH(QString, equivalent);
+  const auto f = program("two-stage");
+  Schedule sch(f);
+  const RV mark = get(sch.apply("sample_compute_location", {block(sch, "B")}, {}, TraceValue(std::int64_t{-2})));
+  QCOMPARE(sch.loopMark(mark), schedule::LoopMark::Inline);
+  auto ok = sch.apply(prim.toStdString(), {block(sch, blockName), mark});
+  QVERIFY2(ok, ok ? "" : ok.error().message.c_str());
+  Schedule direct(f);
+  QVERIFY(direct.apply(equivalent.toStdString(), {block(direct, blockName)}));
+  QVERIFY(ir::structuralEqual(sch.func(), direct.func()));
+  QVERIFY(testing::compareResults(f, sch.func()).empty());
+  auto replay = schedule::replayTrace(f, sch.trace());
+  QVERIFY2(replay, replay ? "" : replay.error().message.c_str());
+  QVERIFY(ir::structuralEqual(replay->func(), sch.func()));
+}
+
+/// compute_at to the inline mark refuses what compute_inline refuses, with its error.
+void TestComputeAt::inlineMarkRefused() {
+  Schedule sch(program("two-stage"));
+  const RV mark = get(sch.apply("sample_compute_location", {block(sch, "B")}, {}, TraceValue(std::int64_t{-2})));
+  const ir::Stmt before = sch.func().body;
+  const std::size_t length = sch.trace().instructions.size();
+  auto r = sch.apply("compute_at", {block(sch, "C"), mark});
+  QVERIFY(!r);
+  QCOMPARE(QString::fromStdString(r.error().code), QString("schedule.compute_inline.output-block"));
+  QVERIFY(sch.func().body.sameAs(before));
+  QCOMPARE(sch.trace().instructions.size(), length + 1); // the get_block only
+}
+
 void TestComputeAt::refused_data() {
   QTest::addColumn<QString>("prog");
   QTest::addColumn<QString>("prim");
@@ -287,6 +422,27 @@ void TestComputeAt::refused_data() {
       << "fan-in" << "reverse_compute_at" << "D" << "B" << 1 << -1
       << "schedule.reverse_compute_at.producer-not-under-loop" << "block:D,loop:j,block:E"
       << "reverse_compute_at: every producer of block 'D' must be under loop 'j', but its producer 'E' is not";
+  QTest::newRow("producer-after-loop")
+      << "dead-block" << "compute_at" << "D" << "C" << 0 << -1 << "schedule.compute_at.producer-after-loop"
+      << "block:D,loop:i,block:P"
+      << "compute_at: block 'D' under loop 'i' would run before its producer 'P', which runs outside the loop";
+  // Regressions of the differential test: T_softmax_maxelem (no producer) moved after the
+  // block that reads it; pad_temp moved after the convolution (sequence 150).
+  QTest::newRow("reverse:consumer-before-loop")
+      << "softmax" << "reverse_compute_at" << "T_softmax_maxelem" << "T_softmax_expsum" << 1 << -1
+      << "schedule.reverse_compute_at.consumer-before-loop" << "block:T_softmax_maxelem,loop:k2,block:T_softmax_exp"
+      << "reverse_compute_at: block 'T_softmax_maxelem' under loop 'k2' would run after its consumer "
+         "'T_softmax_exp', which runs outside the loop";
+  QTest::newRow("reverse:consumer-before-loop:conv")
+      << "conv-bias-relu" << "reverse_compute_at" << "pad_temp" << "T_relu" << 3 << -1
+      << "schedule.reverse_compute_at.consumer-before-loop" << "block:pad_temp,loop:x,block:conv2d_nchw"
+      << "reverse_compute_at: block 'pad_temp' under loop 'x' would run after its consumer 'conv2d_nchw', which "
+         "runs outside the loop";
+  QTest::newRow("reverse:producer-not-complete")
+      << "layernorm" << "reverse_compute_at" << "T_var" << "T_mean" << 1 << -1
+      << "schedule.reverse_compute_at.producer-not-complete" << "block:T_var,loop:k,block:T_mean"
+      << "reverse_compute_at: the producer 'T_mean' of block 'T_var' is not complete under loop 'k': its reduce "
+         "iterator 'v_k' does not cover its whole domain inside the loop, so block 'T_var' would read partial results";
   QTest::newRow("reverse:bad-index")
       << "two-stage" << "reverse_compute_at" << "C" << "B" << 1 << 0 << "schedule.reverse_compute_at.bad-index"
       << "block:C,loop:j"

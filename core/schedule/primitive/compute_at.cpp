@@ -20,6 +20,11 @@
 //   4. the block is not an output block: every buffer it writes is allocated by the scope
 //      block                                                          (output-block)
 //   5. every consumer of the block is under `loop`                    (consumer-not-under-loop)
+//   5a. no producer of the block outside `loop` runs after `loop` (compute_at), no
+//      consumer of the block outside `loop` runs before `loop` (reverse_compute_at); only
+//      a block with no consumers (producers) to anchor it can get there. TVM v0.18 does
+//      not check this and moves the block past its dependencies (it then reads data not
+//      yet produced, or its consumer does)   (producer-after-loop / consumer-before-loop)
 //   6. under `loop`, every statement holding a producer of the block precedes every
 //      statement holding a consumer                                    (no-insertion-point)
 //   7. `index` is -1 (last possible position: before the first consumer), -2 (first
@@ -29,9 +34,20 @@
 //
 // reverse_compute_at(block, loop, preserve_unit_loops=False, index=-1)
 //   The mirror image for a consumer: its loops are regenerated to consume exactly what
-//   the producers under `loop` write. Preconditions 1-3 and 6-8 as above (8 on the regions
-//   it reads), no output-block condition, and
+//   the producers under `loop` write; where several buffers constrain one iterator, the
+//   domains intersect (an instance runs only where all it reads is produced; compute_at
+//   unites them). Preconditions 1-3, 5a and 6-7 as above, no output-block condition, and
 //   5. every producer of the block is under `loop`                    (producer-not-under-loop)
+//   8. every producer under `loop` that writes a buffer the block reads is complete there:
+//      each of its reduce iterators covers its whole domain over the loops between it
+//      and `loop` (TVM's ProducerNotCompleteError; else the block would read partial
+//      reductions)                                                    (producer-not-complete)
+//   9. as 8 above, on the regions it reads                            (unsupported-region)
+//
+// Marks: `loop` may be the root or inline mark that sample_compute_location returns
+// (Schedule::loopMark). As TVM's ConcreteScheduleNode::ComputeAt, the root mark leaves the
+// block where it is (nothing changes, the step is recorded) and the inline mark applies
+// compute_inline (reverse_compute_at: reverse_compute_inline) with its preconditions.
 //
 // Both define no RVs. Block RVs stay valid; RVs of the loops that enclosed the moved block
 // alone (removed with it) go stale; the regenerated loops are new (get_loops finds them).
@@ -108,9 +124,39 @@ std::variant<std::monostate, Solved, std::string> solveDimension(const Interval&
   return std::string(ir::printExpr(pmin));
 }
 
+/// True if `a` comes before `b` in program order (neither contains the other).
+bool precedes(const TreeNode* a, const TreeNode* b) {
+  std::vector<const TreeNode*> pathA;
+  for (const TreeNode* p = a; p; p = p->parent) pathA.push_back(p);
+  const TreeNode* childB = b;
+  for (const TreeNode* p = b->parent; p; childB = p, p = p->parent) {
+    auto it = std::find(pathA.begin(), pathA.end(), p);
+    if (it == pathA.end()) continue;
+    if (it == pathA.begin()) return false; // b is under a
+    const TreeNode* childA = *(it - 1);
+    for (const TreeNode* c : p->children) {
+      if (c == childA) return true;
+      if (c == childB) return false;
+    }
+    return false;
+  }
+  return false;
+}
+
 Expected<std::vector<RV>> computeAtImpl(Schedule& sch, const std::vector<TraceValue>& inputs,
                                         const std::vector<TraceValue>& attrs, bool isComputeAt) {
   const std::string_view prim = isComputeAt ? "compute_at" : "reverse_compute_at";
+  // The marks sample_compute_location returns (TVM's StmtSRef::RootMark/InlineMark): the
+  // root mark leaves the block where it is, the inline mark inlines it.
+  switch (sch.loopMark(inputs.at(1))) {
+  case LoopMark::Root: {
+    if (auto b = sch.block(inputs.at(0), prim); !b) return Unexpected(b.error());
+    return std::vector<RV>{};
+  }
+  case LoopMark::Inline:
+    return isComputeAt ? applyComputeInline(sch, {inputs.at(0)}, {}) : applyReverseComputeInline(sch, {inputs.at(0)}, {});
+  case LoopMark::None: break;
+  }
   auto blockNode = sch.block(inputs.at(0), prim);
   if (!blockNode) return Unexpected(blockNode.error());
   auto loopNode = sch.loop(inputs.at(1), prim);
@@ -208,6 +254,23 @@ Expected<std::vector<RV>> computeAtImpl(Schedule& sch, const std::vector<TraceVa
                             fmt::join(missing, "', '"), missing.size() == 1 ? "is" : "are"),
                 missing);
   }
+  // 5a. the dependencies outside `loop` keep their order: a consumer of a moved consumer
+  // (reverse_compute_at) must not run before the loop, a producer of a moved producer
+  // (compute_at) not after it. Only a block without required blocks can be moved that far.
+  const auto& others = isComputeAt ? producers : consumers;
+  std::vector<std::string> misplaced;
+  for (const TreeNode* o : others)
+    if (positionOf(o) < 0 && (isComputeAt ? precedes(&loop, o) : precedes(o, &loop)))
+      misplaced.push_back(o->block()->name);
+  if (!misplaced.empty()) {
+    const char* relation = isComputeAt ? "producer" : "consumer";
+    return fail(isComputeAt ? "producer-after-loop" : "consumer-before-loop",
+                fmt::format("{}: block '{}' under loop '{}' would run {} its {} '{}', which {} outside the loop",
+                            prim, bname, lname, isComputeAt ? "before" : "after",
+                            misplaced.size() == 1 ? relation : fmt::format("{}s", relation),
+                            fmt::join(misplaced, "', '"), misplaced.size() == 1 ? "runs" : "run"),
+                misplaced);
+  }
   int lastProducer = -1;
   int firstConsumer = static_cast<int>(subtrees.size());
   for (const TreeNode* p : producers)
@@ -234,6 +297,31 @@ Expected<std::vector<RV>> computeAtImpl(Schedule& sch, const std::vector<TraceVa
   // Provided regions (per buffer, in the block's iterators) and required regions
   // (relaxed over the loops inside `loop`).
   ir::Analyzer analyzer = analyzerInside(loop);
+
+  // 8. reverse_compute_at: what the producers under `loop` write is final there; a
+  // producer whose reduction still runs across `loop` would be read half-reduced.
+  if (!isComputeAt) {
+    for (const TreeNode* r : producers) {
+      const bool feeds = std::any_of(r->block()->writes.begin(), r->block()->writes.end(),
+                                     [&](const ir::BufferRegion& w) { return touches(blk.reads, w.buffer.get()); });
+      const auto* realize = r->realize.as<ir::BlockRealize>();
+      if (!feeds || !realize) continue;
+      const RelaxMap relax = loopDomainsBetween(*r, &loop);
+      const auto& ivs = r->block()->iterVars;
+      for (std::size_t k = 0; k < ivs.size() && k < realize->iterValues.size(); ++k) {
+        if (ivs[k].kind != ir::IterKind::Reduce) continue;
+        auto iv = evalInterval(realize->iterValues[k], relax);
+        const ir::Expr lastValue = ivs[k].dom.min + ivs[k].dom.extent - 1;
+        if (!iv || !analyzer.canProve(iv->min == ivs[k].dom.min) || !analyzer.canProve(iv->max == lastValue))
+          return fail("producer-not-complete",
+                      fmt::format("{}: the producer '{}' of block '{}' is not complete under loop '{}': its reduce "
+                                  "iterator '{}' does not cover its whole domain inside the loop, so block '{}' "
+                                  "would read partial results",
+                                  prim, r->block()->name, bname, lname, ivs[k].var.as<ir::Var>()->name, bname),
+                      {r->block()->name});
+      }
+    }
+  }
   struct BufferNeed {
     ir::Buffer buffer;
     std::vector<Interval> provided, required;
@@ -260,8 +348,16 @@ Expected<std::vector<RV>> computeAtImpl(Schedule& sch, const std::vector<TraceVa
 
   // Domain of every iterator.
   std::unordered_map<const ir::ExprNode*, IterDomain> domains;
+  // compute_at unites what the consumers need; reverse_compute_at intersects (an
+  // instance of the consumer runs only where everything it reads is produced), as TVM's
+  // BlockVarDomainInfo::Join.
   auto unite = [&](std::optional<Interval>& into, const Interval& iv) {
-    into = into ? Interval{minOf(into->min, iv.min, analyzer), maxOf(into->max, iv.max, analyzer)} : iv;
+    if (!into)
+      into = iv;
+    else if (isComputeAt)
+      into = Interval{minOf(into->min, iv.min, analyzer), maxOf(into->max, iv.max, analyzer)};
+    else
+      into = Interval{maxOf(into->min, iv.min, analyzer), minOf(into->max, iv.max, analyzer)};
   };
   for (const auto& need : needs) {
     if (need.required.empty()) continue;
