@@ -30,6 +30,7 @@ int runPrint(const PrintOptions& opt) {
     if (!applied) return exitCode;
     sch = *applied;
   }
+  if (opt.format == "tree" || opt.format == "deps") return printPolyFormat(sch.func(), opt.format);
   if (opt.format == "trace-py")
     std::fputs(schedule::traceToPython(sch.trace()).c_str(), stdout);
   else if (opt.format == "trace-json")
@@ -46,8 +47,9 @@ void registerPrint(CLI::App& app, CommandResult& result) {
   cmd->add_option("FILE", opt->file, "Program file (.te)")->required();
   cmd->add_option("--trace", opt->trace, "Apply this schedule trace first: a TVM Python script (.py) or a JSON trace (.json)");
   cmd->add_option("--format", opt->format,
-                  "What to print: tir (the scheduled program), trace-py (the trace as TVM Python) or trace-json")
-      ->check(CLI::IsMember({"tir", "trace-py", "trace-json"}))
+                  "What to print: tir (the scheduled program), trace-py (the trace as TVM Python), trace-json, "
+                  "or the polyhedral view: tree (schedule tree), deps (dependences)")
+      ->check(CLI::IsMember({"tir", "trace-py", "trace-json", "tree", "deps"}))
       ->capture_default_str();
   cmd->callback([opt, &result] { result.exitCode = runPrint(*opt); });
 }

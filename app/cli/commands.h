@@ -2,6 +2,8 @@
 // CLI11 callback, leaving its exit status in `result`.
 #pragma once
 
+#include "core/ir/prim_func.h"
+
 #include <CLI/CLI.hpp>
 
 namespace loopscape::cli {
@@ -15,5 +17,10 @@ void registerPrint(CLI::App& app, CommandResult& result);
 /// `check FILE [--shape n=64 ...] [--inputs DIR] [--save DIR] [--seed N]`: run the
 /// reference interpreter on seeded random (or given) inputs, print output checksums.
 void registerCheck(CLI::App& app, CommandResult& result);
+
+/// `legal FILE --trace T`: exact legality against the original dependences (exit 3 if illegal).
+void registerLegal(CLI::App& app, CommandResult& result);
+/// `print --format tree|deps`: the schedule tree or the dependence report of `func`.
+int printPolyFormat(const ir::PrimFunc& func, const std::string& format);
 
 } // namespace loopscape::cli

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   loopscape::cli::CommandResult result;
   loopscape::cli::registerPrint(app, result);
   loopscape::cli::registerCheck(app, result);
+  loopscape::cli::registerLegal(app, result);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,182 @@
+#include "core/poly/dependences.h"
+
+#include "core/poly/isl_util.h"
+
+#include <isl/map.h>
+#include <isl/set.h>
+
+#include <map>
+
+namespace loopscape::poly {
+
+using namespace detail;
+
+const char* dependenceKindName(DependenceKind kind) {
+  switch (kind) {
+  case DependenceKind::Raw: return "RAW";
+  case DependenceKind::War: return "WAR";
+  case DependenceKind::Waw: return "WAW";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string rangeTuple(const isl::map& m) {
+  const char* n = isl_map_get_tuple_name(m.get(), isl_dim_out);
+  return n ? n : "";
+}
+std::string domainTuple(const isl::map& m) {
+  const char* n = isl_map_get_tuple_name(m.get(), isl_dim_in);
+  return n ? n : "";
+}
+
+/// Splits a union map by the tuple name of its range (the buffer).
+std::map<std::string, isl::union_map> byBuffer(const isl::union_map& accesses) {
+  std::map<std::string, isl::union_map> out;
+  accesses.foreach_map([&](isl::map m) {
+    auto [it, fresh] = out.try_emplace(rangeTuple(m), isl::union_map(m));
+    if (!fresh) it->second = it->second.unite(isl::union_map(m));
+  });
+  return out;
+}
+
+isl::union_map get(const std::map<std::string, isl::union_map>& m, const std::string& key) {
+  auto it = m.find(key);
+  return it == m.end() ? isl::union_map::empty(islContext()) : it->second;
+}
+
+/// `relation` restricted to its first `n` input and output dimensions, both tuples anonymous.
+isl::map projectCommon(const isl::map& relation, int n) {
+  isl_map* m = relation.copy();
+  const isl_size nIn = isl_map_dim(m, isl_dim_in), nOut = isl_map_dim(m, isl_dim_out);
+  m = isl_map_project_out(m, isl_dim_in, unsigned(n), unsigned(nIn - n));
+  m = isl_map_project_out(m, isl_dim_out, unsigned(n), unsigned(nOut - n));
+  m = isl_map_reset_tuple_id(m, isl_dim_in);
+  m = isl_map_reset_tuple_id(m, isl_dim_out);
+  return isl::manage(check(m, "projecting a dependence"));
+}
+
+void describeDistance(Dependence& d) {
+  isl::map common = projectCommon(d.relation, int(d.commonLoops.size()));
+  isl::set deltas = common.deltas().coalesce();
+  d.distances = str(deltas);
+  if (deltas.is_singleton() && !deltas.is_empty()) {
+    isl::point p = deltas.sample_point();
+    d.distance = pointCoordinates(p);
+  }
+}
+
+std::vector<int> commonLoops(const Scop& scop, const std::string& a, const std::string& b) {
+  const auto* sa = scop.findStatement(a);
+  const auto* sb = scop.findStatement(b);
+  std::vector<int> out;
+  for (std::size_t i = 0; sa && sb && i < sa->loops.size() && i < sb->loops.size(); ++i) {
+    if (sa->loops[i] != sb->loops[i]) break;
+    out.push_back(sa->loops[i]);
+  }
+  return out;
+}
+
+} // namespace
+
+isl::map carriedPart(const isl::map& relation, int pos) {
+  isl_map* m = relation.copy();
+  for (int q = 0; q < pos; ++q) m = isl_map_equate(m, isl_dim_in, q, isl_dim_out, q);
+  isl_map* lt = isl_map_order_lt(isl_map_copy(m), isl_dim_in, pos, isl_dim_out, pos);
+  isl_map* gt = isl_map_order_gt(m, isl_dim_in, pos, isl_dim_out, pos);
+  return isl::manage(check(isl_map_union(lt, gt), "carried part of a dependence"));
+}
+
+Expected<Dependences> computeDependences(const Scop& scop) {
+  try {
+    Dependences out;
+    out.raw = out.war = out.waw = isl::union_map::empty(islContext());
+    auto reads = byBuffer(scop.reads);
+    auto must = byBuffer(scop.mustWrites);
+    auto mayOnly = byBuffer(scop.mayWrites.subtract(scop.mustWrites));
+    auto writes = byBuffer(scop.mayWrites);
+    std::vector<Dependence> raw, war, waw;
+    auto add = [&](std::vector<Dependence>& list, DependenceKind kind, const std::string& buffer,
+                   const isl::union_map& rel) {
+      rel.foreach_map([&](isl::map m) {
+        if (m.is_empty()) return;
+        Dependence d;
+        d.kind = kind;
+        d.buffer = buffer;
+        d.source = domainTuple(m);
+        d.sink = rangeTuple(m);
+        d.relation = m.coalesce();
+        d.commonLoops = commonLoops(scop, d.source, d.sink);
+        describeDistance(d);
+        list.push_back(std::move(d));
+      });
+    };
+    for (const auto& [buffer, bufferWrites] : writes) {
+      isl::union_map r = get(reads, buffer), mw = get(must, buffer), pw = get(mayOnly, buffer);
+      isl::union_flow rawFlow = isl::union_access_info(r)
+                                    .set_must_source(mw)
+                                    .set_may_source(pw)
+                                    .set_schedule(scop.schedule)
+                                    .compute_flow();
+      isl::union_map rawDeps = rawFlow.may_dependence().coalesce();
+      isl::union_flow wawFlow = isl::union_access_info(bufferWrites)
+                                    .set_must_source(mw)
+                                    .set_may_source(pw)
+                                    .set_schedule(scop.schedule)
+                                    .compute_flow();
+      isl::union_map wawDeps = wawFlow.may_dependence().coalesce();
+      isl::union_flow warFlow =
+          isl::union_access_info(bufferWrites).set_may_source(r).set_kill(mw).set_schedule(scop.schedule).compute_flow();
+      isl::union_map warDeps = warFlow.may_dependence().coalesce();
+      out.raw = out.raw.unite(rawDeps);
+      out.war = out.war.unite(warDeps);
+      out.waw = out.waw.unite(wawDeps);
+      add(raw, DependenceKind::Raw, buffer, rawDeps);
+      add(war, DependenceKind::War, buffer, warDeps);
+      add(waw, DependenceKind::Waw, buffer, wawDeps);
+    }
+    auto order = [&](const Dependence& a, const Dependence& b) {
+      auto index = [&](const std::string& s) {
+        for (std::size_t i = 0; i < scop.statements.size(); ++i)
+          if (scop.statements[i].name == s) return int(i);
+        return -1;
+      };
+      return std::tuple(a.buffer, index(a.source), index(a.sink)) < std::tuple(b.buffer, index(b.source), index(b.sink));
+    };
+    for (auto* list : {&raw, &war, &waw}) {
+      std::stable_sort(list->begin(), list->end(), order);
+      for (auto& d : *list) out.list.push_back(std::move(d));
+    }
+    return out;
+  } catch (const isl::exception& e) {
+    return Unexpected(Diagnostic::error("poly.isl", std::string("isl failed computing dependences: ") + e.what()));
+  } catch (const IslError& e) {
+    return Unexpected(Diagnostic::error("poly.isl", std::string("isl failed computing dependences: ") + e.what()));
+  }
+}
+
+Expected<std::vector<LoopDependences>> loopDependences(const Scop& scop, const Dependences& deps) {
+  try {
+    std::vector<LoopDependences> out;
+    for (std::size_t l = 0; l < scop.loops.size(); ++l) {
+      LoopDependences ld;
+      ld.loop = int(l);
+      for (std::size_t i = 0; i < deps.list.size(); ++i) {
+        const auto& d = deps.list[i];
+        auto it = std::find(d.commonLoops.begin(), d.commonLoops.end(), int(l));
+        if (it == d.commonLoops.end()) continue;
+        if (!carriedPart(d.relation, int(it - d.commonLoops.begin())).is_empty()) ld.carried.push_back(int(i));
+      }
+      ld.parallel = ld.carried.empty();
+      out.push_back(std::move(ld));
+    }
+    return out;
+  } catch (const isl::exception& e) {
+    return Unexpected(Diagnostic::error("poly.isl", std::string("isl failed: ") + e.what()));
+  } catch (const IslError& e) {
+    return Unexpected(Diagnostic::error("poly.isl", std::string("isl failed: ") + e.what()));
+  }
+}
+
+} // namespace loopscape::poly

@@ -1,0 +1,337 @@
+// Legality: both programs' statement instances are mapped to the common space of block
+// iterator values; the original dependences are pulled into that space once; the current
+// schedule is pulled into it as a relation instance -> time (more than one time for a
+// recomputed instance). A violation is a dependence pair whose source's first time is not
+// before a time of the sink, or a pair a parallel/vectorized loop carries.
+#include "core/poly/legality.h"
+
+#include "core/poly/dependences.h"
+#include "core/poly/isl_util.h"
+#include "core/poly/scop.h"
+
+#include "core/ir/printer.h"
+#include "core/schedule/instruction.h"
+#include "core/schedule/schedule.h"
+
+#include <isl/map.h>
+#include <isl/set.h>
+#include <isl/space.h>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <map>
+#include <mutex>
+#include <set>
+
+namespace loopscape::poly {
+
+using namespace detail;
+
+std::string StatementInstance::text() const {
+  std::vector<std::string> parts;
+  for (const auto& [n, v] : iterators) parts.push_back(fmt::format("{}={}", n, v));
+  return fmt::format("{}({})", statement, fmt::join(parts, ", "));
+}
+
+std::string loopPointText(const LoopPoint& p) {
+  std::vector<std::string> parts;
+  for (const auto& [n, v] : p) parts.push_back(fmt::format("{}={}", n, v));
+  return fmt::format("({})", fmt::join(parts, ", "));
+}
+
+std::string counterexampleMessage(const Counterexample& c) {
+  const std::string element = fmt::format("{}[{}]", c.buffer, fmt::join(c.element, ", "));
+  if (!c.parallelLoop.empty())
+    return fmt::format("loop '{}' is {} but carries the {} dependence from {} to {} on {}: {} runs at {} and {} at "
+                       "{}, in different iterations of '{}'",
+                       c.parallelLoop, c.loopKind, c.kind, c.source.text(), c.sink.text(), element, c.source.text(),
+                       loopPointText(c.sourceAfter), c.sink.text(), loopPointText(c.sinkAfter), c.parallelLoop);
+  return fmt::format("the {} dependence from {} to {} on {} is violated: before, {} ran at {} and {} after it at {}; "
+                     "now {} runs at {}, before {} at {}",
+                     c.kind, c.source.text(), c.sink.text(), element, c.source.text(), loopPointText(c.sourceBefore),
+                     c.sink.text(), loopPointText(c.sinkBefore), c.sink.text(), loopPointText(c.sinkAfter),
+                     c.source.text(), loopPointText(c.sourceAfter));
+}
+
+namespace {
+
+/// The original program's model in the common space.
+struct OriginalModel {
+  Scop scop;
+  Dependences deps;
+  std::vector<isl::map> depIter; ///< per dependence: { S[iterators] -> T[iterators] }
+};
+
+OriginalModel buildOriginal(Scop scop, Dependences deps) {
+  OriginalModel m{std::move(scop), std::move(deps), {}};
+  for (const auto& d : m.deps.list) {
+    const auto* s = m.scop.findStatement(d.source);
+    const auto* t = m.scop.findStatement(d.sink);
+    m.depIter.push_back(d.relation.apply_domain(s->iterValues.as_map()).apply_range(t->iterValues.as_map()));
+  }
+  return m;
+}
+
+bool sameIterators(const ScopStatement& a, const ScopStatement& b) {
+  if (a.iterators.size() != b.iterators.size()) return false;
+  for (std::size_t i = 0; i < a.iterators.size(); ++i) {
+    const auto& x = a.iterators[i];
+    const auto& y = b.iterators[i];
+    if (x.kind != y.kind || ir::printExpr(x.dom.min) != ir::printExpr(y.dom.min) ||
+        ir::printExpr(x.dom.extent) != ir::printExpr(y.dom.extent))
+      return false;
+  }
+  return true;
+}
+
+/// The original statement a current statement stands for, or null.
+const ScopStatement* matchStatement(const Scop& original, const ScopStatement& s) {
+  const ScopStatement* o = original.findStatement(s.name);
+  constexpr std::string_view suffix = "_update";
+  if (!o && s.name.size() > suffix.size() && s.name.ends_with(suffix))
+    o = original.findStatement(s.name.substr(0, s.name.size() - suffix.size()));
+  if (o && sameIterators(*o, s)) return o;
+  return nullptr;
+}
+
+isl::set instancePoint(const ScopStatement& s, const std::vector<std::int64_t>& coords) {
+  isl_space* sp = isl_space_range(check(isl_multi_pw_aff_get_space(s.iterValues.get()), "space"));
+  isl_set* set = isl_set_universe(sp);
+  for (std::size_t i = 0; i < coords.size(); ++i) set = isl_set_fix_si(set, isl_dim_set, unsigned(i), int(coords[i]));
+  set = isl_set_set_tuple_name(set, s.name.c_str());
+  return isl::manage(check(set, "instance point"));
+}
+
+std::vector<std::int64_t> firstPoint(const isl::union_set& s, std::string* tuple = nullptr) {
+  isl::point p = s.lexmin().sample_point();
+  if (tuple) *tuple = pointTupleName(p);
+  return pointCoordinates(p);
+}
+
+LoopPoint namedLoops(const Scop& scop, const std::string& stmt, const std::vector<std::int64_t>& coords) {
+  LoopPoint out;
+  const auto* s = scop.findStatement(stmt);
+  for (std::size_t i = 0; i < coords.size(); ++i)
+    out.push_back({s && i < s->loops.size() ? scop.loops[s->loops[i]].name : fmt::format("c{}", i), coords[i]});
+  return out;
+}
+
+StatementInstance namedInstance(const ScopStatement& s, const std::vector<std::int64_t>& coords) {
+  StatementInstance out;
+  out.statement = s.name;
+  for (std::size_t i = 0; i < coords.size() && i < s.iterators.size(); ++i)
+    out.iterators.push_back({s.iterators[i].var.as<ir::Var>()->name, coords[i]});
+  return out;
+}
+
+class Checker {
+public:
+  Checker(const OriginalModel& orig, const Scop& cur) : m_orig(orig), m_cur(cur) {}
+
+  LegalityReport run() {
+    LegalityReport report;
+    m_instNew = isl::union_map::empty(islContext());
+    for (const auto& s : m_cur.statements) {
+      const ScopStatement* o = matchStatement(m_orig.scop, s);
+      if (!o) {
+        report.unmatched.push_back(s.name);
+        continue;
+      }
+      m_matched.insert(o->name);
+      isl_map* m = isl_map_set_tuple_name(s.iterValues.as_map().release(), isl_dim_out, o->name.c_str());
+      m_instNew = m_instNew.unite(isl::union_map(isl::manage(check(m, "renaming an instance map"))));
+    }
+    isl::union_map timeNew = m_instNew.reverse().apply_range(m_cur.scheduleMap());
+    isl::union_map firstTime = timeNew.lexmin();
+    isl::union_map reversed = lexGeUnionMap(firstTime, timeNew);
+    for (std::size_t i = 0; i < m_orig.deps.list.size(); ++i) {
+      const auto& d = m_orig.deps.list[i];
+      if (!m_matched.contains(d.source) || !m_matched.contains(d.sink)) continue;
+      isl::union_map bad = isl::union_map(m_orig.depIter[i]).intersect(reversed);
+      if (bad.is_empty()) continue;
+      report.legal = false;
+      report.counterexample = orderCounterexample(d, bad);
+      return report;
+    }
+    if (auto c = parallelViolation()) {
+      report.legal = false;
+      report.counterexample = std::move(c);
+    }
+    return report;
+  }
+
+private:
+  /// Fills kind, instances, element and the before points from a pair in the common space.
+  Counterexample describe(const Dependence& d, const std::vector<std::int64_t>& pair) {
+    const ScopStatement& s = *m_orig.scop.findStatement(d.source);
+    const ScopStatement& t = *m_orig.scop.findStatement(d.sink);
+    const std::size_t ns = s.iterators.size();
+    std::vector<std::int64_t> sc(pair.begin(), pair.begin() + long(ns)), tc(pair.begin() + long(ns), pair.end());
+    Counterexample c;
+    c.kind = dependenceKindName(d.kind);
+    c.source = namedInstance(s, sc);
+    c.sink = namedInstance(t, tc);
+    c.buffer = d.buffer;
+    isl::set sp = instancePoint(s, sc), tp = instancePoint(t, tc);
+    isl::set sLoops = sp.apply(s.iterValues.as_map().reverse());
+    isl::set tLoops = tp.apply(t.iterValues.as_map().reverse());
+    c.sourceBefore = namedLoops(m_orig.scop, s.name, firstPoint(isl::union_set(sLoops)));
+    c.sinkBefore = namedLoops(m_orig.scop, t.name, firstPoint(isl::union_set(tLoops)));
+    isl::union_map acc = m_orig.scop.reads.unite(m_orig.scop.mayWrites);
+    isl::union_set elements = isl::union_set(sLoops).apply(acc).intersect(isl::union_set(tLoops).apply(acc));
+    elements.foreach_set([&](isl::set e) {
+      const char* name = isl_set_get_tuple_name(e.get());
+      if (name && name == d.buffer && c.element.empty()) c.element = firstPoint(isl::union_set(e));
+    });
+    m_src = sp;
+    m_snk = tp;
+    return c;
+  }
+
+  LoopPoint afterPoint(const isl::set& instance) {
+    std::string tuple;
+    auto coords = firstPoint(isl::union_set(instance).apply(m_instNew.reverse()), &tuple);
+    return namedLoops(m_cur, tuple, coords);
+  }
+
+  Counterexample orderCounterexample(const Dependence& d, const isl::union_map& bad) {
+    Counterexample c = describe(d, firstPoint(bad.wrap()));
+    c.sourceAfter = afterPoint(m_src);
+    c.sinkAfter = afterPoint(m_snk);
+    return c;
+  }
+
+  std::optional<Counterexample> parallelViolation() {
+    for (std::size_t l = 0; l < m_cur.loops.size(); ++l) {
+      const auto* f = m_cur.loops[l].loop.as<ir::For>();
+      if (f->forKind != ir::ForKind::Parallel && f->forKind != ir::ForKind::Vectorized) continue;
+      for (std::size_t i = 0; i < m_orig.deps.list.size(); ++i) {
+        const auto& d = m_orig.deps.list[i];
+        if (!m_matched.contains(d.source) || !m_matched.contains(d.sink)) continue;
+        isl::union_map inNew =
+            isl::union_map(m_orig.depIter[i]).apply_domain(m_instNew.reverse()).apply_range(m_instNew.reverse());
+        std::optional<Counterexample> found;
+        inNew.foreach_map([&](isl::map m) {
+          if (found) return;
+          const auto* s = m_cur.findStatement(isl_map_get_tuple_name(m.get(), isl_dim_in));
+          const auto* t = m_cur.findStatement(isl_map_get_tuple_name(m.get(), isl_dim_out));
+          int pos = -1;
+          for (std::size_t q = 0; q < s->loops.size() && q < t->loops.size() && s->loops[q] == t->loops[q]; ++q)
+            if (s->loops[q] == int(l)) pos = int(q);
+          if (pos < 0) return;
+          isl::map carried = carriedPart(m, pos);
+          if (carried.is_empty()) return;
+          auto pair = firstPoint(isl::union_set(carried.wrap()));
+          const std::size_t ns = s->loops.size();
+          std::vector<std::int64_t> sl(pair.begin(), pair.begin() + long(ns)), tl(pair.begin() + long(ns), pair.end());
+          // Their identities in the common space.
+          auto ident = [&](const ScopStatement& st, const std::vector<std::int64_t>& loops) {
+            isl_set* p = isl_set_universe(isl_space_domain(isl_multi_pw_aff_get_space(st.iterValues.get())));
+            for (std::size_t k = 0; k < loops.size(); ++k) p = isl_set_fix_si(p, isl_dim_set, unsigned(k), int(loops[k]));
+            return firstPoint(isl::union_set(isl::manage(check(p, "loop point"))).apply(m_instNew));
+          };
+          auto sid = ident(*s, sl), tid = ident(*t, tl);
+          std::vector<std::int64_t> both = sid;
+          both.insert(both.end(), tid.begin(), tid.end());
+          Counterexample c = describe(d, both);
+          c.parallelLoop = m_cur.loops[l].name;
+          c.loopKind = f->forKind == ir::ForKind::Parallel ? "parallel" : "vectorized";
+          c.sourceAfter = namedLoops(m_cur, s->name, sl);
+          c.sinkAfter = namedLoops(m_cur, t->name, tl);
+          found = std::move(c);
+        });
+        if (found) return found;
+      }
+    }
+    return std::nullopt;
+  }
+
+  const OriginalModel& m_orig;
+  const Scop& m_cur;
+  isl::union_map m_instNew;
+  std::set<std::string> m_matched;
+  isl::set m_src, m_snk;
+};
+
+Expected<LegalityReport> checkAgainst(const OriginalModel& orig, const ir::PrimFunc& current) {
+  auto cur = extractScop(current);
+  if (!cur) return Unexpected(cur.error());
+  try {
+    return Checker(orig, *cur).run();
+  } catch (const isl::exception& e) {
+    return Unexpected(Diagnostic::error("poly.isl", std::string("isl failed checking legality: ") + e.what()));
+  } catch (const IslError& e) {
+    return Unexpected(Diagnostic::error("poly.isl", std::string("isl failed checking legality: ") + e.what()));
+  }
+}
+
+Expected<OriginalModel> model(const ir::PrimFunc& original) {
+  auto scop = extractScop(original);
+  if (!scop) return Unexpected(scop.error());
+  auto deps = computeDependences(*scop);
+  if (!deps) return Unexpected(deps.error());
+  try {
+    return buildOriginal(std::move(*scop), std::move(*deps));
+  } catch (const isl::exception& e) {
+    return Unexpected(Diagnostic::error("poly.isl", std::string("isl failed: ") + e.what()));
+  } catch (const IslError& e) {
+    return Unexpected(Diagnostic::error("poly.isl", std::string("isl failed: ") + e.what()));
+  }
+}
+
+Diagnostic illegal(const Counterexample& c, std::string_view what) {
+  std::string msg = counterexampleMessage(c);
+  Diagnostic d = Diagnostic::error("poly.illegal", what.empty() ? msg : fmt::format("{} is illegal: {}", what, msg));
+  d.references.push_back({IrReference::Kind::Block, c.source.statement});
+  if (c.sink.statement != c.source.statement) d.references.push_back({IrReference::Kind::Block, c.sink.statement});
+  if (!c.parallelLoop.empty()) d.references.push_back({IrReference::Kind::Loop, c.parallelLoop});
+  d.references.push_back({IrReference::Kind::Buffer, c.buffer});
+  return d;
+}
+
+} // namespace
+
+Expected<LegalityReport> checkLegality(const ir::PrimFunc& original, const ir::PrimFunc& current) {
+  auto orig = model(original);
+  if (!orig) return Unexpected(orig.error());
+  return checkAgainst(*orig, current);
+}
+
+Expected<void> verifyLegality(const ir::PrimFunc& original, const ir::PrimFunc& current, std::string_view what) {
+  auto report = checkLegality(original, current);
+  if (!report) return {};
+  if (report->legal) return {};
+  return Unexpected(illegal(*report->counterexample, what));
+}
+
+void installLegalityVerifier(schedule::Schedule& sch) {
+  struct State {
+    std::mutex mutex;
+    ir::PrimFunc original;
+    isl_ctx* ctx = nullptr; ///< the context `model` lives in
+    std::optional<OriginalModel> model;
+    bool unavailable = false;
+  };
+  auto state = std::make_shared<State>();
+  state->original = sch.original();
+  sch.setVerifier([state](const ir::PrimFunc&, const ir::PrimFunc& after,
+                          const schedule::Instruction& instruction) -> Expected<void> {
+    std::lock_guard lock(state->mutex);
+    if (state->ctx != islContext().get()) {
+      state->model.reset();
+      state->unavailable = false;
+      auto m = model(state->original);
+      if (m) state->model = std::move(*m);
+      else state->unavailable = true;
+      state->ctx = islContext().get();
+    }
+    if (state->unavailable) return {};
+    auto report = checkAgainst(*state->model, after);
+    if (!report || report->legal) return {};
+    std::string what = instruction.kind ? std::string(instruction.kind->name) : std::string("the step");
+    return Unexpected(illegal(*report->counterexample, what));
+  });
+}
+
+} // namespace loopscape::poly
