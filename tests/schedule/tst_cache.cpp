@@ -114,6 +114,7 @@ private Q_SLOTS:
   void cacheAfterNonDividingSplit_data();
   void cacheAfterNonDividingSplit();
   void cacheWriteUnderPredicatedLoop();
+  void cacheReadScopeRegionClipped();
   void setScope();
   void setScopeSameScopeIsNoOp();
   void storageAlign();
@@ -243,6 +244,36 @@ void TestCache::cacheWriteUnderPredicatedLoop() {
   QVERIFY2(testing::checkGolden("cache_write_predicated_stage", text).isEmpty(),
            qPrintable(testing::checkGolden("cache_write_predicated_stage", text)));
   QCOMPARE(QString::fromStdString(testing::compareResults(sch.original(), sch.func())), QString());
+}
+
+// An input buffer read by a scope block whose declared read region exceeds the buffer
+// (A[0:20] of a 16-element A, as a region relaxed over widened loops can be): the cache
+// and the copy cover the buffer, A[0:16].
+void TestCache::cacheReadScopeRegionClipped() {
+  const ir::Buffer A = ir::makeBuffer("A", ir::DataType::float32(), {ir::intImm(16)});
+  const ir::Buffer C = ir::makeBuffer("C", ir::DataType::float32(), {ir::intImm(16)});
+  ir::Expr i = ir::Var::make("i"), v = ir::Var::make("v_i");
+  ir::Stmt inner = ir::Block::make("C", {{v, {ir::intImm(0), ir::intImm(16)}, ir::IterKind::Spatial}},
+                                   {{A, {{v, ir::intImm(1)}}}}, {{C, {{v, ir::intImm(1)}}}},
+                                   ir::BufferStore::make(C, ir::BufferLoad::make(A, {v}), {v}));
+  inner = ir::For::make(i, ir::intImm(0), ir::intImm(16), ir::ForKind::Serial,
+                        ir::BlockRealize::make({i}, ir::boolImm(true), inner));
+  ir::Stmt outer = ir::Block::make("outer", {}, {{A, {{ir::intImm(0), ir::intImm(20)}}}},
+                                   {{C, {{ir::intImm(0), ir::intImm(16)}}}}, inner);
+  ir::PrimFunc f;
+  f.name = "main";
+  f.params = {A, C};
+  f.body = ir::BlockRealize::make({}, ir::boolImm(true),
+                                  ir::Block::make("root", {}, {}, {}, ir::BlockRealize::make({}, ir::boolImm(true), outer)));
+  Schedule sch(f);
+  auto r = sch.apply("cache_read", {blockRV(sch, "C"), TraceList{}}, {0, "local"});
+  QVERIFY2(r, r ? "" : qPrintable(fail(sch, r.error())));
+  const ir::Buffer& cache = sch.tree().findBlock("outer")->block()->allocBuffers.back();
+  QCOMPARE(ir::printExpr(cache->shape[0]), std::string("16"));
+  const auto* copy = sch.tree().findBlock("A_local");
+  QVERIFY(copy);
+  QCOMPARE(ir::printExpr(copy->parent->loop()->extent), std::string("16"));
+  QCOMPARE(QString::fromStdString(testing::compareResults(f, sch.func())), QString());
 }
 
 void TestCache::setScope() {

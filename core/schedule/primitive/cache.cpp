@@ -539,10 +539,22 @@ Expected<std::vector<RV>> applyCacheRead(Schedule& sch, const std::vector<TraceV
     copy = relaxedRegion(*writers[0], a.buffer, at.loc);
   } else {
     at = {scope.node, 0};
-    if (const auto* r = regionOf(scope.block()->reads, a.buffer))
+    if (const auto* r = regionOf(scope.block()->reads, a.buffer)) {
       region = r->region;
-    else
+      // Covered by the buffer (a region relaxed over widened loops can exceed it).
+      for (std::size_t d = 0; d < region.size(); ++d) {
+        const auto lo = ir::asConstInt(region[d].min), ext = ir::asConstInt(region[d].extent);
+        const auto dim = ir::asConstInt(a.buffer->shape[d]);
+        if (!lo || !ext || !dim) continue;
+        const std::int64_t from = std::max<std::int64_t>(*lo, 0), to = std::min(*lo + *ext, *dim);
+        if (to > from && (from != *lo || to != *lo + *ext)) {
+          const ir::DataType t = region[d].extent.dtype();
+          region[d] = {ir::intImm(from, t), ir::intImm(to - from, t)};
+        }
+      }
+    } else {
       for (const auto& dim : a.buffer->shape) region.push_back(fullRange(dim));
+    }
   }
   const bool compact = at.loc == scope.node;
   const ir::Buffer cache = makeCache(a, region, compact);
