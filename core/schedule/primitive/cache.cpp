@@ -34,6 +34,13 @@
 //   end of the scope if there is none). consumer_blocks read the cache directly. The
 //   block keeps its name. Returns the write-back block.
 //
+// Copied regions: the writer's region relaxed over the loops below the insertion point,
+// bounded by its iterators' domains and covered by the buffer (a split that does not
+// divide widens the loops; TVM bounds the region under the block predicate and covers it
+// by the buffer). A copy whose region stays symbolic in loops around the insertion point
+// is predicated (T.where) to the indices the writer can write, where that is not
+// provable; TVM emits no predicate there and copies outside the buffer.
+//
 // Not modelled: TVM's region-cover check of the scope (every read region produced by the
 // producers), which programs built from .te always satisfy. Regions whose bounds depend
 // on loops outside the insertion point are widened to the whole buffer (TVM keeps them
