@@ -1,0 +1,140 @@
+// `poly FILE --auto [--fusion max|min] [--tile 32,32] [--check] [--trace T]`: runs the isl
+// scheduler (the poly_auto primitive, after the steps of --trace when given) and prints
+// the regenerated program and the trace as TVM-style Python (poly_* steps are
+// Loopscape-only). `--check` interprets the original and the result on the same seeded
+// inputs (as `check` makes them; --shape binds symbolic sizes) and compares every output:
+// exactly for integer outputs, within rtol 1e-5 for floats (the scheduler may reorder a
+// floating-point reduction). The interpreter is slow: for the full-size samples --check
+// can take minutes; small shapes (--shape, or a smaller copy of the sample) are advised.
+#include "cli_support.h"
+#include "commands.h"
+
+#include "core/ir/interpreter.h"
+#include "core/ir/ndarray.h"
+#include "core/ir/printer.h"
+#include "core/poly/poly_schedule.h"
+#include "core/schedule/instruction.h"
+#include "core/schedule/trace_python.h"
+
+#include <cstdio>
+#include <memory>
+#include <sstream>
+
+namespace loopscape::cli {
+
+namespace {
+struct PolyOptions {
+  std::string file;
+  bool autoSchedule = false;
+  std::string fusion = "max";
+  std::string tile;
+  bool check = false;
+  std::string trace;
+  std::vector<std::string> shapes;
+  std::uint64_t seed = 0;
+};
+
+std::optional<std::vector<std::int64_t>> parseSizes(const std::string& text) {
+  std::vector<std::int64_t> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    try {
+      std::size_t used = 0;
+      const long long v = std::stoll(item, &used);
+      if (used != item.size() || v < 1) return std::nullopt;
+      out.push_back(v);
+    } catch (...) {
+      return std::nullopt;
+    }
+  }
+  if (out.empty()) return std::nullopt;
+  return out;
+}
+
+int checkResults(const ir::PrimFunc& original, const ir::PrimFunc& scheduled, const PolyOptions& opt) {
+  auto sizes = parseShapes(original, opt.shapes);
+  if (!sizes) {
+    printDiagnostic(sizes.error());
+    return kExitBadInput;
+  }
+  auto a = loadArguments(original, *sizes, {}, opt.seed);
+  auto b = loadArguments(scheduled, *sizes, {}, opt.seed);
+  if (!a || !b) return kExitBadInput;
+  if (auto ok = ir::interpret(original, *a, *sizes); !ok) {
+    printDiagnostic(ok.error());
+    return kExitBadInput;
+  }
+  if (auto ok = ir::interpret(scheduled, *b, *sizes); !ok) {
+    printDiagnostic(ok.error());
+    return kExitInternal;
+  }
+  const auto outputs = writtenParams(original);
+  for (std::size_t i = 0; i < original.params.size(); ++i) {
+    if (!outputs.contains(original.params[i].get())) continue;
+    const bool isFloat = original.params[i]->dtype.isFloat();
+    auto m = ir::firstMismatch((*b)[i], (*a)[i], isFloat ? 1e-6 : 0.0, isFloat ? 1e-5 : 0.0);
+    if (m) {
+      std::fprintf(stdout, "check: MISMATCH %s%s: %.9g vs %.9g\n", original.params[i]->name.c_str(),
+                   multiIndex(m->index, (*a)[i].shape()).c_str(), m->actual, m->expected);
+      return kExitInternal;
+    }
+    std::fprintf(stdout, "check: %s equal%s\n", original.params[i]->name.c_str(), isFloat ? " (rtol 1e-5)" : "");
+  }
+  return kExitOk;
+}
+
+int runPoly(const PolyOptions& opt) {
+  poly::registerPolyInstructionKinds();
+  auto program = loadProgram(opt.file);
+  if (!program) return kExitBadInput;
+  std::optional<schedule::Schedule> sch;
+  if (!opt.trace.empty()) {
+    int exitCode = kExitOk;
+    sch = applyTraceFile(*program, opt.trace, exitCode);
+    if (!sch) return exitCode;
+  } else {
+    sch.emplace(program->func);
+  }
+  if (opt.autoSchedule) {
+    schedule::TraceList tile;
+    if (!opt.tile.empty()) {
+      auto sizes = parseSizes(opt.tile);
+      if (!sizes) {
+        std::fprintf(stderr, "error: --tile expects positive sizes separated by commas, e.g. 32,32\n");
+        return kExitBadInput;
+      }
+      for (auto v : *sizes) tile.push_back(v);
+    }
+    auto r = sch->apply("poly_auto", {}, {opt.fusion, false, true, "isl", tile});
+    if (!r) {
+      printDiagnostic(r.error());
+      return r.error().code.starts_with("schedule.poly_auto.illegal") ? kExitIllegalSchedule : kExitBadInput;
+    }
+  }
+  std::fputs(ir::printPrimFunc(sch->func()).c_str(), stdout);
+  std::fputs("\n# trace (poly_* steps are Loopscape-only, not TVM tir.Schedule methods)\n", stdout);
+  std::fputs(schedule::traceToPython(sch->trace()).c_str(), stdout);
+  if (opt.check) return checkResults(program->func, sch->func(), opt);
+  return kExitOk;
+}
+} // namespace
+
+void registerPoly(CLI::App& app, CommandResult& result) {
+  auto* cmd = app.add_subcommand("poly", "Polyhedral scheduling with isl: regenerate the program from an isl schedule");
+  auto opt = std::make_shared<PolyOptions>();
+  cmd->add_option("FILE", opt->file, "Program file (.te)")->required();
+  cmd->add_flag("--auto", opt->autoSchedule, "Run the isl scheduler (poly_auto) on the dependences");
+  cmd->add_option("--fusion", opt->fusion, "Fusion strategy of the scheduler: max (whole components) or min (serialize SCCs)")
+      ->check(CLI::IsMember({"max", "min"}));
+  cmd->add_option("--tile", opt->tile, "Tile the outermost bands of the computed schedule, e.g. 32,32");
+  cmd->add_flag("--check", opt->check,
+                "Interpret the original and the result on the same seeded inputs and compare the outputs "
+                "(slow for full-size samples: use --shape or small copies)");
+  cmd->add_option("--trace", opt->trace, "Schedule trace applied before (.py or .json)");
+  cmd->add_option("--shape", opt->shapes, "Symbolic size binding for --check, NAME=VALUE");
+  cmd->add_option("--seed", opt->seed, "Seed of the random inputs of --check (as `check`)");
+  cmd->callback([opt, &result] { result.exitCode = runPoly(*opt); });
+}
+
+} // namespace loopscape::cli

@@ -1,0 +1,15 @@
+// Internal to core/poly: the isl scheduler step of poly_auto, on an extracted Scop (isl types).
+#pragma once
+
+#include "core/poly/poly_schedule.h"
+#include "core/poly/scop.h"
+
+#include <isl/cpp.h>
+
+namespace loopscape::poly {
+
+/// The schedule tree isl computes for `scop` with `options` (dependences computed here).
+/// Errors: "schedule.poly_auto.bad-option", "poly.quota", "poly.isl".
+Expected<isl::schedule> computeIslSchedule(const Scop& scop, const PolyAutoOptions& options);
+
+} // namespace loopscape::poly

@@ -1,0 +1,243 @@
+// The `poly` family of instruction kinds (see poly_schedule.h): each step extracts the
+// Scop of the current program, edits its schedule tree, regenerates the PrimFunc and
+// checks it against the original program's dependences before replacing the program.
+#include "core/poly/ast_to_tir.h"
+#include "core/poly/isl_util.h"
+#include "core/poly/legality.h"
+#include "core/poly/poly_auto_detail.h"
+#include "core/poly/poly_schedule.h"
+#include "core/poly/tree_transform.h"
+
+#include "core/schedule/instruction.h"
+#include "core/schedule/schedule_error.h"
+
+#include <fmt/format.h>
+
+#include <functional>
+#include <mutex>
+
+namespace loopscape::poly {
+
+using schedule::RV;
+using schedule::Schedule;
+using schedule::scheduleError;
+using schedule::TraceList;
+using schedule::TraceValue;
+
+namespace {
+
+using Edit = std::function<Expected<isl::schedule>(const Scop&)>;
+
+Expected<std::string> stringAttr(const TraceValue& v, std::string_view prim, std::string_view name) {
+  if (const auto* s = v.get<std::string>()) return *s;
+  return Unexpected(scheduleError(prim, "bad-arguments", fmt::format("{} expects a string for '{}'", prim, name)));
+}
+
+Expected<std::int64_t> intAttr(const Schedule& sch, const TraceValue& v, std::string_view prim, std::string_view name) {
+  if (const auto* i = v.get<std::int64_t>()) return *i;
+  if (v.get<RV>()) return sch.integer(v, prim);
+  return Unexpected(scheduleError(prim, "bad-arguments", fmt::format("{} expects an integer for '{}'", prim, name)));
+}
+
+Expected<std::vector<std::int64_t>> intListAttr(const Schedule& sch, const TraceValue& v, std::string_view prim,
+                                                std::string_view name) {
+  const auto* list = v.get<TraceList>();
+  if (!list)
+    return Unexpected(scheduleError(prim, "bad-arguments", fmt::format("{} expects a list of integers for '{}'", prim, name)));
+  std::vector<std::int64_t> out;
+  for (const auto& x : *list) {
+    auto i = intAttr(sch, x, prim, name);
+    if (!i) return Unexpected(i.error());
+    out.push_back(*i);
+  }
+  return out;
+}
+
+/// One poly step: edit the current program's tree, regenerate, check against the original.
+Expected<std::vector<RV>> polyStep(Schedule& sch, std::string_view prim, const Edit& edit) {
+  auto scop = extractScop(sch.func());
+  if (!scop) return Unexpected(scop.error());
+  Expected<isl::schedule> tree = [&]() -> Expected<isl::schedule> {
+    try {
+      return edit(*scop);
+    } catch (const isl::exception& e) {
+      return Unexpected(Diagnostic::error("poly.isl", fmt::format("{} failed in isl: {}", prim, e.what())));
+    } catch (const detail::IslError& e) {
+      return Unexpected(Diagnostic::error("poly.isl", fmt::format("{} failed in isl: {}", prim, e.what())));
+    }
+  }();
+  if (!tree) return Unexpected(tree.error());
+  auto func = generateFunc(sch.func(), *scop, *tree);
+  if (!func) return Unexpected(func.error());
+  auto report = checkLegality(sch.original(), *func);
+  if (!report) return Unexpected(report.error());
+  if (!report->legal) {
+    const auto& c = *report->counterexample;
+    std::vector<IrReference> refs{schedule::blockRef(c.source.statement), schedule::blockRef(c.sink.statement)};
+    return Unexpected(scheduleError(prim, "illegal",
+                                    fmt::format("{} is illegal: {}", prim, counterexampleMessage(c)), std::move(refs)));
+  }
+  if (auto ok = sch.replace(std::move(*func)); !ok) return Unexpected(ok.error());
+  return std::vector<RV>{};
+}
+
+Expected<std::vector<RV>> applyAuto(Schedule& sch, const std::vector<TraceValue>&, const std::vector<TraceValue>& attrs) {
+  const std::string_view prim = "poly_auto";
+  PolyAutoOptions o;
+  auto fusion = stringAttr(attrs[0], prim, "fusion");
+  if (!fusion) return Unexpected(fusion.error());
+  o.fusion = *fusion;
+  const auto* oc = attrs[1].get<bool>();
+  const auto* md = attrs[2].get<bool>();
+  if (!oc || !md)
+    return Unexpected(scheduleError(prim, "bad-arguments",
+                                    "poly_auto expects booleans for outer_coincidence and maximize_band_depth"));
+  o.outerCoincidence = *oc;
+  o.maximizeBandDepth = *md;
+  auto algo = stringAttr(attrs[3], prim, "algorithm");
+  if (!algo) return Unexpected(algo.error());
+  o.algorithm = *algo;
+  if (attrs.size() > 4) {
+    auto tile = intListAttr(sch, attrs[4], prim, "tile");
+    if (!tile) return Unexpected(tile.error());
+    o.tile = *tile;
+  }
+  return polyStep(sch, prim, [&](const Scop& scop) { return computeIslSchedule(scop, o); });
+}
+
+Expected<std::vector<RV>> applyTile(Schedule& sch, const std::vector<TraceValue>&, const std::vector<TraceValue>& attrs) {
+  const std::string_view prim = "poly_tile";
+  auto band = stringAttr(attrs[0], prim, "band");
+  if (!band) return Unexpected(band.error());
+  auto sizes = intListAttr(sch, attrs[1], prim, "sizes");
+  if (!sizes) return Unexpected(sizes.error());
+  return polyStep(sch, prim, [&](const Scop& scop) { return tileBand(scop.schedule, *band, *sizes); });
+}
+
+Expected<std::vector<RV>> applyInterchange(Schedule& sch, const std::vector<TraceValue>&,
+                                           const std::vector<TraceValue>& attrs) {
+  const std::string_view prim = "poly_interchange";
+  auto band = stringAttr(attrs[0], prim, "band");
+  if (!band) return Unexpected(band.error());
+  auto perm = intListAttr(sch, attrs[1], prim, "permutation");
+  if (!perm) return Unexpected(perm.error());
+  return polyStep(sch, prim, [&](const Scop& scop) { return interchangeBand(scop.schedule, *band, *perm); });
+}
+
+Expected<std::vector<RV>> applySkew(Schedule& sch, const std::vector<TraceValue>&, const std::vector<TraceValue>& attrs) {
+  const std::string_view prim = "poly_skew";
+  auto band = stringAttr(attrs[0], prim, "band");
+  if (!band) return Unexpected(band.error());
+  auto member = intAttr(sch, attrs[1], prim, "member");
+  auto by = intAttr(sch, attrs[2], prim, "by_member");
+  auto factor = intAttr(sch, attrs[3], prim, "factor");
+  if (!member) return Unexpected(member.error());
+  if (!by) return Unexpected(by.error());
+  if (!factor) return Unexpected(factor.error());
+  return polyStep(sch, prim, [&](const Scop& scop) { return skewBand(scop.schedule, *band, *member, *by, *factor); });
+}
+
+Expected<std::vector<RV>> applyShift(Schedule& sch, const std::vector<TraceValue>&, const std::vector<TraceValue>& attrs) {
+  const std::string_view prim = "poly_shift";
+  auto stmt = stringAttr(attrs[0], prim, "statement");
+  if (!stmt) return Unexpected(stmt.error());
+  auto member = stringAttr(attrs[1], prim, "member");
+  if (!member) return Unexpected(member.error());
+  auto offset = intAttr(sch, attrs[2], prim, "offset");
+  if (!offset) return Unexpected(offset.error());
+  return polyStep(sch, prim,
+                  [&](const Scop& scop) { return shiftStatement(scop.schedule, scop, *stmt, *member, *offset); });
+}
+
+Expected<std::vector<RV>> applySplitBand(Schedule& sch, const std::vector<TraceValue>&,
+                                         const std::vector<TraceValue>& attrs) {
+  const std::string_view prim = "poly_split_band";
+  auto band = stringAttr(attrs[0], prim, "band");
+  if (!band) return Unexpected(band.error());
+  auto pos = intAttr(sch, attrs[1], prim, "pos");
+  if (!pos) return Unexpected(pos.error());
+  return polyStep(sch, prim, [&](const Scop& scop) { return splitBand(scop.schedule, *band, *pos); });
+}
+
+Expected<std::vector<RV>> applyFuse(Schedule& sch, const std::vector<TraceValue>& inputs, const std::vector<TraceValue>&) {
+  const std::string_view prim = "poly_fuse";
+  std::vector<std::string> loops;
+  for (const auto& v : inputs) {
+    auto s = stringAttr(v, prim, "loops");
+    if (!s) return Unexpected(s.error());
+    loops.push_back(*s);
+  }
+  return polyStep(sch, prim, [&](const Scop& scop) { return fuseBands(scop.schedule, loops); });
+}
+
+Expected<std::vector<RV>> applyDistribute(Schedule& sch, const std::vector<TraceValue>&,
+                                          const std::vector<TraceValue>& attrs) {
+  const std::string_view prim = "poly_distribute";
+  auto band = stringAttr(attrs[0], prim, "band");
+  if (!band) return Unexpected(band.error());
+  return polyStep(sch, prim, [&](const Scop& scop) { return distributeBand(scop.schedule, *band); });
+}
+
+Expected<std::vector<RV>> applyMark(Schedule& sch, const std::vector<TraceValue>&, const std::vector<TraceValue>& attrs) {
+  const std::string_view prim = "poly_mark";
+  auto band = stringAttr(attrs[0], prim, "band");
+  if (!band) return Unexpected(band.error());
+  auto member = intAttr(sch, attrs[1], prim, "member");
+  if (!member) return Unexpected(member.error());
+  auto kind = stringAttr(attrs[2], prim, "kind");
+  if (!kind) return Unexpected(kind.error());
+  return polyStep(sch, prim, [&](const Scop& scop) { return markMember(scop.schedule, *band, *member, *kind); });
+}
+
+Expected<std::vector<RV>> applyComputeAtTile(Schedule& sch, const std::vector<TraceValue>&,
+                                             const std::vector<TraceValue>& attrs) {
+  const std::string_view prim = "poly_compute_at_tile";
+  auto block = stringAttr(attrs[0], prim, "block");
+  if (!block) return Unexpected(block.error());
+  auto loop = stringAttr(attrs[1], prim, "loop");
+  if (!loop) return Unexpected(loop.error());
+  return polyStep(sch, prim, [&](const Scop& scop) { return computeAtTile(scop.schedule, scop, *block, *loop); });
+}
+
+} // namespace
+
+void registerPolyInstructionKinds() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    using schedule::InstructionKind;
+    static const InstructionKind kinds[] = {
+        {.name = "poly_auto",
+         .jsonName = "PolyAuto",
+         .attrs = {{"fusion", "max"}, {"outer_coincidence", false}, {"maximize_band_depth", true}, {"algorithm", "isl"},
+                   {"tile", TraceList{}}},
+         .apply = applyAuto},
+        {.name = "poly_tile", .jsonName = "PolyTile", .attrs = {{"band", ""}, {"sizes", TraceList{}}}, .apply = applyTile},
+        {.name = "poly_interchange",
+         .jsonName = "PolyInterchange",
+         .attrs = {{"band", ""}, {"permutation", TraceList{}}},
+         .apply = applyInterchange},
+        {.name = "poly_skew",
+         .jsonName = "PolySkew",
+         .attrs = {{"band", ""}, {"member", 1}, {"by_member", 0}, {"factor", 1}},
+         .apply = applySkew},
+        {.name = "poly_shift",
+         .jsonName = "PolyShift",
+         .attrs = {{"statement", ""}, {"member", ""}, {"offset", 0}},
+         .apply = applyShift},
+        {.name = "poly_split_band", .jsonName = "PolySplitBand", .attrs = {{"band", ""}, {"pos", 1}}, .apply = applySplitBand},
+        {.name = "poly_fuse", .jsonName = "PolyFuse", .inputNames = {"loops"}, .variadic = true, .apply = applyFuse},
+        {.name = "poly_distribute", .jsonName = "PolyDistribute", .attrs = {{"band", ""}}, .apply = applyDistribute},
+        {.name = "poly_mark",
+         .jsonName = "PolyMark",
+         .attrs = {{"band", ""}, {"member", 0}, {"kind", "parallel"}},
+         .apply = applyMark},
+        {.name = "poly_compute_at_tile",
+         .jsonName = "PolyComputeAtTile",
+         .attrs = {{"block", ""}, {"loop", ""}},
+         .apply = applyComputeAtTile},
+    };
+    schedule::registerInstructionKinds(kinds);
+  });
+}
+
+} // namespace loopscape::poly

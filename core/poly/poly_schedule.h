@@ -1,0 +1,69 @@
+// The isl scheduler and the `poly` family of schedule primitives (isl-free API for the
+// app, the CLI and tests).
+//
+// poly_auto runs isl's scheduler on the dependences of the current program (validity =
+// coincidence = RAW + WAR + WAW, proximity = RAW) and regenerates the PrimFunc from the
+// schedule tree it returns (ast_to_tir.h). Options, as PPCG and AKG set them:
+//   fusion "max": schedule_whole_component = 1, schedule_maximize_coincidence = 0
+//                 (fuse whole connected components, AKG's default);
+//   fusion "min": schedule_serialize_sccs = 1 (no fusion across SCCs, AKG's
+//                 DisableLoopFusion);
+//   outer_coincidence, maximize_band_depth: the isl options of these names;
+//   algorithm "isl" (Pluto-like) or "feautrier".
+// The computation is bounded (isl max_operations); exceeding it is the Diagnostic
+// "poly.quota".
+//
+// The poly primitives (registered by registerPolyInstructionKinds) are Loopscape-only:
+// TVM's tir.Schedule has no such methods. Each one extracts the Scop of the current
+// program, edits its schedule tree (tree_transform.h), regenerates the PrimFunc and checks
+// it against the dependences of the ORIGINAL program (legality.h); an illegal result is
+// refused as "schedule.<primitive>.illegal" with the counterexample. Arguments are
+// literals (loop names, block names, integers), so traces stay readable and replay:
+//   sch.poly_auto(fusion="max", outer_coincidence=False, maximize_band_depth=True, algorithm="isl", tile=[])
+//   sch.poly_tile(band="i", sizes=[32, 32])
+//   sch.poly_interchange(band="i", permutation=[1, 0])
+//   sch.poly_skew(band="t", member=1, by_member=0, factor=1)
+//   sch.poly_shift(statement="B", member="i", offset=1)
+//   sch.poly_split_band(band="i", pos=1)
+//   sch.poly_fuse("i", "i_1")            (sibling loops, positionally)
+//   sch.poly_distribute(band="i")
+//   sch.poly_mark(band="i", member=0, kind="parallel")
+//   sch.poly_compute_at_tile(block="B", loop="i_0")
+// A band is the band whose first member is the named loop in the current program
+// (extended with the loops perfectly nested below it when more members are needed);
+// `"i@C"` names the band of loop i that runs block C, for sibling nests that share loop
+// names (the first in program order is taken otherwise).
+#pragma once
+
+#include "core/ir/diagnostic.h"
+#include "core/ir/prim_func.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace loopscape::poly {
+
+struct PolyAutoOptions {
+  std::string fusion = "max"; ///< "max" or "min"
+  bool outerCoincidence = false;
+  bool maximizeBandDepth = true;
+  std::string algorithm = "isl"; ///< "isl" or "feautrier"
+  /// Tile sizes for the outermost bands of the computed schedule (PPCG's --tile): each
+  /// outermost band is tiled with its leading sizes; empty: no tiling.
+  std::vector<std::int64_t> tile;
+  /// Bound on isl operations for the scheduler (0: the default bound).
+  unsigned long maxOperations = 0;
+};
+
+/// Runs the isl scheduler and regenerates `func`. Errors: "schedule.poly_auto.bad-option",
+/// "poly.quota", "poly.non-affine", "poly.isl", "poly.codegen".
+Expected<ir::PrimFunc> polyAuto(const ir::PrimFunc& func, const PolyAutoOptions& options);
+
+/// The program regenerated from its own (identity) schedule tree.
+Expected<ir::PrimFunc> regenerateIdentity(const ir::PrimFunc& func);
+
+/// Registers the poly instruction kinds in the schedule registry (idempotent).
+void registerPolyInstructionKinds();
+
+} // namespace loopscape::poly

@@ -1,0 +1,124 @@
+// poly_auto: the isl scheduler on every sample (small copies), with both fusion settings
+// and with tiling; the regenerated program must compute what the original computes
+// (exact for integer programs, rtol 1e-5 for floats whose reductions may be reordered),
+// and must be legal against the original dependences. Bad options and an exhausted
+// operation bound are refused with their codes.
+#include "poly_codegen_test_util.h"
+
+#include "core/ir/printer.h"
+#include "core/poly/legality.h"
+#include "core/poly/poly_schedule.h"
+#include "core/schedule/instruction.h"
+#include "core/schedule/schedule.h"
+#include "core/schedule/trace_python.h"
+
+#include <QtTest>
+
+using namespace loopscape;
+using namespace loopscape::polytest;
+
+class TstPolyAuto : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void initTestCase() { poly::registerPolyInstructionKinds(); }
+  void samples_data();
+  void samples();
+  void instructionAndTrace();
+  void badOption();
+  void quota();
+};
+
+namespace {
+struct Small {
+  const char* file;
+  const char* from;
+  const char* to;
+  bool integer;
+  const char* from2 = nullptr; ///< a second replacement (dense_dynamic's symbolic n)
+  const char* to2 = nullptr;
+};
+const Small kSamples[] = {
+    {"matmul.te", "M, N, K = 1024, 1024, 1024", "M, N, K = 8, 6, 5", false},
+    {"batch_matmul.te", "batch, M, K, N = 16, 128, 64, 128", "batch, M, K, N = 2, 4, 3, 5", false},
+    {"conv2d_nchw.te", "batch, in_channel, height, width = 1, 64, 56, 56", "batch, in_channel, height, width = 1, 2, 5, 5", false},
+    {"conv_bias_relu.te", "N, C, H, W = 1, 16, 32, 32", "N, C, H, W = 1, 2, 5, 5", false},
+    {"dense_dynamic.te", "in_dim, units = 512, 1000", "in_dim, units = 4, 3", false, "n = te.var(\"n\")", "n = 3"},
+    {"depthwise_conv2d.te", "batch, channel, height, width = 1, 32, 112, 112", "batch, channel, height, width = 1, 2, 5, 5", false},
+    {"layernorm.te", "rows, cols = 256, 768", "rows, cols = 3, 5", false},
+    {"softmax.te", "m, n = 128, 1024", "m, n = 3, 5", false},
+    {"stencil1d.te", "T, N = 64, 1024", "T, N = 4, 9", false},
+    {"stencil2d.te", "T, H, W = 16, 256, 256", "T, H, W = 3, 5, 5", false},
+    {"prefix_sum.te", "N = 1024", "N = 10", true},
+    {"matvec_chain.te", "N = 512", "N = 6", false},
+};
+} // namespace
+
+void TstPolyAuto::samples_data() {
+  QTest::addColumn<int>("index");
+  QTest::addColumn<QString>("fusion");
+  QTest::addColumn<bool>("tile");
+  for (int i = 0; i < int(std::size(kSamples)); ++i)
+    for (const char* fusion : {"max", "min"})
+      for (bool tile : {false, true})
+        QTest::newRow(qPrintable(QString("%1/%2%3").arg(kSamples[i].file, fusion, tile ? "/tile" : ""))) << i << fusion << tile;
+}
+
+void TstPolyAuto::samples() {
+  QFETCH(int, index);
+  QFETCH(QString, fusion);
+  QFETCH(bool, tile);
+  const Small& s = kSamples[index];
+  ir::PrimFunc f = parseTe(smallSample(s.file, s.from, s.to));
+  if (s.from2) {
+    std::string text = smallSample(s.file, s.from, s.to);
+    text.replace(text.find(s.from2), std::string(s.from2).size(), s.to2);
+    f = parseTe(text);
+  }
+  poly::PolyAutoOptions o;
+  o.fusion = fusion.toStdString();
+  if (tile) o.tile = {2, 2};
+  auto g = poly::polyAuto(f, o);
+  QVERIFY2(g.has_value(), g ? "" : renderDiagnostic(g.error()).c_str());
+  const std::string diff = compareRuns(f, *g, s.integer ? 0.0 : 1e-5);
+  QVERIFY2(diff.empty(), (diff + "\n" + ir::printPrimFunc(*g)).c_str());
+  auto legal = poly::checkLegality(f, *g);
+  QVERIFY2(legal.has_value(), legal ? "" : renderDiagnostic(legal.error()).c_str());
+  QVERIFY2(legal->legal, legal->legal ? "" : poly::counterexampleMessage(*legal->counterexample).c_str());
+}
+
+void TstPolyAuto::instructionAndTrace() {
+  ir::PrimFunc f = parseTe(smallSample("matvec_chain.te", "N = 512", "N = 6"));
+  schedule::Schedule sch(f);
+  auto r = sch.apply("poly_auto", {}, {"min", false, true, "isl", schedule::TraceList{}});
+  QVERIFY2(r.has_value(), r ? "" : renderDiagnostic(r.error()).c_str());
+  QCOMPARE(sch.trace().instructions.size(), std::size_t(1));
+  QCOMPARE(QString::fromStdString(schedule::traceToPython(sch.trace())),
+           QString("# from tvm import tir\n"
+                   "sch.poly_auto(fusion=\"min\", outer_coincidence=False, maximize_band_depth=True, algorithm=\"isl\", "
+                   "tile=[])\n"));
+  auto replay = schedule::replayTrace(f, sch.trace());
+  QVERIFY(replay.has_value());
+  QCOMPARE(ir::printPrimFunc(replay->func()), ir::printPrimFunc(sch.func()));
+}
+
+void TstPolyAuto::badOption() {
+  ir::PrimFunc f = parseTe(smallSample("matmul.te", "M, N, K = 1024, 1024, 1024", "M, N, K = 8, 6, 5"));
+  schedule::Schedule sch(f);
+  auto r = sch.apply("poly_auto", {}, {"medium", false, true, "isl", schedule::TraceList{}});
+  QVERIFY(!r.has_value());
+  QCOMPARE(QString::fromStdString(r.error().code), QString("schedule.poly_auto.bad-option"));
+  QVERIFY(sch.func().body.sameAs(f.body));
+  QCOMPARE(sch.trace().instructions.size(), std::size_t(0));
+}
+
+void TstPolyAuto::quota() {
+  ir::PrimFunc f = parseTe(smallSample("conv_bias_relu.te", "N, C, H, W = 1, 16, 32, 32", "N, C, H, W = 1, 2, 5, 5"));
+  poly::PolyAutoOptions o;
+  o.maxOperations = 100;
+  auto g = poly::polyAuto(f, o);
+  QVERIFY(!g.has_value());
+  QCOMPARE(QString::fromStdString(g.error().code), QString("poly.quota"));
+}
+
+QTEST_GUILESS_MAIN(TstPolyAuto)
+#include "tst_poly_auto.moc"
