@@ -130,6 +130,19 @@ Expected<std::string> findWorker() {
   return Unexpected(d);
 }
 
+Expected<std::vector<std::int64_t>> sizeArguments(const LoweredFunc& func, const ir::SizeBindings& sizes) {
+  std::vector<std::int64_t> out;
+  for (const auto& v : func.sizeVars) {
+    const auto& name = v.as<ir::Var>()->name;
+    auto it = sizes.find(name);
+    if (it == sizes.end())
+      return Unexpected(Diagnostic::error(
+          "runner.unbound-size", fmt::format("the kernel '{}' needs a value for its size '{}'", func.name, name)));
+    out.push_back(it->second);
+  }
+  return out;
+}
+
 Expected<void> checkArguments(const LoweredFunc& func, std::span<const ir::NDArray> args,
                               std::span<const std::int64_t> sizes) {
   if (args.size() != func.params.size())

@@ -20,11 +20,13 @@
 #include "core/codegen/lowered_func.h"
 #include "core/codegen/profile_timer.h"
 #include "core/codegen/target.h"
+#include "core/ir/interpreter.h"
 #include "core/ir/ndarray.h"
 
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace loopscape::codegen {
 
@@ -59,6 +61,10 @@ Expected<std::string> findWorker();
 /// order). Codes "runner.arg-count", "runner.size-count", "runner.arg-mismatch".
 Expected<void> checkArguments(const LoweredFunc& func, std::span<const ir::NDArray> args,
                               std::span<const std::int64_t> sizes);
+
+/// The size arguments of `func` (LoweredFunc::sizeVars order) from bindings by name;
+/// "runner.unbound-size" names a size without a value.
+Expected<std::vector<std::int64_t>> sizeArguments(const LoweredFunc& func, const ir::SizeBindings& sizes);
 
 /// Runs `kernel` (built from `func`) on `args` as `options` say; see the file comment.
 Expected<RunResult> runKernel(const LoweredFunc& func, Kernel& kernel, std::span<ir::NDArray> args,

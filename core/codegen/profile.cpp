@@ -1,0 +1,75 @@
+#include "core/codegen/profile.h"
+
+#include "core/ir/visitor.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace loopscape::codegen {
+
+double ProfileReport::gflops() const {
+  const double median = timing.median();
+  return median > 0 ? work.flops / median / 1e9 : 0;
+}
+
+double ProfileReport::arithmeticIntensity() const { return bytes > 0 ? work.flops / bytes : 0; }
+
+double ProfileReport::peakGflops() const {
+  if (!peak) return 0;
+  if (threads <= 1) return peak->gflopsPerCore;
+  if (threads >= peak->cores) return peak->gflopsAllCores;
+  return peak->gflopsAllCores * threads / peak->cores;
+}
+
+double ProfileReport::percentOfPeak() const {
+  const double p = peakGflops();
+  return p > 0 ? 100.0 * gflops() / p : 0;
+}
+
+double ProfileReport::rooflineGflops() const {
+  if (!peak) return 0;
+  return std::min(peakGflops(), arithmeticIntensity() * peak->bandwidthGBs);
+}
+
+bool usesParallelLoops(const ir::PrimFunc& func) {
+  struct Finder final : ir::StmtVisitor {
+    bool found = false;
+    void visitFor(const ir::For& op, const ir::Stmt& self) override {
+      if (op.forKind == ir::ForKind::Parallel) found = true;
+      StmtVisitor::visitFor(op, self);
+    }
+  } finder;
+  finder(func.body);
+  return finder.found;
+}
+
+std::string formatProfile(const ProfileReport& r, int warmup) {
+  const auto& t = r.timing;
+  std::string out = fmt::format("timing: {}, {} repeat{} x {} call{}, {} warm-up\n", r.mode, t.perRepeat.size(),
+                                t.perRepeat.size() == 1 ? "" : "s", t.number, t.number == 1 ? "" : "s", warmup);
+  out += fmt::format("  {:>12} {:>12} {:>12} {:>8} {:>11} {:>11} {:>11}\n", "min ms", "median ms", "max ms", "spread",
+                     "GFLOP/s", "% of peak", "AI FLOP/B");
+  const std::string percent = r.peak ? fmt::format("{:.1f}", r.percentOfPeak()) : "-";
+  out += fmt::format("  {:>12.4f} {:>12.4f} {:>12.4f} {:>7.1f}% {:>11.2f} {:>11} {:>11.3f}\n", t.min() * 1e3,
+                     t.median() * 1e3, t.max() * 1e3, t.spread() * 100, r.gflops(), percent, r.arithmeticIntensity());
+  out += fmt::format("work: {:.0f} FLOP ({}), {:.0f} bytes compulsory\n", r.work.flops,
+                     r.work.exact ? "exact" : "estimate", r.bytes);
+  for (const auto& note : r.work.notes) out += fmt::format("  note: {}\n", note);
+  if (r.peak)
+    out += fmt::format("peak: {:.1f} GFLOP/s fp32 on {} core{} ({}), {:.1f} GB/s; roofline bound {:.1f} GFLOP/s\n",
+                       r.peakGflops(), r.threads, r.threads == 1 ? "" : "s", r.peak->isa, r.peak->bandwidthGBs,
+                       r.rooflineGflops());
+  if (t.countersRequested) {
+    if (t.counters.available) {
+      const auto& v = t.counters.values;
+      out += fmt::format("counters: cycles {}, instructions {} (IPC {:.2f}), cache misses {}\n", v.cycles,
+                         v.instructions, v.cycles ? static_cast<double>(v.instructions) / v.cycles : 0.0,
+                         v.cacheMisses ? std::to_string(*v.cacheMisses) : "unavailable");
+    } else {
+      out += fmt::format("counters: {}\n", t.counters.note);
+    }
+  }
+  return out;
+}
+
+} // namespace loopscape::codegen

@@ -1,0 +1,51 @@
+// A kernel's profile: its timing (profile_timer.h), the work it does (flop_count.h), the
+// compulsory traffic, and where that puts it against this machine's peak
+// (machine_peak.h): GFLOP/s, arithmetic intensity, percent of peak and the roofline bound.
+// `formatProfile` renders it as the timing table `loopscape-cli run` prints.
+#pragma once
+
+#include "core/codegen/flop_count.h"
+#include "core/codegen/machine_peak.h"
+#include "core/codegen/profile_timer.h"
+#include "core/ir/prim_func.h"
+
+#include <optional>
+#include <string>
+
+namespace loopscape::codegen {
+
+struct ProfileReport {
+  TimingResult timing;
+  FlopCount work;                 ///< counted on the unscheduled program (useful work)
+  double bytes = 0;               ///< compulsory bytes: every parameter once
+  std::optional<MachinePeak> peak; ///< absent: no percent of peak
+  int threads = 1;                ///< cores the kernel can use (1 without parallel loops)
+  std::string mode;               ///< "isolated worker" or "in process"
+
+  /// work.flops / median seconds / 1e9 (0 without a median).
+  double gflops() const;
+  /// FLOP per compulsory byte (0 when bytes is 0).
+  double arithmeticIntensity() const;
+  /// The FMA peak for `threads` cores: per-core peak for 1 thread, all-core peak for
+  /// more (scaled by threads / cores when fewer than every core); 0 without a peak.
+  double peakGflops() const;
+  /// 100 * gflops() / peakGflops(); 0 without a peak.
+  double percentOfPeak() const;
+  /// min(peak, AI * bandwidth): what the roofline allows this kernel; 0 without a peak.
+  double rooflineGflops() const;
+};
+
+/// True when the program has a Parallel loop (the kernel then uses every core).
+bool usesParallelLoops(const ir::PrimFunc& func);
+
+/// The timing table:
+///   timing: <mode>, <R> repeats x <N> calls, <W> warm-up
+///      min ms   median ms      max ms   spread     GFLOP/s   % of peak   AI FLOP/B
+///     <values, same columns>
+///   work: <F> FLOP (exact|estimate), <B> bytes compulsory
+///   peak: <P> GFLOP/s fp32 on <T> core(s) (<isa>), <BW> GB/s; roofline bound <R> GFLOP/s
+///   counters: cycles C, instructions I (IPC x), cache misses M   | or the unavailable note
+/// Columns without data (no peak) print "-".
+std::string formatProfile(const ProfileReport& report, int warmup);
+
+} // namespace loopscape::codegen

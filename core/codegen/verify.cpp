@@ -1,0 +1,207 @@
+#include "core/codegen/verify.h"
+
+#include "core/codegen/flop_count.h"
+#include "core/codegen/lower.h"
+#include "core/ir/visitor.h"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <memory>
+#include <set>
+
+namespace loopscape::codegen {
+
+std::string Tolerance::str() const {
+  if (exact()) return "exact";
+  return fmt::format("rtol {:g}, atol {:g}", rtol, atol);
+}
+
+Tolerance defaultTolerance(ir::DataType dtype) {
+  if (!dtype.isFloat()) return {0, 0};
+  switch (dtype.bits()) {
+  case 16: return {1e-2, 1e-3};
+  case 64: return {1e-9, 1e-12};
+  default: return {1e-4, 1e-5};
+  }
+}
+
+std::vector<std::int64_t> unflattenIndex(std::int64_t flat, const std::vector<std::int64_t>& shape) {
+  std::vector<std::int64_t> index(shape.size());
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    index[d] = shape[d] > 0 ? flat % shape[d] : 0;
+    flat = shape[d] > 0 ? flat / shape[d] : 0;
+  }
+  return index;
+}
+
+std::string OutputCheck::str() const {
+  const std::string errors = fmt::format("max abs error {:.3g}, max rel error {:.3g}; {}", maxAbsError, maxRelError,
+                                         tolerance.str());
+  if (passed()) return fmt::format("ok ({})", errors);
+  std::int64_t total = 1;
+  for (auto e : shape) total *= e;
+  return fmt::format("MISMATCH: {} of {} elements differ; first at [{}]: expected {:.9g}, got {:.9g} ({})", mismatches,
+                     total, fmt::join(first->index, ", "), first->expected, first->actual, errors);
+}
+
+OutputCheck compareOutput(std::string name, const ir::NDArray& actual, const ir::NDArray& expected, Tolerance tol) {
+  LS_ASSERT(actual.shape() == expected.shape(), "compareOutput: {} vs {}", actual.describe(), expected.describe());
+  OutputCheck c;
+  c.name = std::move(name);
+  c.dtype = expected.dtype();
+  c.shape = expected.shape();
+  c.tolerance = tol;
+  const bool integer = !expected.dtype().isFloat() && !actual.dtype().isFloat();
+  for (std::int64_t i = 0; i < expected.numel(); ++i) {
+    bool bad = false;
+    double a = 0, e = 0, diff = 0;
+    if (integer) {
+      const std::int64_t ai = actual.getInt(i), ei = expected.getInt(i);
+      a = static_cast<double>(ai);
+      e = static_cast<double>(ei);
+      diff = std::fabs(a - e);
+      bad = ai != ei && (tol.exact() || diff > tol.atol + tol.rtol * std::fabs(e));
+    } else {
+      a = actual.getDouble(i);
+      e = expected.getDouble(i);
+      if (std::isnan(a) || std::isnan(e)) {
+        bad = std::isnan(a) != std::isnan(e);
+        diff = bad ? NAN : 0;
+      } else if (a == e) {
+        diff = 0;
+      } else {
+        diff = std::fabs(a - e);
+        bad = !(diff <= tol.atol + tol.rtol * std::fabs(e));
+      }
+    }
+    if (std::isnan(diff) || diff > c.maxAbsError) c.maxAbsError = std::isnan(c.maxAbsError) ? c.maxAbsError : diff;
+    if (e != 0 && !std::isnan(diff)) c.maxRelError = std::max(c.maxRelError, diff / std::fabs(e));
+    if (!bad) continue;
+    if (c.mismatches++ == 0) c.first = ElementMismatch{i, unflattenIndex(i, c.shape), e, a};
+  }
+  return c;
+}
+
+std::vector<std::size_t> outputParams(const ir::PrimFunc& func) {
+  struct Collector final : ir::StmtVisitor {
+    std::set<const ir::BufferNode*> written;
+    void visitBufferStore(const ir::BufferStore& op, const ir::Stmt& self) override {
+      written.insert(op.buffer.get());
+      StmtVisitor::visitBufferStore(op, self);
+    }
+  } collector;
+  collector(func.body);
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < func.params.size(); ++i)
+    if (collector.written.contains(func.params[i].get())) out.push_back(i);
+  return out;
+}
+
+Expected<std::vector<ir::NDArray>> makeArguments(const ir::PrimFunc& func, const ir::SizeBindings& sizes,
+                                                 std::uint64_t seed) {
+  const auto outputs = outputParams(func);
+  std::vector<ir::NDArray> args;
+  for (std::size_t i = 0; i < func.params.size(); ++i) {
+    auto shape = ir::evalShape(func.params[i], sizes);
+    if (!shape) return Unexpected(shape.error());
+    ir::NDArray a(*shape, func.params[i]->dtype);
+    if (std::find(outputs.begin(), outputs.end(), i) == outputs.end()) a.fillRandom(seed + i);
+    args.push_back(std::move(a));
+  }
+  return args;
+}
+
+bool VerifyReport::passed() const {
+  return std::all_of(outputs.begin(), outputs.end(), [](const OutputCheck& c) { return c.passed(); });
+}
+
+namespace {
+
+/// Copies of `args` with fresh (zero) outputs, so the two runs cannot see each other.
+std::vector<ir::NDArray> freshCopies(std::span<const ir::NDArray> args, const std::vector<std::size_t>& outputs) {
+  std::vector<ir::NDArray> out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const bool isOutput = std::find(outputs.begin(), outputs.end(), i) != outputs.end();
+    out.push_back(isOutput ? ir::NDArray(args[i].shape(), args[i].dtype()) : args[i].clone());
+  }
+  return out;
+}
+
+} // namespace
+
+Expected<VerifyReport> verify(const ir::PrimFunc& original, const ir::SizeBindings& sizes,
+                              std::span<const ir::NDArray> args, const RunOnArgs& underTest,
+                              const RunOnArgs& compiledReference, const VerifyOptions& options) {
+  const auto outputs = outputParams(original);
+  VerifyReport report;
+  auto work = countFlops(original, sizes);
+  if (!work) return Unexpected(work.error());
+  report.instances = work->instances;
+
+  std::vector<ir::NDArray> expected = freshCopies(args, outputs);
+  if (report.instances <= options.interpretLimit) {
+    report.reference = ReferenceKind::Interpreter;
+    report.referenceText = "the reference interpreter";
+    if (auto ran = ir::interpret(original, expected, sizes); !ran) {
+      Diagnostic d = ran.error();
+      d.message = fmt::format("the reference interpreter failed: {}", d.message);
+      return Unexpected(d);
+    }
+  } else {
+    report.reference = ReferenceKind::CompiledUnscheduled;
+    report.referenceText = fmt::format("the unscheduled program compiled by the same target (too large to interpret: "
+                                       "{:.3g} statement instances > {:.3g})",
+                                       report.instances, options.interpretLimit);
+    if (!compiledReference)
+      return Unexpected(Diagnostic::error(
+          "verify.too-large", fmt::format("the program is too large to interpret ({:.3g} statement instances > {:.3g}) "
+                                          "and no compiled reference is available",
+                                          report.instances, options.interpretLimit)));
+    if (auto ran = compiledReference(expected); !ran) {
+      Diagnostic d = ran.error();
+      d.message = fmt::format("the compiled unscheduled program failed: {}", d.message);
+      return Unexpected(d);
+    }
+  }
+
+  report.actual = freshCopies(args, outputs);
+  if (auto ran = underTest(report.actual); !ran) return Unexpected(ran.error());
+  for (std::size_t i : outputs) {
+    const auto& param = original.params[i];
+    const Tolerance tol = options.tolerance ? *options.tolerance : defaultTolerance(param->dtype);
+    report.outputs.push_back(compareOutput(param->name, report.actual[i], expected[i], tol));
+  }
+  return report;
+}
+
+RunOnArgs compiledRunner(Target& target, const ir::PrimFunc& original, const ir::SizeBindings& sizes,
+                         const RunOptions& runOptions) {
+  struct State {
+    LoweredFunc func;
+    std::unique_ptr<Kernel> kernel;
+    std::vector<std::int64_t> sizeArgs;
+  };
+  auto state = std::make_shared<State>();
+  return [&target, original, sizes, runOptions, state](std::span<ir::NDArray> args) -> Expected<void> {
+    if (!state->kernel) {
+      LowerOptions lo;
+      lo.deviceKind = target.deviceKind();
+      auto lowered = lower(original, lo);
+      if (!lowered) return Unexpected(lowered.error());
+      auto built = target.build(*lowered, BuildOptions{});
+      if (!built) return Unexpected(built.error());
+      auto sizeArgs = sizeArguments(*lowered, sizes);
+      if (!sizeArgs) return Unexpected(sizeArgs.error());
+      state->func = std::move(*lowered);
+      state->kernel = std::move(*built);
+      state->sizeArgs = std::move(*sizeArgs);
+    }
+    RunOptions o = runOptions;
+    o.timing = TimingOptions::single();
+    auto ran = runKernel(state->func, *state->kernel, args, state->sizeArgs, o);
+    if (!ran) return Unexpected(ran.error());
+    return {};
+  };
+}
+
+} // namespace loopscape::codegen

@@ -1,0 +1,114 @@
+// Verification of a compiled kernel: it runs on seeded random inputs (input number i is
+// NDArray::fillRandom(seed + i), as `loopscape-cli check` does) and each output is
+// compared with a reference under a stated tolerance:
+//   * the reference interpreter (ir::interpret) on the unscheduled program, when the
+//     program is small enough to interpret: its statement instance count (flop_count.h)
+//     is at most VerifyOptions::interpretLimit (default 2e8);
+//   * otherwise the unscheduled program compiled by the same target, run the same way
+//     (the report says so: it then checks the schedule, not the code generator).
+// An element mismatches when |actual - expected| > atol + rtol * |expected| (NaN in only
+// one side always mismatches; equal infinities and NaN on both sides never do). Default
+// tolerance: float32 rtol 1e-4 / atol 1e-5, float16 1e-2 / 1e-3, float64 1e-9 / 1e-12,
+// integers and bool exact.
+#pragma once
+
+#include "core/codegen/runner.h"
+#include "core/codegen/target.h"
+#include "core/ir/interpreter.h"
+#include "core/ir/ndarray.h"
+#include "core/ir/prim_func.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace loopscape::codegen {
+
+struct Tolerance {
+  double rtol = 0;
+  double atol = 0;
+  bool exact() const { return rtol == 0 && atol == 0; }
+  /// "exact" or "rtol 0.0001, atol 1e-05".
+  std::string str() const;
+};
+
+Tolerance defaultTolerance(ir::DataType dtype);
+
+struct ElementMismatch {
+  std::int64_t flatIndex = -1;
+  std::vector<std::int64_t> index; ///< multi-dimensional, row-major
+  double expected = 0;
+  double actual = 0;
+};
+
+/// The comparison of one output.
+struct OutputCheck {
+  std::string name;
+  ir::DataType dtype;
+  std::vector<std::int64_t> shape;
+  Tolerance tolerance;
+  double maxAbsError = 0; ///< max |actual - expected| (NaN when a difference is NaN)
+  double maxRelError = 0; ///< max |actual - expected| / |expected| over expected != 0
+  std::int64_t mismatches = 0;
+  std::optional<ElementMismatch> first;
+
+  bool passed() const { return mismatches == 0; }
+  /// "ok (max abs error 1.2e-07, max rel error 3.1e-07; rtol 0.0001, atol 1e-05)" or
+  /// "MISMATCH: 3 of 4096 elements differ; first at [2, 17]: expected 1.5, got 0 (max abs
+  /// error 1.5, max rel error 1; rtol 0.0001, atol 1e-05)".
+  std::string str() const;
+};
+
+/// Compares `actual` with `expected` (same shape) element by element.
+OutputCheck compareOutput(std::string name, const ir::NDArray& actual, const ir::NDArray& expected, Tolerance tol);
+
+/// `[2, 17]` from a flat row-major index.
+std::vector<std::int64_t> unflattenIndex(std::int64_t flat, const std::vector<std::int64_t>& shape);
+
+/// Indices of the parameters some statement stores to (the outputs), in order.
+std::vector<std::size_t> outputParams(const ir::PrimFunc& func);
+
+/// One array per parameter under `sizes`: inputs fillRandom(seed + i), outputs zero.
+Expected<std::vector<ir::NDArray>> makeArguments(const ir::PrimFunc& func, const ir::SizeBindings& sizes,
+                                                 std::uint64_t seed);
+
+enum class ReferenceKind { Interpreter, CompiledUnscheduled };
+
+struct VerifyReport {
+  ReferenceKind reference = ReferenceKind::Interpreter;
+  /// "the reference interpreter" or "the unscheduled program compiled by the same target
+  /// (too large to interpret: 1.07e+09 statement instances > 2e+08)".
+  std::string referenceText;
+  double instances = 0;              ///< statement instances of the unscheduled program
+  std::vector<OutputCheck> outputs;  ///< one per output parameter, in parameter order
+  std::vector<ir::NDArray> actual;   ///< every argument after the kernel under test ran
+  bool passed() const;
+};
+
+/// Runs a kernel (or reference) on `args` in place.
+using RunOnArgs = std::function<Expected<void>(std::span<ir::NDArray> args)>;
+
+struct VerifyOptions {
+  std::optional<Tolerance> tolerance; ///< empty: defaultTolerance of each output's dtype
+  double interpretLimit = 2e8;        ///< most statement instances to interpret
+};
+
+/// Verifies `underTest` against the reference for `original` (unscheduled) on copies of
+/// `args` (inputs filled; outputs' contents are ignored). `compiledReference` runs the
+/// unscheduled program compiled; it is used only above the interpret limit and may be
+/// empty otherwise ("verify.too-large" when it is needed but empty). Failures of the
+/// kernel under test (a crash) or of the reference are returned as Diagnostics; wrong
+/// values are a report with failed outputs.
+Expected<VerifyReport> verify(const ir::PrimFunc& original, const ir::SizeBindings& sizes,
+                              std::span<const ir::NDArray> args, const RunOnArgs& underTest,
+                              const RunOnArgs& compiledReference, const VerifyOptions& options = {});
+
+/// A RunOnArgs that lowers `original` for `target`, builds it (once, on first use) and
+/// runs it with `runOptions` (one call).
+RunOnArgs compiledRunner(Target& target, const ir::PrimFunc& original, const ir::SizeBindings& sizes,
+                         const RunOptions& runOptions);
+
+} // namespace loopscape::codegen

@@ -1,0 +1,242 @@
+// Verification: element comparison with tolerances (exact messages), seeded arguments as
+// `check` makes them, and whole kernels from the cpu-c plugin verified against the
+// reference interpreter and against the compiled unscheduled program; a wrong result is a
+// failed report, a crash of a generated kernel (test-only unchecked sizes) a Diagnostic.
+#include "core/codegen/lower.h"
+#include "core/codegen/target_registry.h"
+#include "core/codegen/verify.h"
+#include "core/frontend/te_frontend.h"
+#include "core/schedule/trace_script.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace loopscape;
+using namespace loopscape::codegen;
+
+namespace {
+
+const char* kMatmul = R"(from tvm import te
+A = te.placeholder((64, 48), dtype="float32", name="A")
+B = te.placeholder((48, 64), dtype="float32", name="B")
+k = te.reduce_axis((0, 48), name="k")
+C = te.compute((64, 64), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+)";
+
+const char* kTile = R"(def apply_trace(sch):
+    block = sch.get_block("C")
+    i, j, k = sch.get_loops(block)
+    i_0, i_1 = sch.split(i, factors=[None, 16])
+    j_0, j_1 = sch.split(j, factors=[None, 16])
+    sch.reorder(i_0, j_0, k, i_1, j_1)
+    sch.parallel(i_0)
+    sch.vectorize(j_1)
+)";
+
+const char* kDense = R"(from tvm import te
+n = te.var("n")
+data = te.placeholder((n, 32), name="data")
+weight = te.placeholder((24, 32), name="weight")
+k = te.reduce_axis((0, 32), name="k")
+out = te.compute((n, 24), lambda i, j: te.sum(data[i, k] * weight[j, k], axis=k), name="out")
+)";
+
+ir::NDArray array(std::vector<std::int64_t> shape, std::vector<double> values, ir::DataType t = ir::DataType::float32()) {
+  ir::NDArray a(std::move(shape), t);
+  for (std::size_t i = 0; i < values.size(); ++i) a.setDouble(static_cast<std::int64_t>(i), values[i]);
+  return a;
+}
+
+struct Built {
+  LoweredFunc func;
+  std::unique_ptr<Kernel> kernel;
+};
+
+} // namespace
+
+class TestVerify : public QObject {
+  Q_OBJECT
+
+private:
+  std::unique_ptr<TargetRegistry> m_registry;
+  Target* m_cpuC = nullptr;
+
+  ir::PrimFunc parse(const char* text) {
+    auto f = frontend::parseTe(text, "test.te");
+    LS_ASSERT(f.has_value(), "{}", f ? "" : f.error().message);
+    return *f;
+  }
+  ir::PrimFunc scheduled(const ir::PrimFunc& f, const char* trace) {
+    schedule::Schedule sch(f);
+    auto ok = schedule::applyScript(sch, trace, "trace.py");
+    LS_ASSERT(ok.has_value(), "{}", ok ? "" : ok.error().message);
+    return sch.func();
+  }
+  Built build(const ir::PrimFunc& f) {
+    auto lowered = lower(f);
+    LS_ASSERT(lowered.has_value(), "{}", lowered ? "" : lowered.error().message);
+    auto kernel = m_cpuC->build(*lowered, {});
+    LS_ASSERT(kernel.has_value(), "{}", kernel ? "" : kernel.error().message);
+    return {std::move(*lowered), std::move(*kernel)};
+  }
+  static RunOptions isolated() {
+    RunOptions o;
+    o.workerPath = LS_WORKER_PATH;
+    return o;
+  }
+  static RunOnArgs runner(Built& b, const ir::SizeBindings& sizes) {
+    return [&b, sizes](std::span<ir::NDArray> args) -> Expected<void> {
+      auto sizeArgs = sizeArguments(b.func, sizes);
+      if (!sizeArgs) return Unexpected(sizeArgs.error());
+      auto r = runKernel(b.func, *b.kernel, args, *sizeArgs, isolated());
+      if (!r) return Unexpected(r.error());
+      return {};
+    };
+  }
+
+private Q_SLOTS:
+  void initTestCase() {
+    m_registry = std::make_unique<TargetRegistry>(std::vector<std::string>{LS_RUN_PLUGIN_DIR});
+    auto t = m_registry->findTarget("cpu-c");
+    QVERIFY2(t.has_value(), t ? "" : t.error().message.c_str());
+    m_cpuC = *t;
+    if (!m_cpuC->toolchain().usable) QSKIP("no C compiler");
+  }
+
+  void tolerances() {
+    QCOMPARE(defaultTolerance(ir::DataType::float32()).str(), std::string("rtol 0.0001, atol 1e-05"));
+    QCOMPARE(defaultTolerance(ir::DataType::int32()).str(), std::string("exact"));
+    QCOMPARE(defaultTolerance(ir::DataType::float64()).str(), std::string("rtol 1e-09, atol 1e-12"));
+  }
+
+  void compare_data() {
+    QTest::addColumn<QVector<double>>("actual");
+    QTest::addColumn<QVector<double>>("expected");
+    QTest::addColumn<bool>("integer");
+    QTest::addColumn<QString>("text");
+    QTest::newRow("equal") << QVector<double>{1, 2, 3, 4, 5, 6} << QVector<double>{1, 2, 3, 4, 5, 6} << false
+                           << "ok (max abs error 0, max rel error 0; rtol 0.0001, atol 1e-05)";
+    QTest::newRow("within tolerance") << QVector<double>{1, 2, 3, 4, 5, 6.0004} << QVector<double>{1, 2, 3, 4, 5, 6}
+                                      << false
+                                      << "ok (max abs error 0.0004, max rel error 6.67e-05; rtol 0.0001, atol "
+                                         "1e-05)";
+    QTest::newRow("two differ") << QVector<double>{1, 2, 3, 4, 0, 7} << QVector<double>{1, 2, 3, 4, 5, 6} << false
+                                << "MISMATCH: 2 of 6 elements differ; first at [1, 1]: expected 5, got 0 (max abs "
+                                   "error 5, max rel error 1; rtol 0.0001, atol 1e-05)";
+    QTest::newRow("nan on one side") << QVector<double>{1, NAN, 3, 4, 5, 6} << QVector<double>{1, 2, 3, 4, 5, 6}
+                                     << false
+                                     << "MISMATCH: 1 of 6 elements differ; first at [0, 1]: expected 2, got nan (max "
+                                        "abs error nan, max rel error 0; rtol 0.0001, atol 1e-05)";
+    QTest::newRow("nan on both sides") << QVector<double>{1, NAN, 3, 4, 5, 6} << QVector<double>{1, NAN, 3, 4, 5, 6}
+                                       << false << "ok (max abs error 0, max rel error 0; rtol 0.0001, atol 1e-05)";
+    QTest::newRow("integers exact") << QVector<double>{1, 2, 3, 4, 5, 7} << QVector<double>{1, 2, 3, 4, 5, 6} << true
+                                    << "MISMATCH: 1 of 6 elements differ; first at [1, 2]: expected 6, got 7 (max abs "
+                                       "error 1, max rel error 0.167; exact)";
+  }
+  void compare() {
+    QFETCH(QVector<double>, actual);
+    QFETCH(QVector<double>, expected);
+    QFETCH(bool, integer);
+    QFETCH(QString, text);
+    const auto t = integer ? ir::DataType::int32() : ir::DataType::float32();
+    auto a = array({2, 3}, std::vector<double>(actual.begin(), actual.end()), t);
+    auto e = array({2, 3}, std::vector<double>(expected.begin(), expected.end()), t);
+    const auto check = compareOutput("C", a, e, defaultTolerance(t));
+    QCOMPARE(QString::fromStdString(check.str()), text);
+  }
+
+  void argumentsAreSeededLikeCheck() {
+    const auto f = parse(kMatmul);
+    auto args = makeArguments(f, {}, 7);
+    QVERIFY(args.has_value());
+    QCOMPARE(args->size(), std::size_t(3));
+    ir::NDArray a({64, 48}, ir::DataType::float32()), b({48, 64}, ir::DataType::float32());
+    a.fillRandom(7);
+    b.fillRandom(8);
+    QCOMPARE((*args)[0].checksum(), a.checksum());
+    QCOMPARE((*args)[1].checksum(), b.checksum());
+    QCOMPARE((*args)[2].checksum().absSum, 0.0);
+    QCOMPARE(outputParams(f), std::vector<std::size_t>{2});
+  }
+
+  void scheduledKernelAgainstInterpreter() {
+    const auto original = parse(kMatmul);
+    Built b = build(scheduled(original, kTile));
+    auto args = makeArguments(original, {}, 0);
+    auto report = verify(original, {}, *args, runner(b, {}), {});
+    QVERIFY2(report.has_value(), report ? "" : report.error().message.c_str());
+    QCOMPARE(report->reference, ReferenceKind::Interpreter);
+    QCOMPARE(report->referenceText, std::string("the reference interpreter"));
+    QCOMPARE(report->instances, 64.0 * 64 + 64.0 * 64 * 48);
+    QCOMPARE(report->outputs.size(), std::size_t(1));
+    QVERIFY2(report->passed(), report->outputs[0].str().c_str());
+    QVERIFY(report->outputs[0].maxAbsError < 1e-4);
+    QVERIFY(report->actual[2].checksum().absSum > 0);
+  }
+
+  void largeProgramAgainstCompiledUnscheduled() {
+    const auto original = parse(kMatmul);
+    Built b = build(scheduled(original, kTile));
+    auto args = makeArguments(original, {}, 0);
+    VerifyOptions o;
+    o.interpretLimit = 1000;
+    auto report = verify(original, {}, *args, runner(b, {}), compiledRunner(*m_cpuC, original, {}, isolated()), o);
+    QVERIFY2(report.has_value(), report ? "" : report.error().message.c_str());
+    QCOMPARE(report->reference, ReferenceKind::CompiledUnscheduled);
+    QCOMPARE(report->referenceText, std::string("the unscheduled program compiled by the same target (too large to "
+                                                "interpret: 2.01e+05 statement instances > 1e+03)"));
+    QVERIFY2(report->passed(), report->outputs[0].str().c_str());
+
+    auto refused = verify(original, {}, *args, runner(b, {}), {}, o);
+    QVERIFY(!refused.has_value());
+    QCOMPARE(refused.error().code, std::string("verify.too-large"));
+  }
+
+  void wrongResultIsReported() {
+    const auto original = parse(kMatmul);
+    Built b = build(original);
+    auto args = makeArguments(original, {}, 3);
+    auto run = runner(b, {});
+    auto corrupt = [&](std::span<ir::NDArray> a) -> Expected<void> {
+      if (auto ok = run(a); !ok) return ok;
+      a[2].setDouble(3 * 64 + 5, a[2].getDouble(3 * 64 + 5) + 1.0);
+      return {};
+    };
+    auto report = verify(original, {}, *args, corrupt, {});
+    QVERIFY(report.has_value());
+    QVERIFY(!report->passed());
+    const auto& c = report->outputs[0];
+    QCOMPARE(c.mismatches, std::int64_t(1));
+    QCOMPARE(c.first->index, (std::vector<std::int64_t>{3, 5}));
+    QCOMPARE(c.first->flatIndex, std::int64_t(3 * 64 + 5));
+    QVERIFY(std::fabs(c.first->actual - c.first->expected - 1.0) < 1e-5);
+    QVERIFY(QString::fromStdString(c.str()).startsWith("MISMATCH: 1 of 4096 elements differ; first at [3, 5]: "));
+  }
+
+  void dynamicShapeAndOutOfBoundsCrash() {
+    const auto original = parse(kDense);
+    Built b = build(original);
+    const ir::SizeBindings sizes = {{"n", 5}};
+    auto args = makeArguments(original, sizes, 0);
+    QVERIFY(args.has_value());
+    auto report = verify(original, sizes, *args, runner(b, sizes), {});
+    QVERIFY2(report.has_value(), report ? "" : report.error().message.c_str());
+    QVERIFY2(report->passed(), report->outputs[0].str().c_str());
+
+    // TEST ONLY: the generated kernel is told n = 2^30 while its buffers hold 5 rows; it
+    // writes far out of bounds and the worker dies with the signal, this process does not.
+    auto o = isolated();
+    o.uncheckedArguments = true;
+    const std::vector<std::int64_t> huge = {std::int64_t(1) << 30};
+    auto crashed = runKernel(b.func, *b.kernel, *args, huge, o);
+    QVERIFY(!crashed.has_value());
+    QCOMPARE(crashed.error().code, std::string("runner.crashed"));
+    QVERIFY2(crashed.error().message == "the kernel crashed with SIGSEGV (segmentation fault)" ||
+                 crashed.error().message == "the kernel crashed with SIGBUS (bus error)",
+             crashed.error().message.c_str());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestVerify)
+#include "tst_verify.moc"
