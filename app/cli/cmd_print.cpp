@@ -1,9 +1,13 @@
 // `print`: the program as TVMScript-style TensorIR; with --trace, the program after the
 // trace's schedule; with --format trace-py / trace-json, the trace itself (as TVM
-// Python or as JSON) instead of the program.
+// Python or as JSON) instead of the program; with --format c / llvm / asm, the program
+// lowered (core/codegen/lower.h) and printed as source by the target plugin --target
+// (default: cpu-c for c and asm, cpu-llvm for llvm).
 #include "cli_support.h"
 #include "commands.h"
 
+#include "core/codegen/lower.h"
+#include "core/codegen/target_registry.h"
 #include "core/ir/printer.h"
 #include "core/schedule/trace_json.h"
 #include "core/schedule/trace_python.h"
@@ -18,7 +22,33 @@ struct PrintOptions {
   std::string file;
   std::string trace;
   std::string format = "tir";
+  std::string target;
 };
+
+/// The program lowered and printed by the target in `opt.format`.
+int printTargetSource(const PrintOptions& opt, const ir::PrimFunc& func) {
+  std::string targetName = opt.target.empty() ? (opt.format == "llvm" ? "cpu-llvm" : "cpu-c") : opt.target;
+  auto target = codegen::TargetRegistry::global().findTarget(targetName);
+  if (!target) {
+    printDiagnostic(target.error());
+    return kExitBadInput;
+  }
+  codegen::LowerOptions lowerOptions;
+  lowerOptions.deviceKind = (*target)->deviceKind();
+  auto lowered = codegen::lower(func, lowerOptions);
+  if (!lowered) {
+    printDiagnostic(lowered.error());
+    return kExitIllegalSchedule;
+  }
+  for (const auto& r : lowered->remarks) std::fprintf(stderr, "remark: loop '%s': %s\n", r.loop.c_str(), r.message.c_str());
+  auto text = (*target)->source(*lowered, opt.format, codegen::BuildOptions{});
+  if (!text) {
+    printDiagnostic(text.error());
+    return text.error().code == "codegen.unknown-format" ? kExitBadInput : kExitInternal;
+  }
+  std::fputs(text->c_str(), stdout);
+  return kExitOk;
+}
 
 int runPrint(const PrintOptions& opt) {
   auto program = loadProgram(opt.file);
@@ -30,7 +60,12 @@ int runPrint(const PrintOptions& opt) {
     if (!applied) return exitCode;
     sch = *applied;
   }
+  if (opt.format == "c" || opt.format == "llvm" || opt.format == "asm") return printTargetSource(opt, sch.func());
   if (opt.format == "tree" || opt.format == "deps") return printPolyFormat(sch.func(), opt.format);
+  if (!opt.target.empty()) {
+    printDiagnostic(Diagnostic::error("cli.bad-argument", "--target only applies to --format c, llvm or asm"));
+    return kExitBadInput;
+  }
   if (opt.format == "trace-py")
     std::fputs(schedule::traceToPython(sch.trace()).c_str(), stdout);
   else if (opt.format == "trace-json")
@@ -48,9 +83,12 @@ void registerPrint(CLI::App& app, CommandResult& result) {
   cmd->add_option("--trace", opt->trace, "Apply this schedule trace first: a TVM Python script (.py) or a JSON trace (.json)");
   cmd->add_option("--format", opt->format,
                   "What to print: tir (the scheduled program), trace-py (the trace as TVM Python), trace-json, "
-                  "or the polyhedral view: tree (schedule tree), deps (dependences)")
-      ->check(CLI::IsMember({"tir", "trace-py", "trace-json", "tree", "deps"}))
+                  "the code a target generates: c, llvm, asm, or the polyhedral view: tree (schedule tree), deps (dependences)")
+      ->check(CLI::IsMember({"tir", "trace-py", "trace-json", "c", "llvm", "asm", "tree", "deps"}))
       ->capture_default_str();
+  cmd->add_option("--target", opt->target,
+                  "Target plugin for --format c/llvm/asm (see `loopscape-cli targets`; default cpu-c, or cpu-llvm "
+                  "for llvm)");
   cmd->callback([opt, &result] { result.exitCode = runPrint(*opt); });
 }
 

@@ -17,9 +17,17 @@ void registerPrint(CLI::App& app, CommandResult& result);
 /// `check FILE [--shape n=64 ...] [--inputs DIR] [--save DIR] [--seed N]`: run the
 /// reference interpreter on seeded random (or given) inputs, print output checksums.
 void registerCheck(CLI::App& app, CommandResult& result);
+/// `run FILE --target NAME [--trace T] [--verify] ...`: compile, run isolated, verify, time.
+void registerRun(CLI::App& app, CommandResult& result);
+/// `export FILE --trace T --target cpu-c --out DIR`: kernel.c, kernel.h, libkernel.so, README.
+void registerExport(CLI::App& app, CommandResult& result);
+/// `targets`: the target plugins found, their capabilities and toolchain status.
+void registerTargets(CLI::App& app, CommandResult& result);
 
 /// `legal FILE --trace T`: exact legality against the original dependences (exit 3 if illegal).
 void registerLegal(CLI::App& app, CommandResult& result);
+/// `poly FILE --auto [--fusion max|min] [--tile 32,32] [--check] [--trace T]`: isl scheduler.
+void registerPoly(CLI::App& app, CommandResult& result);
 /// `print --format tree|deps`: the schedule tree or the dependence report of `func`.
 int printPolyFormat(const ir::PrimFunc& func, const std::string& format);
 

@@ -3,6 +3,8 @@
 #include "cli_support.h"
 #include "commands.h"
 
+#include "core/poly/poly_schedule.h"
+
 #include <CLI/CLI.hpp>
 
 int main(int argc, char** argv) {
@@ -11,9 +13,14 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "loopscape-cli 0.1.0");
   loopscape::cli::CommandResult result;
+  loopscape::poly::registerPolyInstructionKinds(); // poly_* steps in traces
   loopscape::cli::registerPrint(app, result);
   loopscape::cli::registerCheck(app, result);
   loopscape::cli::registerLegal(app, result);
+  loopscape::cli::registerPoly(app, result);
+  loopscape::cli::registerTargets(app, result);
+  loopscape::cli::registerRun(app, result);
+  loopscape::cli::registerExport(app, result);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -124,6 +124,7 @@ std::vector<std::string> TargetRegistry::defaultSearchDirs() {
     fs::path dir = exe.parent_path();
     dirs.push_back(dir.string());
     dirs.push_back((dir.parent_path() / "plugins").string());
+    dirs.push_back((dir.parent_path().parent_path() / "plugins").string());
     dirs.push_back((dir.parent_path() / "lib" / "loopscape" / "plugins").string());
   }
   dirs.push_back(LOOPSCAPE_PLUGIN_INSTALL_DIR);

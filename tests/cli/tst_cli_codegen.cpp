@@ -1,0 +1,105 @@
+// loopscape-cli codegen commands end to end (the real executable, LS_CLI_PATH): `targets`
+// lists cpu-c as usable; `print --format c|asm --target cpu-c` shows the generated code;
+// thread bindings are refused on the CPU naming the loop.
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+
+namespace {
+struct Run {
+  int exitCode = -1;
+  QString out;
+  QString err;
+};
+
+Run runCli(const QStringList& args) {
+  QProcess p;
+  p.setWorkingDirectory(LS_SOURCE_DIR);
+  p.start(LS_CLI_PATH, args);
+  p.waitForFinished(120000);
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+          QString::fromUtf8(p.readAllStandardError())};
+}
+
+void writeFile(const QString& path, const std::string& text) {
+  std::ofstream out(path.toStdString());
+  out << text;
+}
+
+const char* kSmallMatmul = "A = placeholder((4, 8), \"float32\", name=\"A\")\n"
+                           "B = placeholder((8, 16), \"float32\", name=\"B\")\n"
+                           "k = reduce_axis((0, 8), name=\"k\")\n"
+                           "C = compute((4, 16), lambda i, j: sum(A[i, k] * B[k, j], axis=k), name=\"C\")\n";
+} // namespace
+
+class TestCliCodegen : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void targetsListsCpuC() {
+    auto r = runCli({"targets"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains(QRegularExpression(
+                 "^cpu-c  \\(usable\\) C99 \\+ OpenMP source compiled by the system C compiler",
+                 QRegularExpression::MultilineOption)),
+             qPrintable(r.out));
+    QVERIFY2(r.out.contains("  device: cpu; parallel: yes; vector bits: "), qPrintable(r.out));
+    QVERIFY2(r.out.contains("  formats: c, asm\n"), qPrintable(r.out));
+    QVERIFY2(r.out.contains(QRegularExpression("  toolchain: (gcc|clang) [0-9.]+ at /")), qPrintable(r.out));
+  }
+
+  void printC() {
+    QTemporaryDir dir;
+    writeFile(dir.filePath("mm.te"), kSmallMatmul);
+    writeFile(dir.filePath("mm.py"), "b = sch.get_block(\"C\")\ni, j, k = sch.get_loops(b)\n"
+                                     "sch.reorder(i, k, j)\nsch.parallel(i)\nsch.vectorize(j)\n");
+    auto r = runCli({"print", dir.filePath("mm.te"), "--trace", dir.filePath("mm.py"), "--format", "c", "--target",
+                     "cpu-c"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("void main_kernel(float* restrict A, float* restrict B, float* restrict C) {\n"),
+             qPrintable(r.out));
+    QVERIFY(r.out.contains("  #pragma omp parallel for\n  for (int32_t i = 0; i < 4; ++i) {\n"));
+    QVERIFY(r.out.contains("#pragma omp simd\n"));
+    QVERIFY(r.out.contains("// block C (init)\n"));
+    QVERIFY(r.err.isEmpty());
+  }
+
+  void printAsm() {
+    QTemporaryDir dir;
+    writeFile(dir.filePath("mm.te"), kSmallMatmul);
+    auto r = runCli({"print", dir.filePath("mm.te"), "--format", "asm"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.startsWith("main_kernel:\n"), qPrintable(r.out.left(300)));
+  }
+
+  void vectorizeRemarkOnStderr() {
+    QTemporaryDir dir;
+    writeFile(dir.filePath("mm.te"), kSmallMatmul);
+    writeFile(dir.filePath("mm.py"), "b = sch.get_block(\"C\")\ni, j, k = sch.get_loops(b)\nsch.reorder(j, k, i)\n"
+                                     "sch.vectorize(i)\n");
+    auto r = runCli({"print", dir.filePath("mm.te"), "--trace", dir.filePath("mm.py"), "--format", "c"});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(r.err, QString("remark: loop 'i': vectorize fell back to a scalar loop: the store to C is not "
+                            "contiguous in the loop variable\n"));
+  }
+
+  void threadBindingRefused() {
+    QTemporaryDir dir;
+    writeFile(dir.filePath("mm.te"), kSmallMatmul);
+    writeFile(dir.filePath("mm.py"), "b = sch.get_block(\"C\")\ni, j, k = sch.get_loops(b)\nsch.bind(j, \"threadIdx.x\")\n");
+    auto r = runCli({"print", dir.filePath("mm.te"), "--trace", dir.filePath("mm.py"), "--format", "c"});
+    QCOMPARE(r.exitCode, 3);
+    QVERIFY2(r.err.startsWith("error: loop 'j' is bound to threadIdx.x, but target device 'cpu' has no GPU threads\n"),
+             qPrintable(r.err));
+  }
+
+  void unknownTarget() {
+    auto r = runCli({"print", "samples/matmul.te", "--format", "c", "--target", "nope"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.startsWith("error: no target plugin named 'nope'\n"), qPrintable(r.err));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCliCodegen)
+#include "tst_cli_codegen.moc"
