@@ -19,8 +19,6 @@ int main(int argc, char** argv) {
   loopscape::cli::registerLegal(app, result);
   loopscape::cli::registerPoly(app, result);
   loopscape::cli::registerTargets(app, result);
-  loopscape::cli::registerRun(app, result);
-  loopscape::cli::registerExport(app, result);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
