@@ -210,6 +210,7 @@ private:
 // ---- band annotation ----------------------------------------------------------------
 
 isl::schedule_node Generator::annotateNode(isl::schedule_node node) {
+  bool marked = false;
   if (isl_schedule_node_get_type(node.get()) == isl_schedule_node_band &&
       isl_schedule_node_band_n_member(node.get()) > 0) {
     std::vector<std::string> names = bandMemberNames(node);
@@ -218,13 +219,14 @@ isl::schedule_node Generator::annotateNode(isl::schedule_node node) {
     isl_id* id = isl_id_alloc(islContext().get(), kBandMark, reinterpret_cast<void*>(static_cast<std::intptr_t>(index)));
     node = isl::manage(check(isl_schedule_node_insert_mark(node.release(), id), "inserting a band mark"));
     node = node.child(0);
+    marked = true;
   }
   const int n = static_cast<int>(isl_schedule_node_n_children(node.get()));
   for (int i = 0; i < n; ++i) {
     node = annotateNode(node.child(i));
     node = node.parent();
   }
-  return node;
+  return marked ? node.parent() : node; // the node at the position this call started from
 }
 
 isl::schedule Generator::annotateBands(const isl::schedule& schedule) {
