@@ -24,8 +24,6 @@ void registerTargets(CLI::App& app, CommandResult& result);
 void registerLegal(CLI::App& app, CommandResult& result);
 /// `poly FILE --auto [--fusion max|min] [--tile 32,32] [--check] [--trace T]`: isl scheduler.
 void registerPoly(CLI::App& app, CommandResult& result);
-/// `poly FILE --auto [--fusion max|min] [--tile 32,32] [--check] [--trace T]`: isl scheduler.
-void registerPoly(CLI::App& app, CommandResult& result);
 /// `print --format tree|deps`: the schedule tree or the dependence report of `func`.
 int printPolyFormat(const ir::PrimFunc& func, const std::string& format);
 

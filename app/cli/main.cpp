@@ -5,8 +5,6 @@
 
 #include "core/poly/poly_schedule.h"
 
-#include "core/poly/poly_schedule.h"
-
 #include <CLI/CLI.hpp>
 
 int main(int argc, char** argv) {
@@ -16,11 +14,9 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "loopscape-cli 0.1.0");
   loopscape::cli::CommandResult result;
   loopscape::poly::registerPolyInstructionKinds(); // poly_* steps in traces
-  loopscape::poly::registerPolyInstructionKinds(); // poly_* steps in traces
   loopscape::cli::registerPrint(app, result);
   loopscape::cli::registerCheck(app, result);
   loopscape::cli::registerLegal(app, result);
-  loopscape::cli::registerPoly(app, result);
   loopscape::cli::registerPoly(app, result);
   loopscape::cli::registerTargets(app, result);
   try {
