@@ -29,6 +29,7 @@ void TensorIrView::setSnapshot(std::shared_ptr<const ProgramSnapshot> snapshot) 
   m_snapshot = std::move(snapshot);
   setPlainText(m_snapshot ? QString::fromStdString(m_snapshot->text) : QString());
   verticalScrollBar()->setValue(scroll);
+  horizontalScrollBar()->setValue(0);
   m_hovered = -1;
   const int previous = m_selected;
   m_selected = keep && m_snapshot ? m_snapshot->find(keep->first, keep->second) : -1;

@@ -8,11 +8,19 @@ namespace loopscape::gui {
 
 JobRunner::JobRunner(QObject* parent) : QObject(parent) { setObjectName(QStringLiteral("jobRunner")); }
 
-JobRunner::~JobRunner() {
+JobRunner::~JobRunner() { shutdown(); }
+
+void JobRunner::shutdown() {
   cancelAll();
-  // Results of running jobs refer to nothing of ours once dropped, but let the pool
-  // finish them before the watchers go away.
-  waitForIdle(10000);
+  for (QFutureWatcherBase* w : m_watchers) {
+    w->disconnect(this);
+    w->waitForFinished();
+  }
+  m_watchers.clear();
+  if (m_active > 0) {
+    m_active = 0;
+    Q_EMIT busyChanged(false);
+  }
 }
 
 void JobRunner::cancelAll() {

@@ -32,6 +32,7 @@ public:
     auto stop = std::make_shared<std::stop_source>();
     m_stops.push_back(stop);
     auto* watcher = new QFutureWatcher<std::shared_ptr<R>>(this);
+    m_watchers.push_back(watcher);
     jobStarted(label);
     QPointer<JobRunner> self(this);
     ProgressFn progress = [self, label](int d, int t) {
@@ -40,6 +41,7 @@ public:
     };
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, stop, done = std::move(done)] {
       std::erase(m_stops, stop);
+      std::erase(m_watchers, watcher);
       std::shared_ptr<R> result = watcher->result();
       watcher->deleteLater();
       if (!stop->stop_requested() && result) done(std::move(*result));
@@ -54,8 +56,11 @@ public:
   int activeJobs() const { return m_active; }
   /// Requests every running job to stop; their results are dropped.
   void cancelAll();
-  /// Waits (processing events) until no job is in flight; for shutdown, tests, screenshots.
+  /// Waits (processing events) until no job is in flight; for tests and screenshots.
   bool waitForIdle(int timeoutMs);
+  /// Cancels every job and blocks until the pool has finished them, without processing
+  /// events and without delivering results: for destructors.
+  void shutdown();
 
 Q_SIGNALS:
   void busyChanged(bool busy);
@@ -67,6 +72,7 @@ private:
   void jobFinished();
   int m_active = 0;
   std::vector<std::shared_ptr<std::stop_source>> m_stops;
+  std::vector<QFutureWatcherBase*> m_watchers;
 };
 
 } // namespace loopscape::gui

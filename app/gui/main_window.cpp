@@ -1,5 +1,7 @@
 #include "app/gui/main_window.h"
 
+#include "app/gui/code_jobs.h"
+#include "views/code_view.h"
 #include "views/diagnostics_view.h"
 #include "views/primitive_panel.h"
 #include "views/program_editor.h"
@@ -44,7 +46,10 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent) : QMainWindow
   updateTitle();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+  // No job result may arrive while the widgets are being torn down.
+  m_session->jobs()->shutdown();
+}
 
 void MainWindow::createViews() {
   m_tensorIr = new views::TensorIrView(this);
@@ -71,6 +76,7 @@ void MainWindow::createViews() {
   m_panel = new views::PrimitivePanel(this);
   m_trace = new views::TraceView(this);
   m_diagnostics = new views::DiagnosticsView(this);
+  m_code = new views::CodeView(this);
 }
 
 void MainWindow::createDocks() {
@@ -87,6 +93,9 @@ void MainWindow::createDocks() {
   m_traceDock = dock(QStringLiteral("traceDock"), QStringLiteral("Trace"), m_trace, Qt::RightDockWidgetArea);
   m_diagnosticsDock =
       dock(QStringLiteral("diagnosticsDock"), QStringLiteral("Diagnostics"), m_diagnostics, Qt::BottomDockWidgetArea);
+  m_codeDock = dock(QStringLiteral("codeDock"), QStringLiteral("Code"), m_code, Qt::BottomDockWidgetArea);
+  tabifyDockWidget(m_diagnosticsDock, m_codeDock);
+  m_diagnosticsDock->raise();
   splitDockWidget(m_primitivesDock, m_traceDock, Qt::Vertical);
   setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
   resizeDocks({m_programDock, m_primitivesDock}, {430, 430}, Qt::Horizontal);
@@ -153,11 +162,33 @@ void MainWindow::wireSession() {
   });
   connect(m_session, &Session::sourceReplaced, this, [this](const QString& text) {
     m_editor->setSource(text);
+    m_code->setCurrentTarget(m_session->target());
     leavePreview();
     updateTitle();
   });
   connect(m_session, &Session::modifiedChanged, this, [this] { updateTitle(); });
   connect(m_session, &Session::previewReady, this, &MainWindow::showPreview);
+  // Code view: the plugins are scanned once, in the background.
+  m_session->jobs()->run<std::vector<views::TargetEntry>>(
+      QStringLiteral("Scanning plugins"), [](std::stop_token, const ProgressFn&) { return availableTargets(); },
+      [this](std::vector<views::TargetEntry> targets) {
+        m_code->setTargets(targets);
+        m_code->setCurrentTarget(m_session->target());
+        refreshCode();
+      });
+  connect(m_code, &views::CodeView::selectionChanged, this, [this] {
+    m_codeStale = true;
+    refreshCode();
+  });
+  connect(m_codeDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+    if (visible) refreshCode();
+  });
+  connect(m_session, &Session::codeReady, this, [this](bool ok, const QString& text, const QString& status) {
+    if (ok)
+      m_code->setCode(text, status);
+    else
+      m_code->setError(text, status);
+  });
   connect(m_editor, &views::ProgramEditor::sourceEdited, m_session, &Session::editSource);
   connect(m_diagnostics, &views::DiagnosticsView::jumpToSource, this, [this](int line, int column) {
     m_programDock->show();
@@ -199,6 +230,8 @@ void MainWindow::onStateChanged() {
   m_tensorIr->setSnapshot(state->program);
   m_trace->model()->setSnapshot(state->trace);
   m_trace->table()->scrollToBottom();
+  m_codeStale = true;
+  refreshCode();
   const int steps = state->trace->stepCount;
   m_trace->setStatus(steps == 0 ? QStringLiteral("No steps yet: pick a loop or block and apply a primitive.")
                                 : QStringLiteral("%1 step(s), %2 instruction(s)").arg(steps).arg(state->trace->rows.size()));
@@ -214,6 +247,15 @@ void MainWindow::onStateChanged() {
     m_panel->setSelection(state->program, m_tensorIr->selectedNode());
   }
   updateTitle();
+}
+
+void MainWindow::refreshCode() {
+  // Generate only what is seen: a hidden code view is brought up to date when shown.
+  if (!m_codeStale || !m_session->state() || m_codeDock->visibleRegion().isEmpty() || m_code->currentTarget().isEmpty())
+    return;
+  m_codeStale = false;
+  m_code->setStatus(QStringLiteral("generating…"));
+  m_session->requestCode(m_code->currentTarget(), m_code->currentFormat());
 }
 
 void MainWindow::onNodeClicked(int index) {

@@ -23,6 +23,7 @@ class QPushButton;
 class QToolButton;
 
 namespace loopscape::views {
+class CodeView;
 class DiagnosticsView;
 class PrimitivePanel;
 class ProgramEditor;
@@ -53,6 +54,7 @@ public:
   views::PrimitivePanel* primitivePanel() const { return m_panel; }
   views::TraceView* traceView() const { return m_trace; }
   views::DiagnosticsView* diagnosticsView() const { return m_diagnostics; }
+  views::CodeView* codeView() const { return m_code; }
   /// Actions by objectName (for tests and the menus).
   QAction* action(const QString& objectName) const;
 
@@ -85,6 +87,7 @@ private:
   void onNodeClicked(int index);
   void showPreview(std::shared_ptr<const views::ProgramSnapshot> program, int row);
   void leavePreview();
+  void refreshCode();
   void updateTitle();
   void addRecentFile(const QString& path);
   void rebuildRecentMenu();
@@ -100,11 +103,14 @@ private:
   views::PrimitivePanel* m_panel = nullptr;
   views::TraceView* m_trace = nullptr;
   views::DiagnosticsView* m_diagnostics = nullptr;
+  views::CodeView* m_code = nullptr;
   QLabel* m_previewBanner = nullptr;
   QDockWidget* m_programDock = nullptr;
   QDockWidget* m_primitivesDock = nullptr;
   QDockWidget* m_traceDock = nullptr;
   QDockWidget* m_diagnosticsDock = nullptr;
+  QDockWidget* m_codeDock = nullptr;
+  bool m_codeStale = true;
   QMenu* m_recentMenu = nullptr;
   QMenu* m_viewMenu = nullptr;
   QMenu* m_scheduleMenu = nullptr;

@@ -162,12 +162,24 @@ void MainWindow::createActions() {
                                    .arg(QCoreApplication::applicationVersion()));
           });
 
-  // Trace dock tool bar.
+  // Trace dock tool bar: short labels standing for the real actions (the undo action's
+  // own text grows with the step it undoes).
   QToolBar* tb = m_trace->toolBar();
-  tb->addAction(undo);
-  tb->addAction(redo);
-  tb->addAction(action(QStringLiteral("editCopyPython")));
-  tb->addAction(action(QStringLiteral("fileLoadTrace")));
+  auto proxy = [this, tb](QAction* real, const QString& label, const QString& name) {
+    QAction* a = tb->addAction(label);
+    a->setObjectName(name);
+    a->setToolTip(real->text().remove(u'&') + QStringLiteral(" (") + real->shortcut().toString() + u')');
+    a->setEnabled(real->isEnabled());
+    connect(a, &QAction::triggered, real, &QAction::trigger);
+    connect(real, &QAction::changed, a, [a, real] {
+      a->setEnabled(real->isEnabled());
+      a->setToolTip(real->text().remove(u'&'));
+    });
+  };
+  proxy(undo, QStringLiteral("Undo"), QStringLiteral("traceUndo"));
+  proxy(redo, QStringLiteral("Redo"), QStringLiteral("traceRedo"));
+  proxy(action(QStringLiteral("editCopyPython")), QStringLiteral("Copy as TVM Python"), QStringLiteral("traceCopyPython"));
+  proxy(action(QStringLiteral("fileLoadTrace")), QStringLiteral("Load trace…"), QStringLiteral("traceLoad"));
 }
 
 void MainWindow::createMenus() {
@@ -230,7 +242,7 @@ void MainWindow::createMenus() {
   m_viewMenu = menuBar()->addMenu(QStringLiteral("&View"));
   m_viewMenu->setObjectName(QStringLiteral("viewMenu"));
   int key = 3;
-  for (QDockWidget* d : {m_programDock, m_primitivesDock, m_traceDock, m_diagnosticsDock}) {
+  for (QDockWidget* d : {m_programDock, m_primitivesDock, m_traceDock, m_diagnosticsDock, m_codeDock}) {
     QAction* toggle = d->toggleViewAction();
     toggle->setObjectName(QStringLiteral("viewToggle_") + d->objectName());
     toggle->setShortcut(QKeySequence(QStringLiteral("Ctrl+%1").arg(key++)));

@@ -1,5 +1,6 @@
 #include "app/gui/session.h"
 
+#include "app/gui/code_jobs.h"
 #include "app/gui/session_file.h"
 #include "app/gui/step_builder.h"
 #include "app/gui/undo_commands.h"
@@ -113,10 +114,7 @@ Session::Session(QObject* parent) : QObject(parent) {
   m_autosave.start();
 }
 
-Session::~Session() {
-  m_jobs->cancelAll();
-  m_jobs->waitForIdle(10000);
-}
+Session::~Session() { m_jobs->shutdown(); }
 
 bool Session::isModified() const { return m_sourceDirty || !m_undo->isClean(); }
 
@@ -364,6 +362,23 @@ bool Session::loadTraceFile(const QString& path, QString* error) {
   }
   loadTrace(QString::fromUtf8(f.readAll()), path);
   return true;
+}
+
+void Session::requestCode(const QString& target, const QString& format) {
+  if (!m_state || target.isEmpty() || format.isEmpty()) return;
+  m_target = target;
+  const std::uint64_t generation = ++m_codeGeneration;
+  const ir::PrimFunc func = m_state->schedule.func();
+  m_jobs->run<CodeResult>(
+      QStringLiteral("Generating %1").arg(format),
+      [func, target = target.toStdString(), format = format.toStdString()](std::stop_token stop, const ProgressFn&) {
+        return generateCode(func, target, format, stop);
+      },
+      [this, generation](CodeResult r) {
+        if (generation != m_codeGeneration) return;
+        Q_EMIT codeReady(r.ok, QString::fromStdString(r.text), QString::fromStdString(r.status));
+        Q_EMIT jobDone();
+      });
 }
 
 void Session::previewInstruction(int row) {

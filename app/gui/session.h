@@ -85,6 +85,9 @@ public:
   /// Replaces the trace by a trace file's (.json or TVM Python .py), as one undo step.
   void loadTrace(const QString& text, const QString& fileName);
   bool loadTraceFile(const QString& path, QString* error);
+  /// Generates the code of the current program for `target` in `format`; delivered by
+  /// codeReady. The target is remembered in the session (saved in .lsproj).
+  void requestCode(const QString& target, const QString& format);
   /// The program after instruction `row` of the current trace (-1: the original
   /// program); delivered by previewReady.
   void previewInstruction(int row);
@@ -109,6 +112,7 @@ Q_SIGNALS:
   void sourceReplaced(const QString& source);
   void previewReady(std::shared_ptr<const loopscape::views::ProgramSnapshot> program, int row);
   void modifiedChanged(bool modified);
+  void codeReady(bool ok, const QString& text, const QString& status);
   /// A primitive was refused (after diagnosticsChanged).
   void primitiveRefused(const QString& message);
   /// Emitted after each job result has been installed (tests wait on it).
@@ -129,7 +133,7 @@ private:
   JobRunner* m_jobs;
   QTimer m_autosave;
   std::vector<views::DiagnosticItem> m_sourceDiagnostics, m_actionDiagnostics, m_diagnostics;
-  std::uint64_t m_loadGeneration = 0, m_applyGeneration = 0, m_previewGeneration = 0;
+  std::uint64_t m_loadGeneration = 0, m_applyGeneration = 0, m_previewGeneration = 0, m_codeGeneration = 0;
   bool m_sourceDirty = false;
   bool m_dirtyAfterOpen = false;
   bool m_lastModified = false;

@@ -9,6 +9,7 @@
 #include "core/schedule/schedule_error.h"
 #include "core/schedule/trace_python.h"
 #include "core/schedule/trace_script.h"
+#include "views/code_view.h"
 #include "views/diagnostics_view.h"
 #include "views/primitive_panel.h"
 #include "views/program_editor.h"
@@ -354,6 +355,31 @@ private Q_SLOTS:
     QCOMPARE(w->session()->undoStack()->count(), 1);
     QCOMPARE(w->session()->undoStack()->undoText(), QStringLiteral("load trace matmul_tile.py"));
     QCOMPARE(w->traceView()->model()->rowCount(), static_cast<int>(sch.trace().instructions.size()));
+  }
+
+  void codeViewShowsGeneratedC() {
+    auto w = makeWindow();
+    QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te")));
+    QVERIFY(settle(*w));
+    auto* codeDock = w->findChild<QDockWidget*>(QStringLiteral("codeDock"));
+    QVERIFY(codeDock);
+    codeDock->raise();
+    QTRY_VERIFY(!codeDock->visibleRegion().isEmpty());
+    QVERIFY(settle(*w));
+    views::CodeView* code = w->codeView();
+    QCOMPARE(code->currentTarget(), QStringLiteral("cpu-c"));
+    QCOMPARE(code->currentFormat(), QStringLiteral("c"));
+    QVERIFY2(code->code().contains(QStringLiteral("main_kernel(")), qPrintable(code->code().left(400)));
+    QVERIFY(code->status().startsWith(QStringLiteral("cpu-c c · ")));
+    const QString before = code->code();
+    // A step regenerates the code: the parallel outer loop becomes an OpenMP loop.
+    clickNode(*w, nodeIndex(*w, "i"));
+    QVERIFY(w->primitivePanel()->choosePrimitive(QStringLiteral("parallel")));
+    w->action(QStringLiteral("scheduleApply"))->trigger();
+    QVERIFY(settle(*w));
+    QCOMPARE(w->session()->undoStack()->count(), 1);
+    QVERIFY(code->code() != before);
+    QVERIFY2(code->code().contains(QStringLiteral("#pragma omp parallel for")), qPrintable(code->code().left(800)));
   }
 
   void rendersANonEmptyScreenshot() {

@@ -1,0 +1,33 @@
+// Generating code for the code view: the target plugins the workbench can use and the
+// generated source (C, LLVM IR, assembly ...) of a program for one of them. Plain C++
+// run inside background jobs; every call into a plugin holds one lock, since plugins
+// (and the system compilers they start) are not assumed to be thread-safe.
+//
+// Plugins are looked up by codegen::TargetRegistry in its default directories plus the
+// build tree's plugin directory (compile definition LS_BUILD_PLUGIN_DIR), so a workbench
+// run from the build tree finds the plugins built beside it.
+#pragma once
+
+#include "core/ir/prim_func.h"
+#include "views/code_view.h"
+
+#include <stop_token>
+#include <string>
+#include <vector>
+
+namespace loopscape::gui {
+
+/// Every plugin found, usable or not (scans on first use).
+std::vector<views::TargetEntry> availableTargets();
+
+struct CodeResult {
+  bool ok = false;
+  std::string text;   ///< the code, or the rendered error
+  std::string status; ///< one line for the view
+};
+
+/// Lowers `func` for `target` and asks the plugin for `format`.
+CodeResult generateCode(const ir::PrimFunc& func, const std::string& target, const std::string& format,
+                        std::stop_token stop);
+
+} // namespace loopscape::gui
