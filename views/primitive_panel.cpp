@@ -16,6 +16,8 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace loopscape::views {
 
 namespace {
@@ -134,7 +136,20 @@ void PrimitivePanel::setSelection(std::shared_ptr<const ProgramSnapshot> snapsho
                                                             "or a block inside it."));
   } else {
     m_selectionLabel->setText(QStringLiteral("<b>%1</b>").arg(nodeLabel(*m_snapshot, m_index).toHtmlEscaped()));
-    for (const InstructionKind* k : catalogue()) {
+    // The everyday primitives first, the rest in registry order.
+    static const std::string_view kOrder[] = {"split", "fuse", "reorder", "parallel", "vectorize", "unroll",
+                                              "compute_inline", "reverse_compute_inline", "compute_at",
+                                              "reverse_compute_at", "cache_read", "cache_write", "rfactor",
+                                              "decompose_reduction", "bind"};
+    auto rank = [](const InstructionKind* k) {
+      for (std::size_t i = 0; i < std::size(kOrder); ++i)
+        if (k->name == kOrder[i]) return static_cast<int>(i);
+      return static_cast<int>(std::size(kOrder));
+    };
+    std::vector<const InstructionKind*> kinds = catalogue();
+    std::stable_sort(kinds.begin(), kinds.end(),
+                     [&](const InstructionKind* a, const InstructionKind* b) { return rank(a) < rank(b); });
+    for (const InstructionKind* k : kinds) {
       const Accepts a = firstInputAccepts(*k);
       const bool ok = a == Accepts::Either || (a == Accepts::Loop) == (n->kind == NodeInfo::Kind::Loop);
       if (!ok) continue;
