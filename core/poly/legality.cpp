@@ -220,9 +220,18 @@ private:
           for (std::size_t q = 0; q < s->loops.size() && q < t->loops.size() && s->loops[q] == t->loops[q]; ++q)
             if (s->loops[q] == int(l)) pos = int(q);
           if (pos < 0) return;
-          isl::map carried = carriedPart(m, pos);
+          // Executions of the sink that have no execution of the source in the same
+          // iteration of the loop (and of every loop outside it): the loop carries them.
+          isl_map* same = m.copy();
+          for (int q = 0; q <= pos; ++q) same = isl_map_equate(same, isl_dim_in, q, isl_dim_out, q);
+          isl::union_map internal(isl::manage(check(same, "same iteration")));
+          isl::union_map all(m);
+          // a -> execution of b, and those with an execution of a in the same iteration.
+          isl::union_map lonely = all.apply_domain(m_instNew).subtract(internal.apply_domain(m_instNew));
+          isl::union_map carried =
+              isl::union_map(carriedPart(m, pos)).intersect(lonely.apply_domain(m_instNew.reverse()));
           if (carried.is_empty()) return;
-          auto pair = firstPoint(isl::union_set(carried.wrap()));
+          auto pair = firstPoint(carried.wrap());
           const std::size_t ns = s->loops.size();
           std::vector<std::int64_t> sl(pair.begin(), pair.begin() + long(ns)), tl(pair.begin() + long(ns), pair.end());
           // Their identities in the common space.

@@ -346,7 +346,7 @@ public:
   }
 
   void expr(const ir::Expr& e) {
-    if (!e) return;
+    if (!e.defined()) return;
     if (auto load = e.as<ir::BufferLoad>()) {
       for (const auto& i : load->indices) expr(i);
       access(load->buffer, load->indices, false);

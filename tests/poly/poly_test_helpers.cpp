@@ -20,7 +20,7 @@ ir::PrimFunc parseProgram(const std::string& source) {
   return *f;
 }
 
-ir::PrimFunc stencil1d(std::int64_t steps, std::int64_t n, bool symbolic) {
+ir::PrimFunc stencil1d(std::int64_t steps, std::int64_t n, bool symbolic, int markedLoop, ir::ForKind kind) {
   using namespace ir;
   Expr T = symbolic ? Var::make("T") : intImm(steps);
   Expr N = symbolic ? Var::make("N") : intImm(n);
@@ -36,8 +36,8 @@ ir::PrimFunc stencil1d(std::int64_t steps, std::int64_t n, bool symbolic) {
   std::vector<BufferRegion> writes = {{A, {Range::fromMinExtent(vt + 1, intImm(1)), Range::fromMinExtent(vi, intImm(1))}}};
   Stmt block = Block::make("stencil", iters, reads, writes, store);
   Stmt realize = BlockRealize::make({t, i}, boolImm(true), block);
-  Stmt loops = For::make(t, intImm(0), T, ForKind::Serial,
-                         For::make(i, intImm(1), N - 2, ForKind::Serial, realize));
+  Stmt loops = For::make(t, intImm(0), T, markedLoop == 0 ? kind : ForKind::Serial,
+                         For::make(i, intImm(1), N - 2, markedLoop == 1 ? kind : ForKind::Serial, realize));
   Stmt root = BlockRealize::make({}, boolImm(true), Block::make("root", {}, {}, {}, loops));
   PrimFunc f;
   f.name = "main";
@@ -99,7 +99,7 @@ struct Walker {
 
   void accessesOf(const ir::Expr& e, std::vector<Access>& out) {
     using namespace ir;
-    if (!e) return;
+    if (!e.defined()) return;
     if (auto l = e.as<BufferLoad>()) {
       std::vector<std::int64_t> idx;
       for (const auto& i : l->indices) idx.push_back(eval(i, values));
@@ -254,24 +254,33 @@ std::string bruteForceLegality(const ir::PrimFunc& original, const ir::PrimFunc&
     for (int tt : t->second)
       if (tt <= first) return fmt::format("{} {} -> {} reversed", d.kind, keyText(d.src), keyText(d.snk));
   }
-  // Parallel / vectorized loops must not carry a dependence.
+  // Parallel / vectorized loops must not carry a dependence: every execution of a sink
+  // inside such a loop needs an execution of its source in the same iteration of that loop
+  // when the source runs in the same iteration of the loops outside it.
   for (const auto& d : deps) {
     auto s = times.find(d.src);
     auto t = times.find(d.snk);
     if (s == times.end() || t == times.end()) continue;
-    for (int a : s->second)
-      for (int b : t->second) {
-        const auto& la = cur[a].loops;
-        const auto& lb = cur[b].loops;
-        for (std::size_t q = 0; q < la.size() && q < lb.size() && la[q].first == lb[q].first; ++q) {
-          if (la[q].second == lb[q].second) continue;
-          const auto* f = static_cast<const ir::For*>(la[q].first);
-          if (f->forKind == ir::ForKind::Parallel || f->forKind == ir::ForKind::Vectorized)
-            return fmt::format("{} {} -> {} carried by parallel loop {}", d.kind, keyText(d.src), keyText(d.snk),
-                               f->loopVar.as<ir::Var>()->name);
-          break;
+    for (int b : t->second) {
+      const auto& lb = cur[b].loops;
+      for (std::size_t q = 0; q < lb.size(); ++q) {
+        const auto* f = static_cast<const ir::For*>(lb[q].first);
+        if (f->forKind != ir::ForKind::Parallel && f->forKind != ir::ForKind::Vectorized) continue;
+        bool sharesLoop = false, sameIteration = false;
+        for (int a : s->second) {
+          const auto& la = cur[a].loops;
+          bool prefix = la.size() > q;
+          for (std::size_t r = 0; prefix && r <= q; ++r) prefix = la[r].first == lb[r].first;
+          for (std::size_t r = 0; prefix && r < q; ++r) prefix = la[r].second == lb[r].second;
+          if (!prefix) continue; // not inside the same iteration of the outer loops
+          sharesLoop = true;
+          sameIteration = sameIteration || la[q].second == lb[q].second;
         }
+        if (sharesLoop && !sameIteration)
+          return fmt::format("{} {} -> {} carried by parallel loop {}", d.kind, keyText(d.src), keyText(d.snk),
+                             f->loopVar.as<ir::Var>()->name);
       }
+    }
   }
   return {};
 }

@@ -20,8 +20,10 @@ ir::PrimFunc parseProgram(const std::string& source);
 
 /// A[t + 1, i] = A[t, i - 1] + A[t, i] + A[t, i + 1] for t in [0, steps), i in [1, n - 1):
 /// one block "stencil" (spatial iterators v_t, v_i) reading and writing one buffer A of
-/// shape (steps + 1, n). With `symbolic`, steps and n are size Vars "T" and "N".
-ir::PrimFunc stencil1d(std::int64_t steps, std::int64_t n, bool symbolic = false);
+/// shape (steps + 1, n). With `symbolic`, steps and n are size Vars "T" and "N". Loop
+/// `markedLoop` (0: t, 1: i) gets `kind`.
+ir::PrimFunc stencil1d(std::int64_t steps, std::int64_t n, bool symbolic = false, int markedLoop = -1,
+                       ir::ForKind kind = ir::ForKind::Serial);
 
 /// The verdict of the brute-force oracle: empty when legal, else a short description.
 std::string bruteForceLegality(const ir::PrimFunc& original, const ir::PrimFunc& current);
