@@ -4,8 +4,12 @@
 #include "core/schedule/schedule_error.h"
 #include "core/schedule/trace_json.h"
 #include "core/schedule/trace_script.h"
+#include "core/ir/npy.h"
+#include "core/ir/visitor.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
@@ -80,6 +84,127 @@ std::optional<schedule::Schedule> applyTraceFile(const LoadedProgram& program, c
     exitCode = kExitBadInput;
   }
   return std::nullopt;
+}
+
+std::string shapeText(const std::vector<std::int64_t>& shape) {
+  if (shape.size() == 1) return fmt::format("({},)", shape[0]);
+  return fmt::format("({})", fmt::join(shape, ", "));
+}
+
+std::set<const ir::BufferNode*> writtenParams(const ir::PrimFunc& func) {
+  struct Collector final : ir::StmtVisitor {
+    std::set<const ir::BufferNode*> written;
+    void visitBufferStore(const ir::BufferStore& op, const ir::Stmt& self) override {
+      written.insert(op.buffer.get());
+      StmtVisitor::visitBufferStore(op, self);
+    }
+  } collector;
+  collector(func.body);
+  std::set<const ir::BufferNode*> out;
+  for (const auto& p : func.params)
+    if (collector.written.contains(p.get())) out.insert(p.get());
+  return out;
+}
+
+Expected<ir::SizeBindings> parseShapes(const ir::PrimFunc& func, const std::vector<std::string>& items) {
+  std::vector<std::string> known;
+  for (const auto& v : func.sizeVars()) known.push_back(v.as<ir::Var>()->name);
+  const std::string knownText =
+      known.empty() ? "the program has no symbolic sizes" : fmt::format("symbolic sizes: {}", fmt::join(known, ", "));
+  ir::SizeBindings bindings;
+  for (const auto& item : items) {
+    auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return Unexpected(Diagnostic::error("cli.bad-shape", fmt::format("--shape '{}': expected NAME=VALUE", item)));
+    std::string name = item.substr(0, eq);
+    std::string valueText = item.substr(eq + 1);
+    std::int64_t value = 0;
+    auto [ptr, ec] = std::from_chars(valueText.data(), valueText.data() + valueText.size(), value);
+    if (ec != std::errc() || ptr != valueText.data() + valueText.size() || value < 1)
+      return Unexpected(Diagnostic::error(
+          "cli.bad-shape", fmt::format("--shape '{}': the value must be a positive integer", item)));
+    if (std::find(known.begin(), known.end(), name) == known.end())
+      return Unexpected(Diagnostic::error(
+          "cli.bad-shape", fmt::format("--shape '{}': '{}' is not a symbolic size of the program ({})", item, name,
+                                       knownText)));
+    bindings[name] = value;
+  }
+  for (const auto& name : known)
+    if (!bindings.contains(name))
+      return Unexpected(Diagnostic::error(
+          "cli.unbound-size", fmt::format("symbolic size '{}' is not bound; pass --shape {}=VALUE", name, name)));
+  return bindings;
+}
+
+std::string multiIndex(std::int64_t flat, const std::vector<std::int64_t>& shape) {
+  std::vector<std::int64_t> index(shape.size());
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    index[d] = shape[d] > 0 ? flat % shape[d] : 0;
+    flat = shape[d] > 0 ? flat / shape[d] : 0;
+  }
+  return fmt::format("[{}]", fmt::join(index, ", "));
+}
+
+std::optional<std::vector<ir::NDArray>> loadArguments(const ir::PrimFunc& func, const ir::SizeBindings& sizes,
+                                                      const std::string& inputsDir, std::uint64_t seed) {
+  const auto outputs = writtenParams(func);
+  std::vector<ir::NDArray> args;
+  for (std::size_t i = 0; i < func.params.size(); ++i) {
+    const auto& param = func.params[i];
+    auto shape = ir::evalShape(param, sizes);
+    if (!shape) {
+      printDiagnostic(shape.error());
+      return std::nullopt;
+    }
+    const bool isOutput = outputs.contains(param.get());
+    if (isOutput || inputsDir.empty()) {
+      auto array = ir::NDArray(*shape, param->dtype);
+      if (!isOutput) {
+        array.fillRandom(seed + i);
+        fmt::print("input  {:<12} {:<8} {:<18} random, seed {}\n", param->name, param->dtype.str(), shapeText(*shape),
+                   seed + i);
+      }
+      args.push_back(std::move(array));
+      continue;
+    }
+    const auto path = (std::filesystem::path(inputsDir) / (param->name + ".npy")).string();
+    auto loaded = ir::loadNpy(path);
+    if (!loaded) {
+      auto d = loaded.error();
+      d.message = fmt::format("input '{}': {}", param->name, d.message);
+      printDiagnostic(d);
+      return std::nullopt;
+    }
+    if (loaded->shape() != *shape || loaded->dtype() != param->dtype) {
+      printDiagnostic(Diagnostic::error(
+          "cli.input-mismatch",
+          fmt::format("input '{}': file '{}' holds {} {}, but the program expects {} {}", param->name, path,
+                      loaded->dtype().str(), shapeText(loaded->shape()), param->dtype.str(), shapeText(*shape))));
+      return std::nullopt;
+    }
+    fmt::print("input  {:<12} {:<8} {:<18} from {}\n", param->name, param->dtype.str(), shapeText(*shape), path);
+    args.push_back(std::move(*loaded));
+  }
+  return args;
+}
+
+bool makeOutputDir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (!ec) return true;
+  printDiagnostic(
+      Diagnostic::error("cli.cannot-write", fmt::format("cannot create directory '{}': {}", dir, ec.message())));
+  return false;
+}
+
+bool saveOutput(const std::string& dir, const std::string& name, const ir::NDArray& array) {
+  const auto path = (std::filesystem::path(dir) / (name + ".npy")).string();
+  if (auto saved = ir::saveNpy(path, array); !saved) {
+    printDiagnostic(saved.error());
+    return false;
+  }
+  fmt::print("saved  {:<12} {}\n", name, path);
+  return true;
 }
 
 void printDiagnostic(const Diagnostic& d, std::string_view source) {

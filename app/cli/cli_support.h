@@ -4,11 +4,16 @@
 #pragma once
 
 #include "core/ir/diagnostic.h"
+#include "core/ir/interpreter.h"
+#include "core/ir/ndarray.h"
 #include "core/ir/prim_func.h"
 #include "core/schedule/schedule.h"
 
+#include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace loopscape::cli {
 
@@ -40,6 +45,32 @@ Expected<std::string> readFile(const std::string& path);
 /// (unreadable or malformed file, unknown primitive, bad arguments) is kExitBadInput.
 std::optional<schedule::Schedule> applyTraceFile(const LoadedProgram& program, const std::string& tracePath,
                                                  int& exitCode);
+
+/// Parses `--shape NAME=VALUE` items against the program's symbolic sizes; every size
+/// must end up bound ("cli.bad-shape", "cli.unbound-size").
+Expected<ir::SizeBindings> parseShapes(const ir::PrimFunc& func, const std::vector<std::string>& items);
+
+/// numpy's spelling of a shape: "(2, 3)", "(5,)".
+std::string shapeText(const std::vector<std::int64_t>& shape);
+
+/// `[0, 17]`: the row-major multi-dimensional index of flat index `flat`.
+std::string multiIndex(std::int64_t flat, const std::vector<std::int64_t>& shape);
+
+/// Parameters that some statement stores to: the outputs.
+std::set<const ir::BufferNode*> writtenParams(const ir::PrimFunc& func);
+
+/// One array per parameter of `func` under `sizes`, as `check` makes them: outputs
+/// zero-filled; input number i random with seed `seed + i`, or read from
+/// `inputsDir`/NAME.npy when `inputsDir` is given (dtype and shape must match). Prints one
+/// `input ...` line per input. On failure prints the diagnostic and returns nullopt (bad
+/// input, exit status 2).
+std::optional<std::vector<ir::NDArray>> loadArguments(const ir::PrimFunc& func, const ir::SizeBindings& sizes,
+                                                      const std::string& inputsDir, std::uint64_t seed);
+
+/// Creates `dir` if needed; prints the diagnostic and returns false when it cannot.
+bool makeOutputDir(const std::string& dir);
+/// Writes `array` to `dir`/NAME.npy and prints `saved  NAME PATH`; false (printed) on failure.
+bool saveOutput(const std::string& dir, const std::string& name, const ir::NDArray& array);
 
 /// Prints `d` to stderr, with the source line and caret when `source` is given.
 void printDiagnostic(const Diagnostic& d, std::string_view source = {});

@@ -34,68 +34,6 @@ struct CheckOptions {
   std::uint64_t seed = 0;
 };
 
-std::string shapeText(const std::vector<std::int64_t>& shape) {
-  if (shape.size() == 1) return fmt::format("({},)", shape[0]);
-  return fmt::format("({})", fmt::join(shape, ", "));
-}
-
-/// Parameters that some statement stores to: the outputs.
-std::set<const ir::BufferNode*> writtenParams(const ir::PrimFunc& func) {
-  struct Collector final : ir::StmtVisitor {
-    std::set<const ir::BufferNode*> written;
-    void visitBufferStore(const ir::BufferStore& op, const ir::Stmt& self) override {
-      written.insert(op.buffer.get());
-      StmtVisitor::visitBufferStore(op, self);
-    }
-  } collector;
-  collector(func.body);
-  std::set<const ir::BufferNode*> out;
-  for (const auto& p : func.params)
-    if (collector.written.contains(p.get())) out.insert(p.get());
-  return out;
-}
-
-/// Parses `--shape name=value` bindings against the program's symbolic sizes.
-Expected<ir::SizeBindings> parseShapes(const ir::PrimFunc& func, const std::vector<std::string>& items) {
-  std::vector<std::string> known;
-  for (const auto& v : func.sizeVars()) known.push_back(v.as<ir::Var>()->name);
-  const std::string knownText =
-      known.empty() ? "the program has no symbolic sizes" : fmt::format("symbolic sizes: {}", fmt::join(known, ", "));
-  ir::SizeBindings bindings;
-  for (const auto& item : items) {
-    auto eq = item.find('=');
-    if (eq == std::string::npos || eq == 0)
-      return Unexpected(Diagnostic::error("cli.bad-shape", fmt::format("--shape '{}': expected NAME=VALUE", item)));
-    std::string name = item.substr(0, eq);
-    std::string valueText = item.substr(eq + 1);
-    std::int64_t value = 0;
-    auto [ptr, ec] = std::from_chars(valueText.data(), valueText.data() + valueText.size(), value);
-    if (ec != std::errc() || ptr != valueText.data() + valueText.size() || value < 1)
-      return Unexpected(Diagnostic::error(
-          "cli.bad-shape", fmt::format("--shape '{}': the value must be a positive integer", item)));
-    if (std::find(known.begin(), known.end(), name) == known.end())
-      return Unexpected(Diagnostic::error(
-          "cli.bad-shape", fmt::format("--shape '{}': '{}' is not a symbolic size of the program ({})", item, name,
-                                       knownText)));
-    bindings[name] = value;
-  }
-  for (const auto& name : known)
-    if (!bindings.contains(name))
-      return Unexpected(Diagnostic::error(
-          "cli.unbound-size", fmt::format("symbolic size '{}' is not bound; pass --shape {}=VALUE", name, name)));
-  return bindings;
-}
-
-/// `[0, 17]`: the row-major multi-dimensional index of flat index `flat`.
-std::string multiIndex(std::int64_t flat, const std::vector<std::int64_t>& shape) {
-  std::vector<std::int64_t> index(shape.size());
-  for (std::size_t d = shape.size(); d-- > 0;) {
-    index[d] = shape[d] > 0 ? flat % shape[d] : 0;
-    flat = shape[d] > 0 ? flat / shape[d] : 0;
-  }
-  return fmt::format("[{}]", fmt::join(index, ", "));
-}
-
 int runCheck(const CheckOptions& opt) {
   auto program = loadProgram(opt.file);
   if (!program) return kExitBadInput;
@@ -113,43 +51,9 @@ int runCheck(const CheckOptions& opt) {
   }
 
   const auto outputs = writtenParams(func);
-  std::vector<ir::NDArray> args;
-  for (std::size_t i = 0; i < func.params.size(); ++i) {
-    const auto& param = func.params[i];
-    auto shape = ir::evalShape(param, *sizes);
-    if (!shape) {
-      printDiagnostic(shape.error());
-      return kExitBadInput;
-    }
-    const bool isOutput = outputs.contains(param.get());
-    if (isOutput || opt.inputsDir.empty()) {
-      auto array = ir::NDArray(*shape, param->dtype);
-      if (!isOutput) {
-        array.fillRandom(opt.seed + i);
-        fmt::print("input  {:<12} {:<8} {:<18} random, seed {}\n", param->name, param->dtype.str(), shapeText(*shape),
-                   opt.seed + i);
-      }
-      args.push_back(std::move(array));
-      continue;
-    }
-    const auto path = (std::filesystem::path(opt.inputsDir) / (param->name + ".npy")).string();
-    auto loaded = ir::loadNpy(path);
-    if (!loaded) {
-      auto d = loaded.error();
-      d.message = fmt::format("input '{}': {}", param->name, d.message);
-      printDiagnostic(d);
-      return kExitBadInput;
-    }
-    if (loaded->shape() != *shape || loaded->dtype() != param->dtype) {
-      printDiagnostic(Diagnostic::error(
-          "cli.input-mismatch",
-          fmt::format("input '{}': file '{}' holds {} {}, but the program expects {} {}", param->name, path,
-                      loaded->dtype().str(), shapeText(loaded->shape()), param->dtype.str(), shapeText(*shape))));
-      return kExitBadInput;
-    }
-    fmt::print("input  {:<12} {:<8} {:<18} from {}\n", param->name, param->dtype.str(), shapeText(*shape), path);
-    args.push_back(std::move(*loaded));
-  }
+  auto loadedArgs = loadArguments(func, *sizes, opt.inputsDir, opt.seed);
+  if (!loadedArgs) return kExitBadInput;
+  std::vector<ir::NDArray> args = std::move(*loadedArgs);
 
   // With a trace, the scheduled program runs on copies of the same inputs.
   std::vector<ir::NDArray> scheduledArgs;
@@ -178,15 +82,7 @@ int runCheck(const CheckOptions& opt) {
     }
   }
 
-  if (!opt.saveDir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(opt.saveDir, ec);
-    if (ec) {
-      printDiagnostic(Diagnostic::error(
-          "cli.cannot-write", fmt::format("cannot create directory '{}': {}", opt.saveDir, ec.message())));
-      return kExitBadInput;
-    }
-  }
+  if (!opt.saveDir.empty() && !makeOutputDir(opt.saveDir)) return kExitBadInput;
   bool allEqual = true;
   for (std::size_t i = 0; i < func.params.size(); ++i) {
     const auto& param = func.params[i];
@@ -201,25 +97,13 @@ int runCheck(const CheckOptions& opt) {
                    param->name, param->dtype.str(), shapeText(args[i].shape()), mismatch->index,
                    multiIndex(mismatch->index, args[i].shape()), mismatch->expected, mismatch->actual);
       }
-      if (opt.saveDir.empty()) continue;
-      const auto path = (std::filesystem::path(opt.saveDir) / (param->name + ".npy")).string();
-      if (auto saved = ir::saveNpy(path, scheduledArgs[i]); !saved) {
-        printDiagnostic(saved.error());
-        return kExitBadInput;
-      }
-      fmt::print("saved  {:<12} {}\n", param->name, path);
+      if (!opt.saveDir.empty() && !saveOutput(opt.saveDir, param->name, scheduledArgs[i])) return kExitBadInput;
       continue;
     }
     const auto sum = args[i].checksum();
     fmt::print("output {:<12} {:<8} {:<18} sum={:.9g} abs_sum={:.9g} fnv1a={:016x}\n", param->name,
                param->dtype.str(), shapeText(args[i].shape()), sum.sum, sum.absSum, sum.hash);
-    if (opt.saveDir.empty()) continue;
-    const auto path = (std::filesystem::path(opt.saveDir) / (param->name + ".npy")).string();
-    if (auto saved = ir::saveNpy(path, args[i]); !saved) {
-      printDiagnostic(saved.error());
-      return kExitBadInput;
-    }
-    fmt::print("saved  {:<12} {}\n", param->name, path);
+    if (!opt.saveDir.empty() && !saveOutput(opt.saveDir, param->name, args[i])) return kExitBadInput;
   }
   return allEqual ? kExitOk : kExitInternal;
 }

@@ -17,6 +17,10 @@ void registerPrint(CLI::App& app, CommandResult& result);
 /// `check FILE [--shape n=64 ...] [--inputs DIR] [--save DIR] [--seed N]`: run the
 /// reference interpreter on seeded random (or given) inputs, print output checksums.
 void registerCheck(CLI::App& app, CommandResult& result);
+/// `run FILE --target NAME [--trace T] [--verify] ...`: compile, run isolated, verify, time.
+void registerRun(CLI::App& app, CommandResult& result);
+/// `export FILE --trace T --target cpu-c --out DIR`: kernel.c, kernel.h, libkernel.so, README.
+void registerExport(CLI::App& app, CommandResult& result);
 /// `targets`: the target plugins found, their capabilities and toolchain status.
 void registerTargets(CLI::App& app, CommandResult& result);
 

@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
   loopscape::cli::registerLegal(app, result);
   loopscape::cli::registerPoly(app, result);
   loopscape::cli::registerTargets(app, result);
+  loopscape::cli::registerRun(app, result);
+  loopscape::cli::registerExport(app, result);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
