@@ -52,8 +52,11 @@ std::string renderDependenceReport(const DependenceReport& r) {
   for (const auto& d : r.dependences) {
     std::string dist = d.distance ? fmt::format("distance ({})", fmt::join(*d.distance, ", "))
                                   : fmt::format("distances {}", d.distances);
-    out += fmt::format("  {} {} -> {} on {}: {} over ({})\n", d.kind, d.source, d.sink, d.buffer, dist,
-                       fmt::join(d.commonLoops, ", "));
+    if (d.commonLoops.empty())
+      out += fmt::format("  {} {} -> {} on {}: no common loop\n", d.kind, d.source, d.sink, d.buffer);
+    else
+      out += fmt::format("  {} {} -> {} on {}: {} over ({})\n", d.kind, d.source, d.sink, d.buffer, dist,
+                         fmt::join(d.commonLoops, ", "));
   }
   out += "loops:\n";
   for (const auto& l : r.loops) {
