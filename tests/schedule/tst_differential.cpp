@@ -4,8 +4,12 @@
 // must equal the original program's bit for bit, and replaying the trace on a fresh
 // schedule must give a structurally equal program.
 //
+// LS_DIFF_SEED=<unsigned> and LS_DIFF_SEQUENCES=<count> choose another seed and count (the
+// defaults, 20240611 and 500, are what CTest runs).
+//
 // With LS_DIFF_KEEP_GOING=1 the test logs every failing sequence (the steps applied and
-// the first difference) instead of stopping at the first one.
+// the first difference) instead of stopping at the first one; LS_DIFF_TRACE=1 adds the
+// trace of each failing sequence as TVM Python (replayable with applyScript) and the program.
 //
 // The generator is a table of (primitive, argument generator) rows: a new primitive joins
 // by adding a row. Every row must succeed at least once over the run.
@@ -16,6 +20,7 @@
 #include "core/schedule/instruction.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/schedule_error.h"
+#include "core/schedule/trace_python.h"
 
 #include <QtTest>
 
@@ -375,8 +380,14 @@ void TestDifferential::everyRowIsRegistered() {
 }
 
 void TestDifferential::randomSequences() {
-  constexpr int kSequences = 500;
-  std::mt19937_64 rng(20240611);
+  // LS_DIFF_SEED and LS_DIFF_SEQUENCES run other seeds / more sequences than the default.
+  bool ok = false;
+  const int envSequences = qEnvironmentVariableIntValue("LS_DIFF_SEQUENCES", &ok);
+  const int kSequences = ok && envSequences > 0 ? envSequences : 500;
+  std::uint64_t seed = 20240611;
+  if (qEnvironmentVariableIsSet("LS_DIFF_SEED")) seed = qgetenv("LS_DIFF_SEED").toULongLong(&ok);
+  QVERIFY2(ok || !qEnvironmentVariableIsSet("LS_DIFF_SEED"), "LS_DIFF_SEED is not an unsigned integer");
+  std::mt19937_64 rng(seed);
   std::map<std::string, std::pair<int, int>> counts; // primitive -> (attempts, successes)
   const auto& table = rows();
   const auto nPrograms = std::size(kPrograms);
@@ -400,7 +411,10 @@ void TestDifferential::randomSequences() {
     }
     const std::string diff = testing::compareResults(original, sch.func(), program.sizes);
     if (!diff.empty() && qEnvironmentVariableIsSet("LS_DIFF_KEEP_GOING")) {
-      qInfo("FAILURE %d %s: %s\n%s", s, program.name, diff.substr(0, 160).c_str(), log.c_str());
+      qInfo("FAILURE %d %s: %s\n%s%s", s, program.name, diff.substr(0, 160).c_str(), log.c_str(),
+            qEnvironmentVariableIsSet("LS_DIFF_TRACE")
+                ? (schedule::traceToPython(sch.trace()) + ir::printPrimFunc(sch.func())).c_str()
+                : "");
       continue;
     }
     if (!diff.empty())

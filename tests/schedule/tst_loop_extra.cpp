@@ -45,6 +45,11 @@ const char* const kDynamic = "n = var(\"n\")\n"
                              "A = placeholder((n, 8), \"float32\", name=\"A\")\n"
                              "B = compute((n, 8), lambda i, j: A[i, j] + 1.0, name=\"B\")\n";
 
+const char* const kIntMatmul = "A = placeholder((8, 12), \"int32\", name=\"A\")\n"
+                               "B = placeholder((12, 16), \"int32\", name=\"B\")\n"
+                               "k = reduce_axis((0, 12), name=\"k\")\n"
+                               "C = compute((8, 16), lambda i, j: sum(A[i, k] * B[k, j], axis=k), name=\"C\")\n";
+
 } // namespace
 
 class TestLoopExtra : public QObject {
@@ -54,6 +59,7 @@ private Q_SLOTS:
   void partitionWithNone();
   void partitionRemainder();
   void partitionMatmulReplays();
+  void partitionRegionsThenCacheWrite();
   void partitionRefused_data();
   void partitionRefused();
   void tileMatmul();
@@ -143,6 +149,26 @@ void TestLoopExtra::partitionMatmulReplays() {
   auto replay = schedule::replayTrace(sch.original(), sch.trace());
   QVERIFY(replay);
   QVERIFY(ir::structuralEqual(replay->func(), sch.func()));
+}
+
+void TestLoopExtra::partitionRegionsThenCacheWrite() {
+  // Regression (differential test): the copies declared their iterators' whole domains
+  // (C[0:8, 0:13] for one element), so cache_write copied back elements the block never
+  // wrote. The copies keep their exact regions; the partition blocks declare what their
+  // loop accesses, and the common block what the whole loop accesses.
+  Schedule sch(testing::parseProgram(kIntMatmul));
+  RV c = must(sch.apply("get_block", {}, {"C"}), sch)[0];
+  auto loops = must(sch.apply("get_loops", {c}), sch);
+  must(sch.apply("loop_partition", {loops[1], TraceList{nullptr, 3}}), sch);
+  const auto* copy = sch.tree().findBlock("C_j0");
+  QVERIFY(copy);
+  QCOMPARE(QString::fromStdString(ir::printExpr(copy->block()->writes[0].region[1].min)), QString("v_j"));
+  QVERIFY(ir::isConstInt(copy->block()->writes[0].region[1].extent, 1));
+  RV c0 = must(sch.apply("get_block", {}, {"C_j0"}), sch)[0];
+  must(sch.apply("cache_write", {c0, TraceList{}}, {0, "shared"}), sch);
+  QVERIFY2(golden("loop_extra_partition_cache_write", sch).isEmpty(),
+           qPrintable(golden("loop_extra_partition_cache_write", sch)));
+  QCOMPARE(QString::fromStdString(testing::compareResults(sch.original(), sch.func())), QString());
 }
 
 void TestLoopExtra::partitionRefused_data() {

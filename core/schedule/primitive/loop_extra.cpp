@@ -33,13 +33,23 @@
 //   variable is not rebased: bindings keep their values). Inside each copy every loop gets
 //   a fresh variable and every block is renamed "<name>_<l><k>"; the block iterator bound
 //   directly to the loop gets the domain [start_k, end_k), its iterators are fresh
-//   variables, and - as TVM's BlockMutator does - each read/write region of a buffer the
-//   body indexes with bare iterators becomes the iterators' full domains. The partition
-//   loops are returned. preserve_unit_iters is recorded but, as in TVM, has no effect.
+//   variables. The partition loops are returned. preserve_unit_iters is recorded but, as
+//   in TVM, has no effect.
+//   Regions: the copies keep their exact read/write regions (in their fresh iterators).
+//   TVM's BlockMutator instead widens each region of a buffer indexed by bare iterators
+//   to the iterators' whole domains (C[0:8, 0:13] for an instance that writes C[v_i, v_j]);
+//   a later cache_write then copies back elements the block never wrote, so Loopscape
+//   does not copy that. The opaque "_partition" blocks declare what their loop accesses
+//   and "_common" what the whole loop accesses (as TVMScript infers the regions of a
+//   block from its body): the hull of the inner blocks' regions with every loop inside
+//   ranging over its range and every block iterator over its binding's values within its
+//   domain, clipped to the buffer; buffers allocated inside are left out. Other blocks of
+//   the scope thus see the partitioned computation's dataflow.
 #include "core/schedule/tile.h"
 
 #include "core/schedule/instruction.h"
 #include "core/schedule/primitive/families.h"
+#include "core/schedule/primitive/region.h"
 #include "core/schedule/primitive/util.h"
 #include "core/schedule/schedule_error.h"
 
@@ -52,6 +62,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 
 namespace loopscape::schedule {
 
@@ -73,33 +84,85 @@ Expected<std::vector<RV>> applyAddUnitLoop(Schedule& sch, const std::vector<Trac
 
 // ---------------------------------------------------------------------------- loop_partition
 
-/// Per buffer name, the names of the bare-variable indices of its first access in `s`
-/// whose indices are all variables (TVM's BufferIndicesMapExtractor).
-std::map<std::string, std::vector<std::string>> bareIndices(const ir::Stmt& s) {
-  struct Extractor final : ir::StmtVisitor {
-    std::map<std::string, std::vector<std::string>> out;
-    void record(const ir::Buffer& b, const std::vector<ir::Expr>& indices) {
-      std::vector<std::string> names;
-      for (const auto& i : indices) {
-        const auto* v = i.as<ir::Var>();
-        if (!v) return;
-        names.push_back(v->name);
+/// The regions that the blocks under a statement access when its loops (and the loops in
+/// `relax`) take every value of their ranges: per buffer, in order of first access, the
+/// hull of the blocks' regions, each block iterator relaxed over its binding's values
+/// intersected with its domain, clipped to the buffer. Buffers allocated under the
+/// statement are left out. A block's own regions stand for its body.
+class RegionCollector {
+public:
+  explicit RegionCollector(ir::Analyzer analyzer) : m_analyzer(std::move(analyzer)) {}
+
+  void collect(const ir::Stmt& s, RelaxMap relax) {
+    if (const auto* f = s.as<ir::For>()) {
+      relax[f->loopVar.get()] = ir::Range{f->min, f->extent};
+      collect(f->body, std::move(relax));
+    } else if (const auto* seq = s.as<ir::SeqStmt>()) {
+      for (const auto& c : seq->seq) collect(c, relax);
+    } else if (const auto* br = s.as<ir::BlockRealize>()) {
+      const ir::Block& b = br->blockNode();
+      for (const auto& a : b.allocBuffers) m_allocated.insert(a.get());
+      std::vector<const ir::ExprNode*> relaxed;
+      for (const auto& [v, r] : relax) relaxed.push_back(v);
+      ir::VarMap bindings;
+      RelaxMap iterRelax = relax;
+      for (std::size_t i = 0; i < b.iterVars.size(); ++i) {
+        const auto& iv = b.iterVars[i];
+        const ir::Expr& value = br->iterValues[i];
+        if (!usesAnyVar(value, relaxed)) {
+          bindings[iv.var.get()] = value;
+          continue;
+        }
+        ir::Expr lo = iv.dom.min, hi = iv.dom.min + iv.dom.extent - 1;
+        if (auto in = evalInterval(value, relax)) {
+          lo = maxOf(in->min, lo, m_analyzer);
+          hi = minOf(in->max, hi, m_analyzer);
+        }
+        iterRelax[iv.var.get()] = ir::Range{lo, m_analyzer.simplify(hi - lo + 1)};
       }
-      out.emplace(b->name, std::move(names));
+      for (const auto& r : b.reads) add(m_reads, r, relaxRegion(r, bindings, iterRelax));
+      for (const auto& w : b.writes) add(m_writes, w, relaxRegion(w, bindings, iterRelax));
+    } else if (const auto* ite = s.as<ir::IfThenElse>()) {
+      collect(ite->thenCase, relax);
+      if (ite->elseCase.defined()) collect(ite->elseCase, relax);
     }
-    void visitBufferStore(const ir::BufferStore& op, const ir::Stmt& self) override {
-      record(op.buffer, op.indices);
-      StmtVisitor::visitBufferStore(op, self);
+  }
+
+  std::vector<ir::BufferRegion> reads() const { return regions(m_reads); }
+  std::vector<ir::BufferRegion> writes() const { return regions(m_writes); }
+
+private:
+  struct Acc {
+    ir::Buffer buffer;
+    std::vector<Interval> hull;
+  };
+  void add(std::vector<Acc>& acc, const ir::BufferRegion& r, const std::vector<Interval>& iv) {
+    for (auto& a : acc)
+      if (a.buffer.sameAs(r.buffer)) {
+        a.hull = hull(a.hull, iv, m_analyzer);
+        return;
+      }
+    acc.push_back({r.buffer, iv});
+  }
+  std::vector<ir::BufferRegion> regions(const std::vector<Acc>& acc) const {
+    std::vector<ir::BufferRegion> out;
+    for (const auto& a : acc) {
+      if (m_allocated.contains(a.buffer.get())) continue;
+      ir::BufferRegion r{a.buffer, {}};
+      for (std::size_t d = 0; d < a.hull.size(); ++d) {
+        const ir::Expr& dim = a.buffer->shape[d];
+        const ir::Expr lo = maxOf(a.hull[d].min, ir::intImm(0, dim.dtype()), m_analyzer);
+        const ir::Expr hi = minOf(a.hull[d].max, m_analyzer.simplify(dim - 1), m_analyzer);
+        r.region.push_back({lo, m_analyzer.simplify(hi - lo + 1)});
+      }
+      out.push_back(std::move(r));
     }
-    void visitExpr(const ir::Expr& e) override {
-      ir::forEachExpr(e, [&](const ir::Expr& sub) {
-        if (const auto* load = sub.as<ir::BufferLoad>()) record(load->buffer, load->indices);
-      });
-    }
-  } extractor;
-  extractor(s);
-  return extractor.out;
-}
+    return out;
+  }
+  ir::Analyzer m_analyzer;
+  std::vector<Acc> m_reads, m_writes;
+  std::set<const ir::BufferNode*> m_allocated;
+};
 
 /// TVM's BlockMutator for one partition copy.
 class PartitionCopier final : public ir::StmtMutator {
@@ -140,32 +203,20 @@ private:
                              b->annotations);
     ir::VarMap map;
     std::vector<ir::IterVar> iters;
-    std::map<std::string, ir::Range> domains;
     for (std::size_t i = 0; i < b->iterVars.size(); ++i) {
       ir::IterVar iv = b->iterVars[i];
       ir::Expr fresh = ir::Var::make(iv.var.as<ir::Var>()->name, iv.var.dtype());
       map[iv.var.get()] = fresh;
       iv.var = fresh;
       if (static_cast<int>(i) == index) iv.dom = ir::Range::fromMinExtent(m_start, ir::simplify(m_end - m_start));
-      domains.emplace(iv.var.as<ir::Var>()->name, iv.dom);
       iters.push_back(iv);
     }
-    const auto indices = bareIndices(b->body);
     auto regions = [&](const std::vector<ir::BufferRegion>& in) {
       std::vector<ir::BufferRegion> out;
       for (const auto& r : in) {
         ir::BufferRegion nr{r.buffer, {}};
-        auto it = indices.find(r.buffer->name);
-        bool widened = it != indices.end() && it->second.size() == r.region.size();
-        if (widened)
-          for (const auto& n : it->second) widened &= domains.contains(n);
-        if (widened) {
-          for (const auto& n : it->second) nr.region.push_back(domains.at(n));
-        } else {
-          for (const auto& range : r.region)
-            nr.region.push_back(ir::Range::fromMinExtent(ir::substitute(range.min, map),
-                                                         ir::substitute(range.extent, map)));
-        }
+        for (const auto& range : r.region)
+          nr.region.push_back(ir::Range::fromMinExtent(ir::substitute(range.min, map), ir::substitute(range.extent, map)));
         out.push_back(std::move(nr));
       }
       return out;
@@ -275,6 +326,9 @@ Expected<std::vector<RV>> applyLoopPartition(Schedule& sch, const std::vector<Tr
   if (noneCount == 0) ends.push_back(*extent);
 
   const ir::DataType t = f.loopVar.dtype();
+  const ir::Analyzer outerAnalyzer = analyzerAt(loop);
+  RegionCollector commonRegions(outerAnalyzer);
+  commonRegions.collect(loop.handle, {});
   std::vector<ir::Stmt> partitions;
   std::vector<ir::Expr> vars;
   std::vector<std::string> newNames;
@@ -287,7 +341,10 @@ Expected<std::vector<RV>> applyLoopPartition(Schedule& sch, const std::vector<Tr
     body = copier.mutate(body);
     for (const auto& old : copier.renamed) newNames.push_back(old + "_" + suffix);
     ir::Stmt loopStmt = ir::For::make(var, ir::intImm(start, t), ir::intImm(ends[k] - start, t), ir::ForKind::Serial, body);
-    ir::Stmt block = ir::Block::make(fmt::format("{}{}_partition", blockName, k), {}, {}, {}, loopStmt);
+    RegionCollector partRegions(outerAnalyzer);
+    partRegions.collect(loopStmt, {});
+    ir::Stmt block = ir::Block::make(fmt::format("{}{}_partition", blockName, k), {}, partRegions.reads(),
+                                     partRegions.writes(), loopStmt);
     partitions.push_back(ir::BlockRealize::make({}, ir::boolImm(true), block));
     newNames.push_back(fmt::format("{}{}_partition", blockName, k));
     vars.push_back(var);
@@ -303,7 +360,8 @@ Expected<std::vector<RV>> applyLoopPartition(Schedule& sch, const std::vector<Tr
                                                   name, n),
                                       {loopRef(name), blockRef(n)}));
   ir::Stmt common = ir::BlockRealize::make(
-      {}, ir::boolImm(true), ir::Block::make(blockName + "_common", {}, {}, {}, ir::SeqStmt::make(partitions)));
+      {}, ir::boolImm(true), ir::Block::make(blockName + "_common", {}, commonRegions.reads(), commonRegions.writes(),
+                                         ir::SeqStmt::make(partitions)));
   if (auto ok = sch.replace(replaced(sch, loop.node, common)); !ok) return Unexpected(ok.error());
   std::vector<RV> out;
   for (const auto& v : vars) out.push_back(sch.defineLoop(v));

@@ -6,30 +6,30 @@ def main(A: T.Buffer((64, 48), "float32"), B: T.Buffer((48, 32), "float32"), C: 
     # with T.block("root"):
     for i in T.parallel(64):
         with T.block("C_j_common"):
-            T.reads()
-            T.writes()
+            T.reads(A[i, 0:48], B[0:48, 0:32])
+            T.writes(C[i, 0:32])
             with T.block("C_j0_partition"):
-                T.reads()
-                T.writes()
+                T.reads(A[i, 0:48], B[0:48, 0:20])
+                T.writes(C[i, 0:20])
                 for j0_0, j0_1, k in T.grid(5, 4, 48):
                     with T.block("C_j0"):
                         v_i = T.axis.spatial(64, i)
                         v_j = T.axis.spatial(20, j0_0 * 4 + j0_1)
                         v_k = T.axis.reduce(48, k)
-                        T.reads(A[0:64, 0:48], B[0:48, 0:20])
-                        T.writes(C[0:64, 0:20])
+                        T.reads(A[v_i, v_k], B[v_k, v_j])
+                        T.writes(C[v_i, v_j])
                         with T.init():
                             C[v_i, v_j] = T.float32(0)
                         C[v_i, v_j] = C[v_i, v_j] + A[v_i, v_k] * B[v_k, v_j]
             with T.block("C_j1_partition"):
-                T.reads()
-                T.writes()
+                T.reads(A[i, 0:48], B[0:48, 20:32])
+                T.writes(C[i, 20:32])
                 for j1 in range(20, 32):
                     for k in range(48):
                         with T.block("C_j1"):
                             v_i, v_j, v_k = T.axis.remap("SSR", [i, j1, k])
-                            T.reads(A[0:64, 0:48], B[0:48, 20:32])
-                            T.writes(C[0:64, 20:32])
+                            T.reads(A[v_i, v_k], B[v_k, v_j])
+                            T.writes(C[v_i, v_j])
                             with T.init():
                                 C[v_i, v_j] = T.float32(0)
                             C[v_i, v_j] = C[v_i, v_j] + A[v_i, v_k] * B[v_k, v_j]
