@@ -1,0 +1,156 @@
+// Benchmark of the polyhedral pipeline (issue 4, "Performance"): for every sample program
+// (full size, as shipped in samples/), the time of each stage of an interactive poly
+// step, in milliseconds:
+//   scop     extractScop (domains, accesses, the schedule tree of the loop nest)
+//   deps     computeDependences (isl flow analysis: RAW, WAR, WAW)
+//   sched    the isl scheduler (computeIslSchedule; tiling included), "-" for identity
+//   codegen  generateFunc (isl AST build + translation back to TensorIR)
+//   check    checkLegality of the result against the original (what every poly step
+//            runs before it replaces the program; it extracts both Scops itself)
+//   total    the sum: what one poly_auto step costs
+// for four schedules: the identity (the program regenerated from its own tree), poly_auto
+// fusion=max, fusion=min, and fusion=max with tile=[32,32]. Each cell is the best of
+// --reps runs (default 3). The output is a Markdown table (bench/README.md).
+//
+// usage: loopscape-poly-bench [--reps N] [SAMPLE.te ...]   (default: every sample)
+#include "core/frontend/te_frontend.h"
+#include "core/poly/ast_to_tir.h"
+#include "core/poly/dependences.h"
+#include "core/poly/legality.h"
+#include "core/poly/poly_auto_detail.h"
+#include "core/poly/scop.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace loopscape;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+struct Config {
+  const char* name;
+  bool identity;
+  poly::PolyAutoOptions options;
+};
+
+struct Times {
+  double scop = 0, deps = 0, sched = 0, codegen = 0, check = 0;
+  double total() const { return scop + deps + sched + codegen + check; }
+};
+
+/// One run of the pipeline; an error message on failure.
+std::optional<std::string> runOnce(const ir::PrimFunc& f, const Config& c, Times& t) {
+  auto t0 = Clock::now();
+  auto scop = poly::extractScop(f);
+  t.scop = msSince(t0);
+  if (!scop) return renderDiagnostic(scop.error());
+  t0 = Clock::now();
+  auto deps = poly::computeDependences(*scop);
+  t.deps = msSince(t0);
+  if (!deps) return renderDiagnostic(deps.error());
+  isl::schedule tree = scop->schedule;
+  t.sched = 0;
+  if (!c.identity) {
+    t0 = Clock::now();
+    auto s = poly::computeIslSchedule(*scop, *deps, c.options);
+    t.sched = msSince(t0);
+    if (!s) return renderDiagnostic(s.error());
+    tree = *s;
+  }
+  t0 = Clock::now();
+  auto g = poly::generateFunc(f, *scop, tree);
+  t.codegen = msSince(t0);
+  if (!g) return renderDiagnostic(g.error());
+  t0 = Clock::now();
+  auto legal = poly::checkLegality(f, *g);
+  t.check = msSince(t0);
+  if (!legal) return renderDiagnostic(legal.error());
+  if (!legal->legal) return "ILLEGAL: " + poly::counterexampleMessage(*legal->counterexample);
+  return std::nullopt;
+}
+
+std::string cell(double ms) { return ms < 10 ? fmt::format("{:.2f}", ms) : fmt::format("{:.1f}", ms); }
+
+} // namespace
+
+int main(int argc, char** argv) {
+  int reps = 3;
+  std::vector<std::string> files;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--reps" && i + 1 < argc)
+      reps = std::max(1, std::atoi(argv[++i]));
+    else if (a == "-h" || a == "--help") {
+      std::puts("usage: loopscape-poly-bench [--reps N] [SAMPLE.te ...]");
+      return 0;
+    } else
+      files.push_back(a);
+  }
+  if (files.empty()) {
+    for (const auto& e : std::filesystem::directory_iterator(LS_SOURCE_DIR "/samples"))
+      if (e.path().extension() == ".te") files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+  }
+  std::vector<Config> configs(4);
+  configs[0] = {"identity", true, {}};
+  configs[1] = {"auto max", false, {}};
+  configs[2] = {"auto min", false, {}};
+  configs[2].options.fusion = "min";
+  configs[3] = {"auto max tile 32,32", false, {}};
+  configs[3].options.tile = {32, 32};
+
+  std::puts("| sample | schedule | scop | deps | sched | codegen | check | total |");
+  std::puts("|---|---|---:|---:|---:|---:|---:|---:|");
+  int failures = 0;
+  for (const auto& file : files) {
+    std::ifstream in(file);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string name = std::filesystem::path(file).stem().string();
+    auto f = frontend::parseTe(ss.str(), file);
+    if (!f) {
+      std::fprintf(stderr, "%s: %s\n", file.c_str(), renderDiagnostic(f.error(), ss.str()).c_str());
+      ++failures;
+      continue;
+    }
+    for (const auto& c : configs) {
+      Times best;
+      best.scop = best.deps = best.sched = best.codegen = best.check = std::numeric_limits<double>::infinity();
+      std::optional<std::string> error;
+      for (int r = 0; r < reps && !error; ++r) {
+        Times t;
+        error = runOnce(*f, c, t);
+        best.scop = std::min(best.scop, t.scop);
+        best.deps = std::min(best.deps, t.deps);
+        best.sched = std::min(best.sched, t.sched);
+        best.codegen = std::min(best.codegen, t.codegen);
+        best.check = std::min(best.check, t.check);
+      }
+      if (error) {
+        std::printf("| %s | %s | failed: %s |\n", name.c_str(), c.name, error->substr(0, error->find('\n')).c_str());
+        ++failures;
+        continue;
+      }
+      std::printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", name.c_str(), c.name, cell(best.scop).c_str(),
+                  cell(best.deps).c_str(), c.identity ? "-" : cell(best.sched).c_str(), cell(best.codegen).c_str(),
+                  cell(best.check).c_str(), cell(best.total()).c_str());
+      std::fflush(stdout);
+    }
+  }
+  return failures == 0 ? 0 : 1;
+}
