@@ -1,8 +1,11 @@
 #include "views/program_snapshot.h"
 
 #include "core/ir/printer.h"
+#include "core/poly/report.h"
 #include "core/schedule/ir_tree.h"
 #include "core/schedule/schedule.h"
+
+#include <fmt/format.h>
 
 #include <unordered_map>
 
@@ -17,6 +20,45 @@ void collectBlocksBelow(const schedule::TreeNode& n, std::vector<std::string>& o
       continue;
     }
     collectBlocksBelow(*c, out);
+  }
+}
+
+std::string describeDependence(const poly::DependenceView& d) {
+  std::string s = fmt::format("{} {} -> {} on {}", d.kind, d.source, d.sink, d.buffer);
+  auto join = [](const auto& v) {
+    std::string out;
+    for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + fmt::format("{}", v[i]);
+    return out;
+  };
+  if (d.distance)
+    s += fmt::format(", distance ({}) over ({})", join(*d.distance), join(d.commonLoops));
+  else if (!d.distances.empty())
+    s += ", distances " + d.distances;
+  return s;
+}
+
+/// Fills the loops' parallel/carried facts; the report lists every loop in program order,
+/// as the snapshot does.
+void attachDependences(ProgramSnapshot& snap) {
+  auto report = poly::analyzeDependences(snap.func);
+  if (!report) {
+    snap.dependenceError = report.error().message;
+    return;
+  }
+  std::size_t next = 0;
+  for (NodeInfo& n : snap.nodes) {
+    if (n.kind != NodeInfo::Kind::Loop) continue;
+    if (next >= report->loops.size() || report->loops[next].name != n.name) {
+      snap.dependenceError = "the dependence analysis saw the loops differently";
+      for (NodeInfo& m : snap.nodes) {
+        m.parallel.reset();
+        m.carried.clear();
+      }
+      return;
+    }
+    const poly::LoopView& l = report->loops[next++];
+    n.parallel = l.parallel;
+    for (int d : l.carried) n.carried.push_back(describeDependence(report->dependences[d]));
   }
 }
 
@@ -124,6 +166,7 @@ std::shared_ptr<const ProgramSnapshot> makeSnapshot(const schedule::Schedule& sc
       }
   }
   for (NodeInfo& info : snap->nodes) info.depth = info.parent < 0 ? 0 : snap->nodes[info.parent].depth + 1;
+  attachDependences(*snap);
   return snap;
 }
 

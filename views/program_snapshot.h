@@ -38,6 +38,11 @@ struct NodeInfo {
   std::string loopKind; ///< serial, parallel, vectorized, unroll, thread_binding
   std::string threadTag;
   std::vector<std::string> blocksBelow; ///< names of the blocks nested in the loop
+  /// From core/poly's dependence analysis (unset when the analysis failed): whether the
+  /// loop carries no dependence, and the dependences it carries, one line each
+  /// ("RAW C -> C on C, distance (0, 0, 1) over (i, j, k)").
+  std::optional<bool> parallel;
+  std::vector<std::string> carried;
   // blocks
   bool isRoot = false;
   bool isReduction = false;
@@ -50,6 +55,7 @@ struct ProgramSnapshot {
   std::string text;
   std::vector<NodeInfo> nodes; ///< in printing order
   int instructionCount = 0;    ///< length of the trace this state is the result of
+  std::string dependenceError; ///< why loops have no dependence facts ("" when they have)
 
   /// Index of the innermost node whose header span contains (line, column), or -1.
   int nodeAt(int line, int column) const;
@@ -63,7 +69,7 @@ struct ProgramSnapshot {
   std::vector<int> loopsOfBlockBelow(int index) const;
 };
 
-/// The snapshot of the schedule's current program.
+/// The snapshot of the schedule's current program, with the loops' dependence facts.
 std::shared_ptr<const ProgramSnapshot> makeSnapshot(const schedule::Schedule& sch);
 
 } // namespace loopscape::views

@@ -132,6 +132,14 @@ QString TensorIrView::describeNode(int index) const {
     if (n.min != "0") s += QStringLiteral(" (from %1)").arg(QString::fromStdString(n.min).toHtmlEscaped());
     s += QStringLiteral("<br>kind: %1").arg(QString::fromStdString(n.loopKind));
     if (!n.threadTag.empty()) s += QStringLiteral(" (%1)").arg(QString::fromStdString(n.threadTag));
+    if (n.parallel) {
+      s += *n.parallel ? QStringLiteral("<br>parallel: yes (carries no dependence)")
+                       : QStringLiteral("<br>parallel: no, carries:");
+      for (const std::string& d : n.carried) s += QStringLiteral("<br>&nbsp;&nbsp;") + QString::fromStdString(d).toHtmlEscaped();
+    } else if (!m_snapshot->dependenceError.empty()) {
+      s += QStringLiteral("<br>dependences: unavailable (%1)")
+               .arg(QString::fromStdString(m_snapshot->dependenceError).toHtmlEscaped());
+    }
     if (!n.blocksBelow.empty()) {
       QStringList blocks;
       for (const std::string& b : n.blocksBelow) blocks << QString::fromStdString(b).toHtmlEscaped();

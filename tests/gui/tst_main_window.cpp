@@ -105,8 +105,15 @@ private Q_SLOTS:
     QVERIFY(!prims.contains(QStringLiteral("split")));
     QVERIFY(w->tensorIrView()->describeNode(c).contains(QStringLiteral("reads: A, B")));
     const int k = nodeIndex(*w, "k");
+    // Hovering a loop shows core/poly's facts: k carries the reduction, i is parallel.
     QCOMPARE(w->tensorIrView()->describeNode(k),
-             QStringLiteral("<b>loop k</b><br>extent: 1024<br>kind: serial<br>blocks: C"));
+             QStringLiteral("<b>loop k</b><br>extent: 1024<br>kind: serial<br>parallel: no, carries:"
+                            "<br>&nbsp;&nbsp;RAW C -&gt; C on C, distance (0, 0, 1) over (i, j, k)"
+                            "<br>&nbsp;&nbsp;WAR C -&gt; C on C, distance (0, 0, 1) over (i, j, k)"
+                            "<br>&nbsp;&nbsp;WAW C -&gt; C on C, distance (0, 0, 1) over (i, j, k)<br>blocks: C"));
+    QCOMPARE(w->tensorIrView()->describeNode(nodeIndex(*w, "i")),
+             QStringLiteral("<b>loop i</b><br>extent: 1024<br>kind: serial<br>parallel: yes (carries no dependence)"
+                            "<br>blocks: C"));
   }
 
   void appliesSplitFromPanelAndUndoes() {
