@@ -59,6 +59,12 @@ void golden(const QString& name, const ir::PrimFunc& f) {
   QVERIFY2(msg.isEmpty(), qPrintable(msg));
 }
 
+const char* const kBatchMatmul = "A = placeholder((2, 4, 6), \"int32\", name=\"A\")\n"
+                                 "B = placeholder((2, 6, 8), \"int32\", name=\"B\")\n"
+                                 "k = reduce_axis((0, 6), name=\"k\")\n"
+                                 "C = compute((2, 4, 8), lambda b, i, j: sum(A[b, i, k] * B[b, k, j], axis=k), "
+                                 "name=\"C\")\n";
+
 } // namespace
 
 class TstBlockizeLayout : public QObject {
@@ -99,6 +105,37 @@ private Q_SLOTS:
     sch.apply("reorder", {i[0], j[0], i[1], j[1]}).value();
     one(sch.apply("blockize", {i[1]}, {false}));
     golden("blockize_tile", sch.func());
+    QCOMPARE(QString::fromStdString(testing::compareResults(f, sch.func())), QString());
+  }
+
+  void blockizeNonDividingSplit() {
+    // Regression (differential test): k (6) split by 4 gives k_0 * 4 + k_1 < 6. The inner
+    // iterator's domain is the iterator's extent 6, not the loops' 8; the init, lifted
+    // to the outer block under copies of the spatial loops only, must not keep the
+    // predicate over k_0 and k_1 (they are not bound there).
+    const auto f = testing::parseProgram(kBatchMatmul);
+    Schedule sch(f);
+    const RV c = one(sch.apply("get_block", {}, {"C"}));
+    const auto loops = all(sch.apply("get_loops", {c}));
+    all(sch.apply("split", {loops[3], TraceList{nullptr, 4}}));
+    one(sch.apply("blockize", {loops[0]}));
+    golden("blockize_non_dividing_split", sch.func());
+    QCOMPARE(QString::fromStdString(testing::compareResults(f, sch.func())), QString());
+  }
+
+  void blockizeUnderPartition() {
+    // Regression (differential test): after loop_partition, the copy's iterator v_j has
+    // the domain [5, 8); blockizing the loop k below keeps that domain for v_j_o (it was
+    // [0, 3), and v_j_o = 5 lay outside it).
+    const auto f = testing::parseProgram(kBatchMatmul);
+    Schedule sch(f);
+    const RV c = one(sch.apply("get_block", {}, {"C"}));
+    const auto loops = all(sch.apply("get_loops", {c}));
+    all(sch.apply("loop_partition", {loops[2], TraceList{5}}));
+    const RV c1 = one(sch.apply("get_block", {}, {"C_j1"}));
+    const auto inner = all(sch.apply("get_loops", {c1}));
+    one(sch.apply("blockize", {inner.back()}));
+    golden("blockize_under_partition", sch.func());
     QCOMPARE(QString::fromStdString(testing::compareResults(f, sch.func())), QString());
   }
 

@@ -105,7 +105,13 @@ std::optional<Division> divide(const ir::Expr& binding, const ir::Expr& extent,
     if (in.coef != radix) return std::nullopt;
     radix *= in.extent;
   }
-  if (outer.empty()) return Division{ir::intImm(0, t), s, ir::intImm(1, t), ir::intImm(radix, t)};
+  if (outer.empty()) {
+    // The binding is all inner: the inner iterator keeps the iterator's extent when that
+    // is smaller (k_0 * 4 + k_1 < 6 covers [0, 6) under its predicate, not [0, 8)).
+    const auto ext = ir::asConstInt(extent);
+    const std::int64_t innerExtent = ext && *ext < radix ? *ext : radix;
+    return Division{ir::intImm(0, t), s, ir::intImm(1, t), ir::intImm(innerExtent, t)};
+  }
   // The outer terms are multiples of the inner extent.
   ir::Expr outerSum;
   for (const auto& [term, neg] : outer) {
@@ -191,6 +197,8 @@ Expected<std::vector<RV>> applyBlockize(Schedule& sch, const std::vector<TraceVa
   std::vector<Division> divisions;
   for (std::size_t i = 0; i < block.iterVars.size(); ++i) {
     auto d = divide(realize.iterValues[i], block.iterVars[i].dom.extent, innerLoops, analyzer);
+    // An iterator with an inner part must start at 0 (the parts are offsets from 0).
+    if (d && !ir::isConstInt(d->innerExtent, 1) && !ir::isConstInt(block.iterVars[i].dom.min, 0)) d.reset();
     if (!d)
       return notDivisible(fmt::format("the binding {} of '{}' is not an outer part times an inner extent plus an "
                                       "inner part",
@@ -214,7 +222,11 @@ Expected<std::vector<RV>> applyBlockize(Schedule& sch, const std::vector<TraceVa
     const auto& d = divisions[i];
     const std::string& vn = iv.var.as<ir::Var>()->name;
     const ir::DataType t = iv.var.dtype();
-    ir::IterVar outer{ir::Var::make(vn + "_o", t), {ir::intImm(0, t), d.outerExtent}, iv.kind};
+    // Without an inner part the outer iterator takes the iterator's domain (which may not
+    // start at 0, e.g. in a loop_partition copy).
+    const ir::Range outerDom =
+        ir::isConstInt(d.innerExtent, 1) ? iv.dom : ir::Range{ir::intImm(0, t), d.outerExtent};
+    ir::IterVar outer{ir::Var::make(vn + "_o", t), outerDom, iv.kind};
     outerIters.push_back(outer);
     outerValues.push_back(d.outer);
     if (ir::isConstInt(d.innerExtent, 1)) {
@@ -295,13 +307,25 @@ Expected<std::vector<RV>> applyBlockize(Schedule& sch, const std::vector<TraceVa
       initIters.push_back(nv);
       initValues.push_back(innerValues[i]);
     }
-    ir::Stmt st = ir::BlockRealize::make(initValues, innerPredicate,
-                                         ir::Block::make(initName, initIters, {}, writes, init));
-    for (auto it = innerLoops.rbegin(); it != innerLoops.rend(); ++it) {
-      const ir::For& f = **it;
+    // The loops the init bindings use are copied; the predicate conjuncts that mention
+    // any other inner loop are dropped (as decompose_reduction's RemakePredicate).
+    std::vector<const ir::For*> initLoops;
+    std::vector<const ir::ExprNode*> droppedLoops;
+    for (const auto* f : innerLoops) {
       const bool needed = std::any_of(initValues.begin(), initValues.end(),
-                                      [&](const ir::Expr& e) { return usesAnyVar(e, {f.loopVar.get()}); });
-      if (!needed) continue;
+                                      [&](const ir::Expr& e) { return usesAnyVar(e, {f->loopVar.get()}); });
+      if (needed)
+        initLoops.push_back(f);
+      else
+        droppedLoops.push_back(f->loopVar.get());
+    }
+    std::vector<ir::Expr> initPred;
+    for (const auto& c : innerPred)
+      if (!usesAnyVar(c, droppedLoops)) initPred.push_back(c);
+    ir::Stmt st = ir::BlockRealize::make(initValues, conjunction(initPred),
+                                         ir::Block::make(initName, initIters, {}, writes, init));
+    for (auto it = initLoops.rbegin(); it != initLoops.rend(); ++it) {
+      const ir::For& f = **it;
       ir::Expr nv = ir::Var::make(f.loopVar.as<ir::Var>()->name, f.loopVar.dtype());
       initMap[f.loopVar.get()] = nv;
       st = ir::For::make(nv, f.min, f.extent, f.forKind, st, f.threadTag, f.annotations);
