@@ -26,6 +26,10 @@ namespace {
 const char* const kIntSum = "A = placeholder((16, 64), \"int32\", name=\"A\")\n"
                             "k = reduce_axis((0, 64), name=\"k\")\n"
                             "B = compute((16,), lambda i: sum(A[i, k], axis=k), name=\"B\")\n";
+const char* const kIntMatmul = "A = placeholder((8, 12), \"int32\", name=\"A\")\n"
+                               "B = placeholder((12, 16), \"int32\", name=\"B\")\n"
+                               "k = reduce_axis((0, 12), name=\"k\")\n"
+                               "C = compute((8, 16), lambda i, j: sum(A[i, k] * B[k, j], axis=k), name=\"C\")\n";
 const char* const kMaxRows = "A = placeholder((8, 32), \"float32\", name=\"A\")\n"
                              "k = reduce_axis((0, 32), name=\"k\")\n"
                              "B = compute((8,), lambda i: max(A[i, k], axis=k), name=\"B\")\n";
@@ -202,6 +206,24 @@ private Q_SLOTS:
     one(sch.apply("rfactor", {k[0]}, {factorAxis}));
     const auto text = ir::printPrimFunc(sch.func());
     QVERIFY2(testing::checkGolden(golden, text).isEmpty(), qPrintable(testing::checkGolden(golden, text)));
+    QCOMPARE(QString::fromStdString(testing::compareResults(f, sch.func())), QString());
+  }
+
+  void rfactorKeepsPredicates() {
+    // Regression (differential test): j (16) and k (12) split by 5 do not divide. The rf
+    // block keeps the whole predicate (as TVM); the write-back block keeps the conjunct
+    // over its own loops (j_0 * 5 + j_1 < 16: TVM drops it and writes v_j = 16) and drops
+    // the one over the removed loop k_0.
+    const auto f = testing::parseProgram(kIntMatmul);
+    Schedule sch(f);
+    const RV c = one(sch.apply("get_block", {}, {"C"}));
+    const auto loops = all(sch.apply("get_loops", {c}));
+    all(sch.apply("split", {loops[1], TraceList{nullptr, 5}}));
+    const auto k = all(sch.apply("split", {loops[2], TraceList{nullptr, 5}}));
+    one(sch.apply("rfactor", {k[1]}, {0}));
+    const auto text = ir::printPrimFunc(sch.func());
+    QVERIFY2(testing::checkGolden("reduction_rfactor_predicates", text).isEmpty(),
+             qPrintable(testing::checkGolden("reduction_rfactor_predicates", text)));
     QCOMPARE(QString::fromStdString(testing::compareResults(f, sch.func())), QString());
   }
 

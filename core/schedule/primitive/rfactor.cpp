@@ -7,7 +7,10 @@
 // iterator `v<loop>` data-parallel; the write-back block (keeping the block's name, so
 // its RVs follow it) reduces the partial results over the new axis under the original
 // data-parallel loops and `loop`. Iterators, bindings, regions and names follow TVM's
-// RFactorBlockCreator / WriteBackBlockCreator exactly.
+// RFactorBlockCreator / WriteBackBlockCreator exactly. Predicates: the rf block keeps the
+// block's predicate (as TVM); the write-back block keeps its conjuncts that mention none
+// of the removed reduction loops (TVM gives it `True`, so after a split of a data-parallel
+// loop that does not divide it writes outside the buffer).
 //
 // Preconditions, in the order they are checked:
 //   1. `loop` has exactly one child block                          (not-single-block)
@@ -414,7 +417,16 @@ Expected<std::vector<RV>> applyRfactor(Schedule& sch, const std::vector<TraceVal
       block.name, wbIters, {pointRegion(wbRhs)}, {pointRegion(wbLhs)},
       ir::BufferStore::make(buffer, combine(match->kind, wbLhs, wbRhs), wbIndices),
       ir::BufferStore::make(buffer, identityOf(match->kind, buffer->dtype), wbIndices), {}, block.annotations);
-  ir::Stmt wbRealize = ir::BlockRealize::make(wbValues, ir::boolImm(true), wbBlock);
+  // The write-back block keeps the predicate conjuncts over the loops it keeps (TVM gives
+  // it `True`, which lets a split that does not divide write outside the buffer); the
+  // conjuncts over the removed reduction loops only restricted the partial reductions.
+  std::vector<const ir::ExprNode*> removedLoops;
+  for (const TreeNode* l : loops)
+    if (l != &rfTn && reduceVars.contains(l->loop()->loopVar.get())) removedLoops.push_back(l->loop()->loopVar.get());
+  std::vector<ir::Expr> wbPred;
+  for (const auto& c : conjuncts(realize.predicate))
+    if (!usesAnyVar(c, removedLoops)) wbPred.push_back(c);
+  ir::Stmt wbRealize = ir::BlockRealize::make(wbValues, conjunction(wbPred), wbBlock);
 
   // The original nest with the block replaced by the write-back block and the loops
   // that feed reduce iterators (except the rf loop) removed.
