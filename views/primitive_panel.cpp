@@ -28,6 +28,10 @@ using schedule::TraceValue;
 enum class Accepts { Loop, Block, Either, Nothing };
 
 Accepts firstInputAccepts(const InstructionKind& kind) {
+  // The polyhedral family (core/poly) names loops and blocks by literal names.
+  if (kind.name == "poly_auto") return Accepts::Either;
+  if (kind.name == "poly_shift" || kind.name == "poly_compute_at_tile") return Accepts::Block;
+  if (kind.name.starts_with("poly_")) return Accepts::Loop;
   if (kind.inputNames.empty() || kind.isSampling || isLookupKind(kind.name)) return Accepts::Nothing;
   const std::string_view n = kind.inputNames.front();
   if (n == "loop" || n == "loops") return Accepts::Loop;
@@ -70,6 +74,15 @@ QString hint(std::string_view kind) {
       {"rfactor", "factor a reduction over this loop"},
       {"blockize", "make a block of the subtree"},
       {"transform_layout", "re-index a buffer"},
+      {"poly_auto", "run the isl scheduler on the whole program"},
+      {"poly_tile", "tile the band starting at this loop (isl schedule tree)"},
+      {"poly_interchange", "permute the members of the band"},
+      {"poly_skew", "skew a band member by another"},
+      {"poly_shift", "shift one statement along a loop"},
+      {"poly_fuse", "fuse this loop with a sibling loop"},
+      {"poly_distribute", "distribute the statements of the band"},
+      {"poly_mark", "mark a band member parallel, vectorized or unrolled"},
+      {"poly_compute_at_tile", "compute the block inside a tile loop"},
       {"add_unit_loop", "add a loop of extent 1"},
       {"loop_partition", "partition the loop into ranges"},
   };
@@ -227,6 +240,26 @@ PrimitivePanel::Field PrimitivePanel::makeInputField(const InstructionKind& kind
     auto* label = new QLabel(nodeLabel(snap, m_index), m_formHost);
     f.widget = label;
     f.value = [selNode]() -> std::variant<RequestArg, QString> { return RequestArg{selNode}; };
+    return f;
+  }
+  if (name == "loops" && kind.name == "poly_fuse") {
+    auto* combo = new QComboBox(m_formHost);
+    combo->setObjectName(QStringLiteral("polyFuseWith"));
+    for (std::size_t n = 0; n < snap.nodes.size(); ++n)
+      if (snap.nodes[n].kind == NodeInfo::Kind::Loop && snap.nodes[n].parent == sel.parent &&
+          static_cast<int>(n) != m_index)
+        combo->addItem(qs(snap.nodes[n].name));
+    auto* box = new QWidget(m_formHost);
+    auto* h = new QHBoxLayout(box);
+    h->setContentsMargins(0, 0, 0, 0);
+    h->addWidget(new QLabel(qs(sel.name) + QStringLiteral(" with"), box));
+    h->addWidget(combo, 1);
+    f.widget = box;
+    const std::string first = sel.name;
+    f.value = [combo, first]() -> std::variant<RequestArg, QString> {
+      if (combo->currentText().isEmpty()) return QStringLiteral("the loop has no sibling loop to fuse with");
+      return RequestArg{TraceValue(schedule::TraceList{first, combo->currentText().toStdString()})};
+    };
     return f;
   }
   if (name == "loops" && kind.name == "fuse") {
@@ -410,6 +443,76 @@ PrimitivePanel::Field PrimitivePanel::makeAttrField(const InstructionKind& kind,
   f.isInput = false;
   auto literal = [](TraceValue v) { return std::variant<RequestArg, QString>(RequestArg{std::move(v)}); };
 
+  // ---- the polyhedral family: loops and blocks by name ----
+  if (kind.name.starts_with("poly_")) {
+    const ProgramSnapshot& snap = *m_snapshot;
+    auto textField = [&](QWidget* w, std::function<std::string()> get) {
+      f.widget = w;
+      f.value = [get, literal] { return literal(get()); };
+      return f;
+    };
+    auto comboOf = [&](const QStringList& items, const QString& current) {
+      auto* combo = new QComboBox(m_formHost);
+      combo->addItems(items);
+      if (!current.isEmpty()) combo->setCurrentText(current);
+      return combo;
+    };
+    if ((name == "band" && sel.kind == NodeInfo::Kind::Loop) ||
+        ((name == "statement" || name == "block") && sel.kind == NodeInfo::Kind::Block)) {
+      // A loop name shared by sibling nests is qualified by the block it runs: "i@C".
+      std::string value = sel.name;
+      if (sel.kind == NodeInfo::Kind::Loop) {
+        int same = 0;
+        for (const NodeInfo& n : snap.nodes) same += n.kind == NodeInfo::Kind::Loop && n.name == sel.name;
+        if (same > 1 && !sel.blocksBelow.empty()) value += "@" + sel.blocksBelow.front();
+      }
+      return textField(new QLabel(qs(value), m_formHost), [value] { return value; });
+    }
+    if (name == "member" && spec.defaultValue.get<std::string>() != nullptr) { // poly_shift: a loop of the block
+      QStringList loops;
+      for (int l : sel.loopsAbove) loops << qs(snap.nodes[l].name);
+      QComboBox* combo = comboOf(loops, {});
+      return textField(combo, [combo] { return combo->currentText().toStdString(); });
+    }
+    if (name == "loop") { // poly_compute_at_tile: the tile loop
+      QStringList loops;
+      for (const NodeInfo& n : snap.nodes)
+        if (n.kind == NodeInfo::Kind::Loop) loops << qs(n.name);
+      QComboBox* combo = comboOf(loops, {});
+      combo->setEditable(true);
+      return textField(combo, [combo] { return combo->currentText().toStdString(); });
+    }
+    if (name == "kind") {
+      QComboBox* combo = comboOf({"parallel", "vectorized", "unroll"}, {});
+      return textField(combo, [combo] { return combo->currentText().toStdString(); });
+    }
+    if (name == "fusion") {
+      QComboBox* combo = comboOf({"max", "min"}, {});
+      return textField(combo, [combo] { return combo->currentText().toStdString(); });
+    }
+    if (name == "algorithm") {
+      QComboBox* combo = comboOf({"isl", "feautrier"}, {});
+      return textField(combo, [combo] { return combo->currentText().toStdString(); });
+    }
+    if (spec.defaultValue.get<schedule::TraceList>() != nullptr) { // sizes, permutation, tile
+      auto* edit = new QLineEdit(m_formHost);
+      edit->setObjectName(QStringLiteral("poly_") + qs(name));
+      edit->setText(name == "sizes" ? QStringLiteral("32, 32") : name == "permutation" ? QStringLiteral("1, 0") : QString());
+      edit->setPlaceholderText(QStringLiteral("integers, comma-separated"));
+      f.widget = edit;
+      f.value = [edit, literal]() -> std::variant<RequestArg, QString> {
+        schedule::TraceList list;
+        for (const QString& part : edit->text().split(u',', Qt::SkipEmptyParts)) {
+          bool ok = false;
+          const qlonglong v = part.trimmed().toLongLong(&ok);
+          if (!ok) return QStringLiteral("'%1' is not an integer").arg(part.trimmed());
+          list.emplace_back(std::int64_t(v));
+        }
+        return literal(std::move(list));
+      };
+      return f;
+    }
+  }
   if (const bool* b = spec.defaultValue.get<bool>()) {
     auto* box = new QCheckBox(m_formHost);
     box->setChecked(*b);

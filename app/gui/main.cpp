@@ -3,12 +3,15 @@
 //   --trace T        a trace (.py TVM schedule or .json) applied to FILE
 //   --screenshot PNG load, lay out, render the window to PNG and exit (0 on success);
 //                    runs without a display (offscreen) when none is set
+//   --select NAME    select a loop or block first; --raise DOCK brings a dock to the
+//                    front; --dark uses the dark theme
 #include "app/gui/main_window.h"
 #include "views/tensorir_view.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QDockWidget>
 #include <QFileInfo>
 #include <QPixmap>
 #include <QTimer>
@@ -43,7 +46,11 @@ int main(int argc, char** argv) {
   const QCommandLineOption selectOption(QStringLiteral("select"),
                                         QStringLiteral("select the loop or block NAME (with --screenshot)"),
                                         QStringLiteral("NAME"));
-  parser.addOptions({traceOption, shotOption, darkOption, selectOption});
+  const QCommandLineOption raiseOption(QStringLiteral("raise"),
+                                       QStringLiteral("bring the dock NAME to the front (program, primitives, trace, "
+                                                      "diagnostics, code)"),
+                                       QStringLiteral("NAME"));
+  parser.addOptions({traceOption, shotOption, darkOption, selectOption, raiseOption});
   parser.process(app);
   const QStringList files = parser.positionalArguments();
   const QString shotPath = parser.value(shotOption);
@@ -87,6 +94,14 @@ int main(int argc, char** argv) {
             break;
           }
       }
+    }
+    if (parser.isSet(raiseOption)) {
+      auto* dock = window.findChild<QDockWidget*>(parser.value(raiseOption) + QStringLiteral("Dock"));
+      if (dock == nullptr) return fail(QStringLiteral("no dock named %1").arg(parser.value(raiseOption)));
+      dock->show();
+      dock->raise();
+      QApplication::processEvents();
+      window.waitIdle();
     }
     QApplication::processEvents();
     const QPixmap pixmap = window.grab();

@@ -5,6 +5,8 @@
 #include "app/gui/step_builder.h"
 #include "app/gui/undo_commands.h"
 #include "core/frontend/te_frontend.h"
+#include "core/poly/legality.h"
+#include "core/poly/poly_schedule.h"
 #include "core/schedule/instruction.h"
 #include "core/schedule/schedule_error.h"
 #include "core/schedule/trace_json.h"
@@ -97,6 +99,7 @@ struct Session::LoadResult {
 
 Session::Session(QObject* parent) : QObject(parent) {
   setObjectName(QStringLiteral("session"));
+  poly::registerPolyInstructionKinds(); // idempotent; traces may use the poly family
   m_undo = new QUndoStack(this);
   m_undo->setObjectName(QStringLiteral("undoStack"));
   m_jobs = new JobRunner(this);
@@ -195,6 +198,9 @@ void Session::startLoad(const QString& source, const schedule::Trace& trace, boo
           return r;
         }
         schedule::Schedule sch(*func);
+        // Every step is checked against the original program's dependences (refused
+        // with a counterexample when it would reorder dependent instances).
+        poly::installLegalityVerifier(sch);
         r.base = makeState(sch);
         const std::vector<int> ends = views::stepEnds(trace);
         int begin = 0;
@@ -327,6 +333,7 @@ void Session::loadTrace(const QString& text, const QString& fileName) {
           std::stop_token, const ProgressFn&) {
         TraceResult r;
         schedule::Schedule sch(before->schedule.original());
+        poly::installLegalityVerifier(sch);
         auto ok = json ? schedule::applyJsonTrace(sch, text, name) : schedule::applyScript(sch, text, name);
         if (!ok) {
           r.error = scheduleItem(ok.error(), sch.func(), DiagnosticItem::Origin::Trace, "the trace does not apply: ",
@@ -389,6 +396,7 @@ void Session::previewInstruction(int row) {
       QStringLiteral("Replaying"),
       [state, row](std::stop_token stop, const ProgressFn& progress) -> std::shared_ptr<const views::ProgramSnapshot> {
         schedule::Schedule sch(state->schedule.original());
+        poly::installLegalityVerifier(sch);
         const schedule::Trace& trace = state->schedule.trace();
         const int end = std::min<int>(row + 1, static_cast<int>(trace.instructions.size()));
         for (int i = 0; i < end; ++i) {

@@ -63,7 +63,11 @@ Expected<void> applyRequest(schedule::Schedule& sch, const views::PrimitiveReque
   std::vector<TraceValue> inputs;
   for (const views::RequestArg& arg : request.inputs) {
     if (const auto* v = std::get_if<TraceValue>(&arg.value)) {
-      inputs.push_back(*v);
+      // A literal list for a variadic kind (poly_fuse's loop names) is its inputs.
+      if (const auto* list = v->get<schedule::TraceList>(); list && kind->variadic)
+        inputs.insert(inputs.end(), list->begin(), list->end());
+      else
+        inputs.push_back(*v);
     } else if (const auto* n = std::get_if<const ir::StmtNode*>(&arg.value)) {
       auto rv = rvForNode(sch, *n);
       if (!rv) return Unexpected(rv.error());

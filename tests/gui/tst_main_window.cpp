@@ -6,6 +6,7 @@
 
 #include "core/frontend/te_frontend.h"
 #include "core/ir/printer.h"
+#include "core/poly/poly_schedule.h"
 #include "core/schedule/schedule_error.h"
 #include "core/schedule/trace_python.h"
 #include "core/schedule/trace_script.h"
@@ -362,6 +363,28 @@ private Q_SLOTS:
     QCOMPARE(w->session()->undoStack()->count(), 1);
     QCOMPARE(w->session()->undoStack()->undoText(), QStringLiteral("load trace matmul_tile.py"));
     QCOMPARE(w->traceView()->model()->rowCount(), static_cast<int>(sch.trace().instructions.size()));
+  }
+
+  void appliesAPolyhedralTileFromPanel() {
+    auto w = makeWindow();
+    QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te")));
+    QVERIFY(settle(*w));
+    clickNode(*w, nodeIndex(*w, "i"));
+    QVERIFY(w->primitivePanel()->choosePrimitive(QStringLiteral("poly_tile")));
+    auto* sizes = w->primitivePanel()->findChild<QLineEdit*>(QStringLiteral("poly_sizes"));
+    QVERIFY(sizes);
+    sizes->setText(QStringLiteral("32, 16"));
+    w->action(QStringLiteral("scheduleApply"))->trigger();
+    QVERIFY(settle(*w));
+    QCOMPARE(w->diagnosticsView()->model()->rowCount(), 0);
+    QCOMPARE(w->session()->undoStack()->count(), 1);
+    poly::registerPolyInstructionKinds();
+    schedule::Schedule sch(parseSample(QStringLiteral("matmul.te")));
+    auto ok = sch.apply("poly_tile", {}, {"i", schedule::TraceList{std::int64_t(32), std::int64_t(16)}});
+    QVERIFY2(ok.has_value(), ok ? "" : ok.error().message.c_str());
+    QCOMPARE(viewText(*w).toStdString(), ir::printPrimFunc(sch.func()));
+    QCOMPARE(w->traceView()->model()->index(0, 1).data().toString(),
+             QStringLiteral("sch.poly_tile(band=\"i\", sizes=[32, 16])"));
   }
 
   void codeViewShowsGeneratedC() {
