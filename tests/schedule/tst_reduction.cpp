@@ -30,6 +30,10 @@ const char* const kIntMatmul = "A = placeholder((8, 12), \"int32\", name=\"A\")\
                                "B = placeholder((12, 16), \"int32\", name=\"B\")\n"
                                "k = reduce_axis((0, 12), name=\"k\")\n"
                                "C = compute((8, 16), lambda i, j: sum(A[i, k] * B[k, j], axis=k), name=\"C\")\n";
+const char* const kRowSumScaled = "A = placeholder((4, 6), \"int32\", name=\"A\")\n"
+                                  "k = reduce_axis((0, 6), name=\"k\")\n"
+                                  "S = compute((4,), lambda i: sum(A[i, k], axis=k), name=\"S\")\n"
+                                  "C = compute((4, 3), lambda i, j: S[i] * 2, name=\"C\")\n";
 const char* const kMaxRows = "A = placeholder((8, 32), \"float32\", name=\"A\")\n"
                              "k = reduce_axis((0, 32), name=\"k\")\n"
                              "B = compute((8,), lambda i: max(A[i, k], axis=k), name=\"B\")\n";
@@ -166,6 +170,30 @@ private Q_SLOTS:
     // 2. not a reduction block.
     const auto bl = all(two.apply("get_loops", {b}));
     expectRefused(two, "decompose_reduction", {b, bl[0]}, {}, "schedule.decompose_reduction.not-reduction", {"B"});
+  }
+
+  void decomposeRefusesRedundantLoop() {
+    // Regression (differential test): after compute_at under C's loop j, the reduction S
+    // is recomputed for every j (j feeds no iterator of S). An init placed before j would
+    // run once per i while the update accumulates three times; TVM produces that program.
+    const auto f = testing::parseProgram(kRowSumScaled);
+    Schedule sch(f);
+    const RV s = one(sch.apply("get_block", {}, {"S"}));
+    const RV c = one(sch.apply("get_block", {}, {"C"}));
+    const auto cl = all(sch.apply("get_loops", {c}));
+    all(sch.apply("compute_at", {s, cl[1]}));
+    const auto sl = all(sch.apply("get_loops", {s})); // i, j, ax0
+    QCOMPARE(sl.size(), std::size_t{3});
+    expectRefused(sch, "decompose_reduction", {s, sl[1]}, {}, "schedule.decompose_reduction.redundant-loop",
+                  {"j", "S", "j"});
+    expectRefused(sch, "decompose_reduction", {s, sl[0]}, {}, "schedule.decompose_reduction.redundant-loop",
+                  {"i", "S", "j"});
+    // Below j the init runs once per recomputation: legal, and the results are exact.
+    one(sch.apply("decompose_reduction", {s, sl[2]}));
+    const auto text = ir::printPrimFunc(sch.func());
+    QVERIFY2(testing::checkGolden("reduction_decompose_after_compute_at", text).isEmpty(),
+             qPrintable(testing::checkGolden("reduction_decompose_after_compute_at", text)));
+    QCOMPARE(QString::fromStdString(testing::compareResults(f, sch.func())), QString());
   }
 
   void rfactorMatmul() {

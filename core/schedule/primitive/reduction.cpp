@@ -12,6 +12,15 @@
 //      outputs in its scope, no reduce iterator indexes them        (not-reduction)
 //   3. no loop above `loop` feeds a reduce iterator (`loop` is higher than every loop
 //      related to a reduce block var)                               (below-reduce-loop)
+//   4. every loop from `loop` (included) down to the block with an extent other than 1
+//      feeds some iterator of the block                             (redundant-loop)
+//      A loop that feeds none (left by compute_at when the consumer's loop does not index
+//      the reduction's output) recomputes the whole reduction at each iteration, and the
+//      update restarts from the current value each time. The init inside the block runs
+//      at each restart; hoisted before `loop` it would run fewer times than the update
+//      restarts and the partial sums would accumulate. TVM performs this decomposition
+//      and changes the result; Loopscape refuses it (decompose at a loop below the
+//      redundant one instead).
 //
 // rfactor(loop, factor_axis) -> the rf block: see rfactor.cpp.
 #include "core/schedule/primitive/buffer_util.h"
@@ -130,6 +139,23 @@ Expected<std::vector<RV>> applyDecomposeReduction(Schedule& sch, const std::vect
                         loopN, block.name, loopName(**it), block.iterVars[i].var.as<ir::Var>()->name),
             {loopRef(loopN), blockRef(block.name), loopRef(loopName(**it))}));
     }
+  }
+
+  // 4. no redundant-recomputation loop between `loop` and the block.
+  for (auto it = pos; it != loops.end(); ++it) {
+    const ir::For& f = *(*it)->loop();
+    if (ir::isConstInt(f.extent, 1)) continue;
+    const bool feeds = std::any_of(realize.iterValues.begin(), realize.iterValues.end(),
+                                   [&](const ir::Expr& v) { return usesAnyVar(v, {f.loopVar.get()}); });
+    if (feeds) continue;
+    const std::string& redundant = loopName(**it);
+    return Unexpected(scheduleError(
+        prim, "redundant-loop",
+        fmt::format("the loop '{}' feeds no iterator of block '{}': each of its iterations recomputes the whole "
+                    "reduction, so an init placed before loop '{}' would run fewer times than the update restarts "
+                    "and the results would accumulate; decompose at a loop below '{}'",
+                    redundant, block.name, loopN, redundant),
+        {loopRef(loopN), blockRef(block.name), loopRef(redundant)}));
   }
 
   // The init block: the data-parallel iterators (same names, new Vars), their bindings.
