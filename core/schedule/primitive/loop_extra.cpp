@@ -43,8 +43,10 @@
 //   and "_common" what the whole loop accesses (as TVMScript infers the regions of a
 //   block from its body): the hull of the inner blocks' regions with every loop inside
 //   ranging over its range and every block iterator over its binding's values within its
-//   domain, clipped to the buffer; buffers allocated inside are left out. Other blocks of
-//   the scope thus see the partitioned computation's dataflow.
+//   domain, clipped to the buffer; buffers allocated inside are left out (as TVM's
+//   GetBlockReadWriteRegion, a reduction's output is not listed as read, so a loop above
+//   the partition can still be parallel). Other blocks of the scope thus see the
+//   partitioned computation's dataflow.
 #include "core/schedule/tile.h"
 
 #include "core/schedule/instruction.h"
@@ -151,8 +153,8 @@ private:
       ir::BufferRegion r{a.buffer, {}};
       for (std::size_t d = 0; d < a.hull.size(); ++d) {
         const ir::Expr& dim = a.buffer->shape[d];
-        const ir::Expr lo = maxOf(a.hull[d].min, ir::intImm(0, dim.dtype()), m_analyzer);
-        const ir::Expr hi = minOf(a.hull[d].max, m_analyzer.simplify(dim - 1), m_analyzer);
+        const ir::Expr lo = maxOf(m_analyzer.simplify(a.hull[d].min), ir::intImm(0, dim.dtype()), m_analyzer);
+        const ir::Expr hi = minOf(m_analyzer.simplify(a.hull[d].max), m_analyzer.simplify(dim - 1), m_analyzer);
         r.region.push_back({lo, m_analyzer.simplify(hi - lo + 1)});
       }
       out.push_back(std::move(r));
