@@ -216,6 +216,15 @@ isl::schedule_node Generator::annotateNode(isl::schedule_node node) {
     std::vector<std::string> names = bandMemberNames(node);
     const int index = static_cast<int>(m_bandNames.size());
     m_bandNames.push_back(std::move(names));
+    // Atomic loops: every statement gets one loop per band member (guards inside it)
+    // instead of isl's default separation into loop pieces, which copies a statement
+    // into several nests (a block name must stay unique, and a fused nest stays
+    // readable), and which costs most of the AST build time.
+    const int members = static_cast<int>(isl_schedule_node_band_n_member(node.get()));
+    for (int i = 0; i < members; ++i)
+      if (isl_schedule_node_band_member_get_ast_loop_type(node.get(), i) == isl_ast_loop_default)
+        node = isl::manage(check(isl_schedule_node_band_member_set_ast_loop_type(node.release(), i, isl_ast_loop_atomic),
+                                 "atomic loop type"));
     isl_id* id = isl_id_alloc(islContext().get(), kBandMark, reinterpret_cast<void*>(static_cast<std::intptr_t>(index)));
     node = isl::manage(check(isl_schedule_node_insert_mark(node.release(), id), "inserting a band mark"));
     node = node.child(0);
@@ -802,6 +811,10 @@ Expected<ir::PrimFunc> generateFunc(const ir::PrimFunc& func, const Scop& scop, 
     return g.run(schedule);
   } catch (const CodegenError& e) {
     return Unexpected(e.diagnostic);
+  } catch (const isl::exception_quota&) {
+    return Unexpected(Diagnostic::error("poly.quota", fmt::format("code generation for '{}' exceeded the bound of {} isl "
+                                                                  "operations; the schedule is too complex to generate",
+                                                                  func.name, kDefaultIslMaxOperations)));
   } catch (const isl::exception& e) {
     return Unexpected(islFailure(e.what()));
   } catch (const IslError& e) {

@@ -67,23 +67,27 @@ private:
 } // namespace
 
 Expected<isl::schedule> computeIslSchedule(const Scop& scop, const PolyAutoOptions& options) {
+  auto deps = computeDependences(scop);
+  if (!deps) return Unexpected(deps.error());
+  return computeIslSchedule(scop, *deps, options);
+}
+
+Expected<isl::schedule> computeIslSchedule(const Scop& scop, const Dependences& deps, const PolyAutoOptions& options) {
   if (options.fusion != "max" && options.fusion != "min")
     return Unexpected(schedule::scheduleError("poly_auto", "bad-option",
                                               fmt::format("fusion must be \"max\" or \"min\", not \"{}\"", options.fusion)));
   if (options.algorithm != "isl" && options.algorithm != "feautrier")
     return Unexpected(schedule::scheduleError(
         "poly_auto", "bad-option", fmt::format("algorithm must be \"isl\" or \"feautrier\", not \"{}\"", options.algorithm)));
-  auto deps = computeDependences(scop);
-  if (!deps) return Unexpected(deps.error());
   isl_ctx* ctx = islContext().get();
   try {
     SchedulerOptions guard(options);
-    isl::union_map validity = deps->all();
+    isl::union_map validity = deps.all();
     isl::schedule_constraints sc = isl::schedule_constraints::on_domain(scop.domain)
                                        .set_context(scop.context)
                                        .set_validity(validity)
                                        .set_coincidence(validity)
-                                       .set_proximity(deps->raw);
+                                       .set_proximity(deps.raw);
     isl_schedule* raw = isl_schedule_constraints_compute_schedule(sc.release());
     if (!raw) {
       if (isl_ctx_last_error(ctx) == isl_error_quota)
@@ -102,6 +106,11 @@ Expected<isl::schedule> computeIslSchedule(const Scop& scop, const PolyAutoOptio
       out = *tiled;
     }
     return out;
+  } catch (const isl::exception_quota&) {
+    return Unexpected(Diagnostic::error(
+        "poly.quota", fmt::format("the isl scheduler exceeded the bound of {} operations on '{}'; try fusion=\"min\" or "
+                                  "the feautrier algorithm, or schedule by hand",
+                                  options.maxOperations ? options.maxOperations : kDefaultIslMaxOperations, scop.funcName)));
   } catch (const isl::exception& e) {
     if (isl_ctx_last_error(ctx) == isl_error_quota)
       return Unexpected(Diagnostic::error("poly.quota", fmt::format("the isl scheduler exceeded its operation bound: {}",

@@ -149,16 +149,6 @@ Expected<std::vector<RV>> applyShift(Schedule& sch, const std::vector<TraceValue
                   [&](const Scop& scop) { return shiftStatement(scop.schedule, scop, *stmt, *member, *offset); });
 }
 
-Expected<std::vector<RV>> applySplitBand(Schedule& sch, const std::vector<TraceValue>&,
-                                         const std::vector<TraceValue>& attrs) {
-  const std::string_view prim = "poly_split_band";
-  auto band = stringAttr(attrs[0], prim, "band");
-  if (!band) return Unexpected(band.error());
-  auto pos = intAttr(sch, attrs[1], prim, "pos");
-  if (!pos) return Unexpected(pos.error());
-  return polyStep(sch, prim, [&](const Scop& scop) { return splitBand(scop.schedule, *band, *pos); });
-}
-
 Expected<std::vector<RV>> applyFuse(Schedule& sch, const std::vector<TraceValue>& inputs, const std::vector<TraceValue>&) {
   const std::string_view prim = "poly_fuse";
   std::vector<std::string> loops;
@@ -224,7 +214,6 @@ void registerPolyInstructionKinds() {
          .jsonName = "PolyShift",
          .attrs = {{"statement", ""}, {"member", ""}, {"offset", 0}},
          .apply = applyShift},
-        {.name = "poly_split_band", .jsonName = "PolySplitBand", .attrs = {{"band", ""}, {"pos", 1}}, .apply = applySplitBand},
         {.name = "poly_fuse", .jsonName = "PolyFuse", .inputNames = {"loops"}, .variadic = true, .apply = applyFuse},
         {.name = "poly_distribute", .jsonName = "PolyDistribute", .attrs = {{"band", ""}}, .apply = applyDistribute},
         {.name = "poly_mark",

@@ -24,7 +24,6 @@
 //   sch.poly_interchange(band="i", permutation=[1, 0])
 //   sch.poly_skew(band="t", member=1, by_member=0, factor=1)
 //   sch.poly_shift(statement="B", member="i", offset=1)
-//   sch.poly_split_band(band="i", pos=1)
 //   sch.poly_fuse("i", "i_1")            (sibling loops, positionally)
 //   sch.poly_distribute(band="i")
 //   sch.poly_mark(band="i", member=0, kind="parallel")
@@ -33,6 +32,14 @@
 // (extended with the loops perfectly nested below it when more members are needed);
 // `"i@C"` names the band of loop i that runs block C, for sibling nests that share loop
 // names (the first in program order is taken otherwise).
+//
+// There is no poly_split_band: the program (the PrimFunc) is the state, and every step
+// re-extracts the schedule tree from its loops, one band per loop. A band split only
+// changes how members are grouped into bands, which code generation cannot show (a band
+// of n members and n nested one-member bands generate the same loops), and the grouping
+// is lost at the next step. The primitives that work on a sub-band (poly_tile,
+// poly_interchange, poly_skew, poly_mark) take the loop that starts it and a member
+// count, which is what a split would have selected.
 #pragma once
 
 #include "core/ir/diagnostic.h"

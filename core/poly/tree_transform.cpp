@@ -266,7 +266,8 @@ Expected<isl::schedule> shiftStatement(const isl::schedule& s, const Scop& scop,
   for (int m = 0; m < n; ++m) {
     isl::union_pw_aff u = isl::manage(isl_union_pw_aff_empty(isl_union_set_get_space(domain.get())));
     for (int i = 0; i < static_cast<int>(sets.size()); ++i) {
-      isl::set d = sets.at(i);
+      // The partial schedule is defined on whole statement spaces: so is the shift.
+      isl::set d = isl::manage(check(isl_set_universe(isl_set_get_space(sets.at(i).get())), "universe"));
       const char* tuple = isl_set_get_tuple_name(d.get());
       const bool mine = m == 0 && tuple && statement == tuple;
       isl::val v(islContext(), mine ? static_cast<long>(offset) : 0L);
@@ -279,23 +280,6 @@ Expected<isl::schedule> shiftStatement(const isl::schedule& s, const Scop& scop,
   isl::schedule_node out =
       isl::manage(check(isl_schedule_node_band_shift(node.copy(), shift.release()), "isl_schedule_node_band_shift"));
   return setBandMemberNames(out, names).schedule();
-}
-
-Expected<isl::schedule> splitBand(const isl::schedule& s, const std::string& loop, std::int64_t pos) {
-  const std::string_view prim = "poly_split_band";
-  auto band = findBand(s, loop, static_cast<int>(pos + 1), prim);
-  if (!band) return Unexpected(band.error());
-  isl::schedule_node node = *band;
-  if (pos < 1 || pos >= nMembers(node))
-    return Unexpected(scheduleError(prim, "bad-position",
-                                    fmt::format("cannot split the band at loop '{}' ({} members) after {} members", loop,
-                                                nMembers(node), pos),
-                                    {loopRef(loop)}));
-  std::vector<std::string> names = bandMemberNames(node);
-  node = isl::manage(check(isl_schedule_node_band_split(node.release(), static_cast<int>(pos)), "split"));
-  node = setBandMemberNames(node, std::vector<std::string>(names.begin(), names.begin() + pos));
-  node = setBandMemberNames(node.child(0), std::vector<std::string>(names.begin() + pos, names.end()));
-  return node.schedule();
 }
 
 namespace {

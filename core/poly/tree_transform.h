@@ -43,8 +43,6 @@ Expected<isl::schedule> skewBand(const isl::schedule& s, const std::string& loop
 /// no-statement, not-in-band.
 Expected<isl::schedule> shiftStatement(const isl::schedule& s, const Scop& scop, const std::string& statement,
                                        const std::string& member, std::int64_t offset);
-/// Splits the band at `loop` (widened to every perfectly nested member) after `pos` members.
-Expected<isl::schedule> splitBand(const isl::schedule& s, const std::string& loop, std::int64_t pos);
 /// Fuses sibling loops (consecutive children of one sequence) into one loop.
 /// Errors: no-band, too-few, not-siblings.
 Expected<isl::schedule> fuseBands(const isl::schedule& s, const std::vector<std::string>& loops);
