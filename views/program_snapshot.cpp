@@ -2,6 +2,7 @@
 
 #include "core/ir/printer.h"
 #include "core/poly/report.h"
+#include "core/poly/tree_description.h"
 #include "core/schedule/ir_tree.h"
 #include "core/schedule/schedule.h"
 
@@ -72,6 +73,20 @@ int ProgramSnapshot::nodeAt(int line, int column) const {
     if (best < 0 || n.depth > nodes[best].depth) best = static_cast<int>(i);
   }
   return best;
+}
+
+int ProgramSnapshot::loopByOrdinal(int ordinal) const {
+  int seen = 0;
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].kind == NodeInfo::Kind::Loop && seen++ == ordinal) return static_cast<int>(i);
+  return -1;
+}
+
+int ProgramSnapshot::ordinalOf(int index) const {
+  if (index < 0 || nodes[index].kind != NodeInfo::Kind::Loop) return -1;
+  int seen = 0;
+  for (int i = 0; i < index; ++i) seen += nodes[i].kind == NodeInfo::Kind::Loop;
+  return seen;
 }
 
 int ProgramSnapshot::indexOf(const ir::StmtNode* node) const {
@@ -167,6 +182,11 @@ std::shared_ptr<const ProgramSnapshot> makeSnapshot(const schedule::Schedule& sc
   }
   for (NodeInfo& info : snap->nodes) info.depth = info.parent < 0 ? 0 : snap->nodes[info.parent].depth + 1;
   attachDependences(*snap);
+  auto scheduleTree = poly::describeScheduleTree(snap->func);
+  if (scheduleTree)
+    snap->tree = std::make_shared<const poly::TreeDescription>(std::move(*scheduleTree));
+  else
+    snap->treeError = scheduleTree.error().message;
   return snap;
 }
 

@@ -19,6 +19,9 @@
 namespace loopscape::schedule {
 class Schedule;
 }
+namespace loopscape::poly {
+struct TreeDescription;
+}
 
 namespace loopscape::views {
 
@@ -56,6 +59,13 @@ struct ProgramSnapshot {
   std::vector<NodeInfo> nodes; ///< in printing order
   int instructionCount = 0;    ///< length of the trace this state is the result of
   std::string dependenceError; ///< why loops have no dependence facts ("" when they have)
+  /// The isl schedule tree of the program (core/poly), or null with `treeError`.
+  std::shared_ptr<const poly::TreeDescription> tree;
+  std::string treeError;
+  /// Snapshot index of the `ordinal`-th loop in program order (-1 if out of range).
+  int loopByOrdinal(int ordinal) const;
+  /// Program-order ordinal of loop `index` (-1 for a block).
+  int ordinalOf(int index) const;
 
   /// Index of the innermost node whose header span contains (line, column), or -1.
   int nodeAt(int line, int column) const;

@@ -5,6 +5,7 @@
 #include "views/diagnostics_view.h"
 #include "views/primitive_panel.h"
 #include "views/program_editor.h"
+#include "views/schedule_tree_view.h"
 #include "views/tensorir_view.h"
 #include "views/theme.h"
 #include "views/trace_view.h"
@@ -77,6 +78,7 @@ void MainWindow::createViews() {
   m_trace = new views::TraceView(this);
   m_diagnostics = new views::DiagnosticsView(this);
   m_code = new views::CodeView(this);
+  m_scheduleTree = new views::ScheduleTreeView(this);
 }
 
 void MainWindow::createDocks() {
@@ -93,6 +95,9 @@ void MainWindow::createDocks() {
   m_traceDock = dock(QStringLiteral("traceDock"), QStringLiteral("Trace"), m_trace, Qt::RightDockWidgetArea);
   m_diagnosticsDock =
       dock(QStringLiteral("diagnosticsDock"), QStringLiteral("Diagnostics"), m_diagnostics, Qt::BottomDockWidgetArea);
+  m_treeDock = dock(QStringLiteral("scheduleTreeDock"), QStringLiteral("Schedule tree"), m_scheduleTree,
+                    Qt::LeftDockWidgetArea);
+  splitDockWidget(m_programDock, m_treeDock, Qt::Vertical);
   m_codeDock = dock(QStringLiteral("codeDock"), QStringLiteral("Code"), m_code, Qt::BottomDockWidgetArea);
   tabifyDockWidget(m_diagnosticsDock, m_codeDock);
   m_diagnosticsDock->raise();
@@ -101,6 +106,7 @@ void MainWindow::createDocks() {
   resizeDocks({m_programDock, m_primitivesDock}, {430, 430}, Qt::Horizontal);
   resizeDocks({m_primitivesDock, m_traceDock}, {430, 330}, Qt::Vertical);
   resizeDocks({m_diagnosticsDock}, {170}, Qt::Vertical);
+  resizeDocks({m_programDock, m_treeDock}, {380, 520}, Qt::Vertical);
 }
 
 void MainWindow::createStatusBar() {
@@ -203,6 +209,15 @@ void MainWindow::wireSession() {
                                  .replace(QStringLiteral("<br>"), QStringLiteral(" · "))
                                  .remove(QRegularExpression(QStringLiteral("<[^>]*>"))));
   });
+  // The schedule tree and the TensorIR view share the loop selection.
+  connect(m_tensorIr, &views::TensorIrView::nodeSelected, this, [this](int index) {
+    if (m_tensorIr->snapshot()) m_scheduleTree->selectLoop(m_tensorIr->snapshot()->ordinalOf(index));
+  });
+  connect(m_scheduleTree, &views::ScheduleTreeView::loopSelected, this, [this](int ordinal) {
+    if (!m_tensorIr->snapshot()) return;
+    const int index = m_tensorIr->snapshot()->loopByOrdinal(ordinal);
+    if (index >= 0 && index != m_tensorIr->selectedNode()) m_tensorIr->selectNode(index);
+  });
   connect(m_panel, &views::PrimitivePanel::pickingChanged, m_tensorIr, &views::TensorIrView::setPickMode);
   connect(m_tensorIr, &views::TensorIrView::nodePicked, this, &MainWindow::onNodeClicked);
   connect(m_panel, &views::PrimitivePanel::applyRequested, m_session, &Session::applyPrimitive);
@@ -227,6 +242,7 @@ void MainWindow::onStateChanged() {
   m_previewBanner->hide();
   if (!state) return;
   const int selectedBefore = m_tensorIr->selectedNode();
+  m_scheduleTree->setSnapshot(state->program);
   m_tensorIr->setSnapshot(state->program);
   m_trace->model()->setSnapshot(state->trace);
   m_trace->table()->scrollToBottom();
@@ -266,6 +282,7 @@ void MainWindow::showPreview(std::shared_ptr<const views::ProgramSnapshot> progr
   m_previewing = true;
   m_previewRow = row;
   m_trace->model()->setPreviewRow(row);
+  m_scheduleTree->setSnapshot(program);
   m_tensorIr->setSnapshot(program);
   const int step = row >= 0 && m_session->state() ? m_session->state()->trace->rows[row].step : 0;
   m_previewBanner->setText(QStringLiteral("Showing the program after instruction %1 (step %2 of %3). "

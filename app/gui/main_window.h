@@ -27,6 +27,7 @@ class CodeView;
 class DiagnosticsView;
 class PrimitivePanel;
 class ProgramEditor;
+class ScheduleTreeView;
 class TensorIrView;
 class TraceView;
 } // namespace loopscape::views
@@ -44,7 +45,7 @@ struct MainWindowOptions {
 class MainWindow : public QMainWindow {
   Q_OBJECT
 public:
-  static constexpr int kStateVersion = 1;
+  static constexpr int kStateVersion = 2; ///< bumped when the set of docks changes
   explicit MainWindow(MainWindowOptions options = {}, QWidget* parent = nullptr);
   ~MainWindow() override;
 
@@ -55,6 +56,7 @@ public:
   views::TraceView* traceView() const { return m_trace; }
   views::DiagnosticsView* diagnosticsView() const { return m_diagnostics; }
   views::CodeView* codeView() const { return m_code; }
+  views::ScheduleTreeView* scheduleTreeView() const { return m_scheduleTree; }
   /// Actions by objectName (for tests and the menus).
   QAction* action(const QString& objectName) const;
 
@@ -104,12 +106,14 @@ private:
   views::TraceView* m_trace = nullptr;
   views::DiagnosticsView* m_diagnostics = nullptr;
   views::CodeView* m_code = nullptr;
+  views::ScheduleTreeView* m_scheduleTree = nullptr;
   QLabel* m_previewBanner = nullptr;
   QDockWidget* m_programDock = nullptr;
   QDockWidget* m_primitivesDock = nullptr;
   QDockWidget* m_traceDock = nullptr;
   QDockWidget* m_diagnosticsDock = nullptr;
   QDockWidget* m_codeDock = nullptr;
+  QDockWidget* m_treeDock = nullptr;
   bool m_codeStale = true;
   QMenu* m_recentMenu = nullptr;
   QMenu* m_viewMenu = nullptr;

@@ -242,7 +242,7 @@ void MainWindow::createMenus() {
   m_viewMenu = menuBar()->addMenu(QStringLiteral("&View"));
   m_viewMenu->setObjectName(QStringLiteral("viewMenu"));
   int key = 3;
-  for (QDockWidget* d : {m_programDock, m_primitivesDock, m_traceDock, m_diagnosticsDock, m_codeDock}) {
+  for (QDockWidget* d : {m_programDock, m_treeDock, m_primitivesDock, m_traceDock, m_diagnosticsDock, m_codeDock}) {
     QAction* toggle = d->toggleViewAction();
     toggle->setObjectName(QStringLiteral("viewToggle_") + d->objectName());
     toggle->setShortcut(QKeySequence(QStringLiteral("Ctrl+%1").arg(key++)));

@@ -14,6 +14,7 @@
 #include "views/diagnostics_view.h"
 #include "views/primitive_panel.h"
 #include "views/program_editor.h"
+#include "views/schedule_tree_view.h"
 #include "views/tensorir_view.h"
 #include "views/trace_view.h"
 
@@ -22,6 +23,7 @@
 #include <QClipboard>
 #include <QDockWidget>
 #include <QTableView>
+#include <QTreeView>
 #include <QLabel>
 #include <QMenu>
 #include <QLineEdit>
@@ -363,6 +365,28 @@ private Q_SLOTS:
     QCOMPARE(w->session()->undoStack()->count(), 1);
     QCOMPARE(w->session()->undoStack()->undoText(), QStringLiteral("load trace matmul_tile.py"));
     QCOMPARE(w->traceView()->model()->rowCount(), static_cast<int>(sch.trace().instructions.size()));
+  }
+
+  void treeSelectionFollowsTheTensorIrView() {
+    auto w = makeWindow();
+    QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te")));
+    QVERIFY(settle(*w));
+    views::ScheduleTreeView* tree = w->scheduleTreeView();
+    QVERIFY(tree->model()->rowCount() > 0);
+    // TensorIR -> tree: loop j is the second loop in program order.
+    clickNode(*w, nodeIndex(*w, "j"));
+    QCOMPARE(tree->selectedLoop(), 1);
+    QVERIFY2(tree->tree()->currentIndex().data().toString().startsWith(QStringLiteral("member j")),
+             qPrintable(tree->tree()->currentIndex().data().toString()));
+    QVERIFY(tree->detailText().contains(QStringLiteral("C[i, j, k] -> [(j)]")));
+    // Tree -> TensorIR: selecting member k selects loop k and drives the panel.
+    tree->tree()->setCurrentIndex(tree->model()->indexForLoop(2));
+    QCOMPARE(w->tensorIrView()->selectedNode(), nodeIndex(*w, "k"));
+    QVERIFY(w->primitivePanel()->primitives().contains(QStringLiteral("rfactor")));
+    // After a split the tree shows the new loops.
+    splitFromPanel(*w, "k", QStringLiteral("None, 4"));
+    QVERIFY(tree->model()->indexForLoop(3).isValid());
+    QVERIFY(tree->model()->indexForLoop(3).data().toString().startsWith(QStringLiteral("member k_1")));
   }
 
   void appliesAPolyhedralTileFromPanel() {

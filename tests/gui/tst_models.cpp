@@ -7,6 +7,7 @@
 #include "views/primitive_request.h"
 #include "views/program_snapshot.h"
 #include "views/samples_model.h"
+#include "views/schedule_tree_model.h"
 #include "views/trace_model.h"
 
 #include <QAbstractItemModelTester>
@@ -88,6 +89,29 @@ private Q_SLOTS:
     QCOMPARE(model.index(matmul).data(views::SamplesModel::SummaryRole).toString(),
              QStringLiteral("Matrix multiplication C = A @ B, 1024 x 1024 x 1024, float32 (as te.create_prim_func"));
     QVERIFY(model.index(matmul).data(views::SamplesModel::DescriptionRole).toString().contains(QStringLiteral("try: split i and j by 32")));
+  }
+
+  void scheduleTreeModel() {
+    views::ScheduleTreeModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    schedule::Schedule sch(parseSample(QStringLiteral("softmax.te")));
+    auto snap = views::makeSnapshot(sch);
+    QVERIFY2(snap->tree, snap->treeError.c_str());
+    model.setSnapshot(snap);
+    QCOMPARE(model.rowCount(), 1);
+    QCOMPARE(model.index(0, 0).data().toString(), QStringLiteral("domain"));
+    // Every loop of the program has its band member.
+    int loops = 0;
+    for (const views::NodeInfo& n : snap->nodes) loops += n.kind == views::NodeInfo::Kind::Loop;
+    for (int l = 0; l < loops; ++l) {
+      const QModelIndex m = model.indexForLoop(l);
+      QVERIFY(m.isValid());
+      QVERIFY(m.data().toString().startsWith(QStringLiteral("member ") +
+                                             QString::fromStdString(snap->nodes[snap->loopByOrdinal(l)].name)));
+    }
+    QVERIFY(!model.indexForLoop(loops).isValid());
+    model.setSnapshot(nullptr);
+    QCOMPARE(model.rowCount(), 0);
   }
 
   void snapshotNodes() {
