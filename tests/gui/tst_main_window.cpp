@@ -6,6 +6,7 @@
 
 #include "core/frontend/te_frontend.h"
 #include "core/ir/printer.h"
+#include "core/poly/legality.h"
 #include "core/poly/poly_schedule.h"
 #include "core/schedule/schedule_error.h"
 #include "core/schedule/trace_python.h"
@@ -21,6 +22,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QTableView>
 #include <QTreeView>
@@ -387,6 +389,40 @@ private Q_SLOTS:
     splitFromPanel(*w, "k", QStringLiteral("None, 4"));
     QVERIFY(tree->model()->indexForLoop(3).isValid());
     QVERIFY(tree->model()->indexForLoop(3).data().toString().startsWith(QStringLiteral("member k_1")));
+  }
+
+  void computeAtTargetPickedByClicking() {
+    auto w = makeWindow();
+    QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/conv_bias_relu.te")));
+    QVERIFY(settle(*w));
+    const int pad = nodeIndex(*w, "pad_temp");
+    clickNode(*w, pad);
+    QVERIFY(w->primitivePanel()->choosePrimitive(QStringLiteral("compute_at")));
+    auto* target = w->primitivePanel()->findChild<QComboBox*>(QStringLiteral("targetLoop"));
+    QVERIFY(target);
+    auto* pick = target->parentWidget()->findChild<QPushButton*>();
+    QVERIFY(pick);
+    QTest::mouseClick(pick, Qt::LeftButton);
+    QVERIFY(w->primitivePanel()->isPicking());
+    QVERIFY(w->tensorIrView()->pickMode());
+    const int ff = nodeIndex(*w, "ff");
+    QVERIFY(ff >= 0);
+    clickNode(*w, ff);
+    QVERIFY(!w->primitivePanel()->isPicking());
+    QCOMPARE(w->tensorIrView()->selectedNode(), pad); // picking keeps the selection
+    QCOMPARE(target->currentData().toInt(), ff);
+    w->action(QStringLiteral("scheduleApply"))->trigger();
+    QVERIFY(settle(*w));
+
+    schedule::Schedule sch(parseSample(QStringLiteral("conv_bias_relu.te")));
+    poly::installLegalityVerifier(sch);
+    auto block = sch.apply("get_block", {}, {"pad_temp", "main"});
+    auto conv = sch.apply("get_block", {}, {"conv2d_nchw", "main"});
+    auto loops = sch.apply("get_loops", {(*conv)[0]});
+    auto expected = sch.apply("compute_at", {(*block)[0], (*loops)[1]});
+    QVERIFY2(expected.has_value(), expected ? "" : expected.error().message.c_str());
+    QCOMPARE(w->diagnosticsView()->model()->rowCount(), 0);
+    QCOMPARE(viewText(*w).toStdString(), ir::printPrimFunc(sch.func()));
   }
 
   void appliesAPolyhedralTileFromPanel() {
