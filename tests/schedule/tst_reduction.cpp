@@ -196,6 +196,23 @@ private Q_SLOTS:
     QCOMPARE(QString::fromStdString(testing::compareResults(f, sch.func())), QString());
   }
 
+  void decomposeRefusesReduceLoopOutsideScope() {
+    // Regression (differential test): with k outside, partitioning i leaves the reduce
+    // loop k above the partition blocks. An init decomposed inside a partition would
+    // restart the sum at every k.
+    const auto f = testing::parseProgram(kRowSumScaled);
+    Schedule sch(f);
+    const RV s = one(sch.apply("get_block", {}, {"S"}));
+    const auto sl = all(sch.apply("get_loops", {s}));
+    sch.apply("reorder", {sl[1], sl[0]}).value(); // k, i
+    all(sch.apply("loop_partition", {sl[0], TraceList{2}}));
+    const RV s0 = one(sch.apply("get_block", {}, {"S_i0"}));
+    const auto inner = all(sch.apply("get_loops", {s0})); // i0 (the scope is S_i0_partition)
+    QCOMPARE(inner.size(), std::size_t{1});
+    expectRefused(sch, "decompose_reduction", {s0, inner[0]}, {}, "schedule.decompose_reduction.below-reduce-loop",
+                  {"i0", "S_i0", "k"});
+  }
+
   void rfactorMatmul() {
     const auto f = testing::parseProgram(testing::kSmallMatmul);
     Schedule sch(f);

@@ -11,7 +11,8 @@
 //   2. the block is a reduction block: it has an init, it is the only writer of its
 //      outputs in its scope, no reduce iterator indexes them        (not-reduction)
 //   3. no loop above `loop` feeds a reduce iterator (`loop` is higher than every loop
-//      related to a reduce block var)                               (below-reduce-loop)
+//      related to a reduce block var), not even a loop above the block's scope block
+//      (TVM only looks at the loops up to the scope block)          (below-reduce-loop)
 //   4. every loop from `loop` (included) down to the block with an extent other than 1
 //      feeds some iterator of the block                             (redundant-loop)
 //      A loop that feeds none (left by compute_at when the consumer's loop does not index
@@ -141,6 +142,26 @@ Expected<std::vector<RV>> applyDecomposeReduction(Schedule& sch, const std::vect
     }
   }
 
+  //    (also a loop outside the block's scope, above an enclosing block such as a
+  //    loop_partition block: the init would restart at each of its iterations)
+  for (std::size_t i = 0; i < block.iterVars.size(); ++i) {
+    if (block.iterVars[i].kind != ir::IterKind::Reduce) continue;
+    std::string outside;
+    ir::forEachExpr(realize.iterValues[i], [&](const ir::Expr& e) {
+      const auto* v = e.as<ir::Var>();
+      if (!v || !outside.empty()) return;
+      if (std::none_of(loops.begin(), loops.end(), [&](const TreeNode* l) { return l->loop()->loopVar.get() == v; }))
+        outside = v->name;
+    });
+    if (!outside.empty())
+      return Unexpected(scheduleError(
+          prim, "below-reduce-loop",
+          fmt::format("decompose_reduction expects the loop '{}' to be higher than all the loops related to reduce "
+                      "block vars of block '{}', but the loop '{}' outside the block's scope feeds the reduce "
+                      "iterator '{}'",
+                      loopN, block.name, outside, block.iterVars[i].var.as<ir::Var>()->name),
+          {loopRef(loopN), blockRef(block.name), loopRef(outside)}));
+  }
   // 4. no redundant-recomputation loop between `loop` and the block.
   for (auto it = pos; it != loops.end(); ++it) {
     const ir::For& f = *(*it)->loop();
