@@ -4,6 +4,7 @@
 #include "core/ir/interpreter.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -188,7 +189,7 @@ Expected<RunResult> runLibraryIsolated(const std::string& libraryPath, const std
     request.buffers.push_back({offset, a.nbytes()});
     offset += (a.nbytes() + kAlign - 1) / kAlign * kAlign;
   }
-  request.shmBytes = std::max<std::uint64_t>(offset, kAlign);
+  request.shmBytes = offset + kWorkerProgressBytes; // the progress counter comes last
   SharedMemory shm;
   shm.fd = Fd(::memfd_create("loopscape-args", MFD_CLOEXEC));
   if (shm.fd.get() < 0) return Unexpected(systemError("memfd_create failed"));
@@ -238,8 +239,8 @@ Expected<RunResult> runLibraryIsolated(const std::string& libraryPath, const std
 
   // 4. Collect its output until it exits or the time limit passes.
   using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(options.timeoutSeconds));
+  const auto limit =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.timeoutSeconds));
   ::fcntl(resultRead.get(), F_SETFL, O_NONBLOCK);
   ::fcntl(outputRead.get(), F_SETFL, O_NONBLOCK);
   std::string reply, output;
@@ -259,6 +260,12 @@ Expected<RunResult> runLibraryIsolated(const std::string& libraryPath, const std
   };
   int status = 0;
   bool timedOut = false;
+  // The time limit applies to each kernel call: every completed call (the worker bumps
+  // the progress counter) starts a new period.
+  std::atomic_ref<std::uint64_t> progress(
+      *reinterpret_cast<std::uint64_t*>(shm.data + request.shmBytes - kWorkerProgressBytes));
+  std::uint64_t lastProgress = progress.load(std::memory_order_relaxed);
+  auto deadline = Clock::now() + limit;
   for (;;) {
     const pid_t done = ::waitpid(pid, &status, WNOHANG);
     if (done == pid) break;
@@ -268,6 +275,10 @@ Expected<RunResult> runLibraryIsolated(const std::string& libraryPath, const std
       return Unexpected(d);
     }
     const auto now = Clock::now();
+    if (const auto p = progress.load(std::memory_order_relaxed); p != lastProgress) {
+      lastProgress = p;
+      deadline = now + limit;
+    }
     if (now >= deadline) {
       ::kill(pid, SIGKILL);
       while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {

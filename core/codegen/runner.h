@@ -4,7 +4,8 @@
 // runner_protocol.h): the arguments travel in POSIX shared memory (a memfd), the worker is
 // started with posix_spawn (fork-free, so it is safe from a multi-threaded host and from
 // OpenMP), it dlopens Kernel::libraryPath() and calls Kernel::symbol(). The parent waits
-// at most `timeoutSeconds` for the whole worker run, then kills it with SIGKILL. Every way
+// at most `timeoutSeconds` for each kernel call (warm-up and timed calls alike), then
+// kills the worker with SIGKILL. Every way
 // the worker can fail becomes a Diagnostic and the caller keeps running:
 //   runner.crashed     "the kernel crashed with SIGSEGV (segmentation fault)"
 //   runner.timeout     "the kernel did not finish within 10 s and was stopped"

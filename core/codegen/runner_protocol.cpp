@@ -87,10 +87,12 @@ Expected<WorkerRequest> decodeWorkerArgs(const std::vector<std::string>& args) {
     if (!ok) return Unexpected(badArgs(fmt::format("bad value '{}' for {}", value, key)));
   }
   if (r.library.empty() || r.symbol.empty()) return Unexpected(badArgs("--library and --symbol are required"));
+  if (r.shmBytes < kWorkerProgressBytes)
+    return Unexpected(badArgs(fmt::format("{} shared bytes leave no room for the progress counter", r.shmBytes)));
   for (const auto& b : r.buffers)
-    if (b.offset + b.bytes > r.shmBytes)
-      return Unexpected(badArgs(fmt::format("buffer {}:{} lies outside the {} shared bytes", b.offset, b.bytes,
-                                            r.shmBytes)));
+    if (b.offset + b.bytes > r.shmBytes - kWorkerProgressBytes)
+      return Unexpected(badArgs(fmt::format("buffer {}:{} lies outside the {} shared argument bytes", b.offset,
+                                            b.bytes, r.shmBytes - kWorkerProgressBytes)));
   if (r.buffers.size() + r.sizes.size() > static_cast<std::size_t>(kWorkerMaxArgs))
     return Unexpected(badArgs(fmt::format("{} kernel arguments; the worker passes at most {}",
                                           r.buffers.size() + r.sizes.size(), kWorkerMaxArgs)));

@@ -16,6 +16,9 @@
 // or, when it cannot run the kernel at all (library, symbol, mapping), a single line
 //   error <code> <message>
 // and exits with status kWorkerExitError. A kernel crash is a signal the parent decodes.
+// The last kWorkerProgressBytes of the shared memory hold a progress counter (a uint64
+// at shmBytes - kWorkerProgressBytes) that the worker increments after every kernel
+// call, so the parent can apply its time limit to each call rather than to the whole run.
 #pragma once
 
 #include "core/codegen/profile_timer.h"
@@ -32,6 +35,8 @@ inline constexpr int kWorkerResultFd = 4;
 inline constexpr int kWorkerExitError = 3;
 /// The most arguments (buffers + sizes) a kernel may take through the worker.
 inline constexpr int kWorkerMaxArgs = 48;
+/// Bytes reserved at the end of the shared memory for the progress counter.
+inline constexpr std::uint64_t kWorkerProgressBytes = 64;
 
 struct WorkerBuffer {
   std::uint64_t offset = 0;

@@ -29,6 +29,8 @@ void write_far(float* a, int64_t n) { a[n + ((int64_t)1 << 40)] = 1.0f; }
 void loop_forever(float* a) { for (;;) { a[0] += 1.0f; __asm__ volatile("" ::: "memory"); } }
 void divide(int32_t* a) { volatile int32_t d = a[1]; a[0] = a[0] / d; }
 void do_abort(float* a) { (void)a; abort(); }
+#include <time.h>
+void slow_call(float* a) { struct timespec t = {0, 300000000}; nanosleep(&t, 0); a[0] += 1.0f; }
 void chatty(float* a) { printf("hello from the kernel %g\n", a[0]); fflush(stdout); }
 void sum_many(float* a0, float* a1, float* a2, float* a3, float* a4, float* a5, float* a6, float* a7,
               float* out, int64_t s0, int64_t s1, int64_t s2) {
@@ -126,7 +128,10 @@ private Q_SLOTS:
     r = runLibraryIsolated(m_lib, "add_one", args, sizes, o);
     QVERIFY(r.has_value());
     QVERIFY(r->timing.number >= 1);
-    QVERIFY(r->timing.perRepeat[0] * r->timing.number > 0.004);
+    // Calibration aims at 5 ms per repeat from a pilot measurement; a loaded machine can
+    // make the pilot slower than the repeats, so only require the same order of magnitude.
+    QVERIFY(r->timing.number > 1);
+    QVERIFY(r->timing.perRepeat[0] * r->timing.number > 0.001);
   }
 
   void manyArguments() {
@@ -181,6 +186,19 @@ private Q_SLOTS:
     QVERIFY(timer.elapsed() < 5000);
     // The inputs are left as they were: nothing is copied back from a failed run.
     QCOMPARE(args[0].getDouble(0), 0.0);
+  }
+
+  // The limit applies to each call: five calls of 0.3 s each (1.5 s in all) pass a 1 s limit.
+  void timeoutIsPerCall() {
+    std::vector<ir::NDArray> args = {filled({4}, 0)};
+    RunOptions o = options(1);
+    o.timing.warmup = 0;
+    o.timing.repeat = 5;
+    o.timing.number = 1;
+    o.timing.counters = false;
+    auto r = runLibraryIsolated(m_lib, "slow_call", args, {}, o);
+    QVERIFY2(r.has_value(), r ? "" : r.error().message.c_str());
+    QCOMPARE(args[0].getDouble(0), 5.0);
   }
 
   void missingLibrary() {
@@ -289,7 +307,7 @@ private Q_SLOTS:
     WorkerRequest req;
     req.library = "/tmp/lib x.so";
     req.symbol = "k";
-    req.shmBytes = 256;
+    req.shmBytes = 256 + kWorkerProgressBytes; // buffers, then the progress counter
     req.buffers = {{0, 100}, {128, 128}};
     req.sizes = {3, -1};
     req.timing = {2, 7, 0, 12.5, true};
@@ -305,7 +323,7 @@ private Q_SLOTS:
     req.buffers.push_back({200, 100});
     auto bad = decodeWorkerArgs(encodeWorkerArgs(req));
     QVERIFY(!bad.has_value());
-    QCOMPARE(bad.error().message, std::string("buffer 200:100 lies outside the 256 shared bytes"));
+    QCOMPARE(bad.error().message, std::string("buffer 200:100 lies outside the 256 shared argument bytes"));
 
     TimingResult t;
     t.number = 5;
