@@ -139,6 +139,24 @@ private Q_SLOTS:
     QCOMPARE(QString::fromStdString(testing::compareResults(f, sch.func())), QString());
   }
 
+  void blockizeClipsPaddingRegion() {
+    // Regression (differential test): the padding block reads data[i - 1] under a guard;
+    // relaxed over the inner loop, the outer block's region started at -1, and cache_read
+    // of it copied data[-1].
+    const char* const pad = "data = placeholder((6,), \"int32\", name=\"data\")\n"
+                            "P = compute((8,), lambda i: if_then_else(all(i >= 1, i < 7), data[i - 1], 0), name=\"P\")\n";
+    const auto f = testing::parseProgram(pad);
+    Schedule sch(f);
+    const RV p = one(sch.apply("get_block", {}, {"P"}));
+    const auto loops = all(sch.apply("get_loops", {p}));
+    const RV outer = one(sch.apply("blockize", {loops[0]}));
+    const auto& reads = sch.block(outer, "test").value()->block()->reads;
+    QCOMPARE(QString::fromStdString(ir::printExpr(reads[0].region[0].min)), QString("0"));
+    QCOMPARE(QString::fromStdString(ir::printExpr(reads[0].region[0].extent)), QString("6"));
+    one(sch.apply("cache_read", {outer, TraceList{}}, {0, "shared"}));
+    QCOMPARE(QString::fromStdString(testing::compareResults(f, sch.func())), QString());
+  }
+
   void blockizeRefused() {
     const auto f = testing::parseProgram(testing::kSmallMatmul);
     Schedule sch(f);

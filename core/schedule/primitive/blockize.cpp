@@ -8,7 +8,8 @@
 // iterator `<v>_o` per block iterator (extent of the outer part, bound to it); the inner
 // block keeps its name and gets `<v>_i` for each iterator with an inner part of extent > 1;
 // the block's uses of `v` become `v_o * inner_extent + v_i` (or just one of them). The
-// outer block's regions are the inner regions relaxed over the inner iterators. A
+// outer block's regions are the inner regions relaxed over the inner iterators, clipped
+// to the buffer (a guarded padding access relaxes to indices outside it). A
 // reduction's init moves to the outer block's init as a block `<name>_init` under copies
 // of the inner loops its data-parallel bindings use; the inner block loses its init and
 // reads what it writes.
@@ -24,12 +25,14 @@
 //      outer loops                                                       (not-divisible)
 #include "core/schedule/primitive/blockize_layout_detail.h"
 #include "core/schedule/primitive/buffer_util.h"
+#include "core/schedule/primitive/region.h"
 #include "core/schedule/primitive/util.h"
 #include "core/schedule/schedule_error.h"
 
 #include "core/ir/mutator.h"
 #include "core/ir/op.h"
 #include "core/ir/printer.h"
+#include "core/ir/structural_equal.h"
 #include "core/ir/substitute.h"
 #include "core/ir/visitor.h"
 
@@ -343,7 +346,17 @@ Expected<std::vector<RV>> applyBlockize(Schedule& sch, const std::vector<TraceVa
     for (const auto& r : in) {
       ir::BufferRegion nr{r.buffer, {}};
       for (std::size_t d = 0; d < r.region.size(); ++d)
-        nr.region.push_back(relaxRange(r.region[d], relax, outerAnalyzer, r.buffer->shape[d]));
+      {
+        // Clipped to the buffer: a guarded access (padding) may relax outside it.
+        const ir::Range rg = relaxRange(r.region[d], relax, outerAnalyzer, r.buffer->shape[d]);
+        const ir::Expr& dim = r.buffer->shape[d];
+        const ir::Expr lo = maxOf(rg.min, ir::intImm(0, dim.dtype()), outerAnalyzer);
+        const ir::Expr hi = minOf(outerAnalyzer.simplify(rg.min + rg.extent - 1), outerAnalyzer.simplify(dim - 1),
+                                  outerAnalyzer);
+        nr.region.push_back(lo.sameAs(rg.min) && ir::structuralEqual(hi, outerAnalyzer.simplify(rg.min + rg.extent - 1))
+                                ? rg
+                                : ir::Range{lo, outerAnalyzer.simplify(hi - lo + 1)});
+      }
       out.push_back(std::move(nr));
     }
     return out;
