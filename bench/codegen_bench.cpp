@@ -17,12 +17,15 @@
 //     output is filled with NaN before the run, so an element it does not write fails):
 //     max over elements of |x - ref| / |ref|; a kernel above 1e-4 is reported as FAILED
 //     and not timed;
-//   * timing uses codegen::timeCalls (TVM time_evaluator semantics: 1 warm-up call, then
-//     `repeat` repeats of as many calls as fill 100 ms); the table shows the best repeat
-//     (the machine is shared and noisy: the minimum is the least disturbed measurement)
-//     and the median. The naive 1024^3 matmul takes seconds per call: it is timed as one
-//     single call (its verification run is a second one), on 1 thread only (the naive
-//     program has no parallel loop);
+//   * timing uses codegen::timeCalls (TVM time_evaluator semantics): per candidate one
+//     warm-up call and a calibration of the calls per repeat (>= 100 ms), then `repeat`
+//     rounds in which the library and every kernel of the same thread count are timed one
+//     repeat each in turn (150 ms pause before each, so that OpenBLAS's and OpenMP's
+//     spinning threads are asleep): all of them see the same machine load. The table
+//     shows the best repeat (the machine is shared and noisy: the minimum is the least
+//     disturbed measurement) and the median. The naive 1024^3 matmul takes seconds per
+//     call: it is timed as one single call (its verification run is a second one), on 1
+//     thread only (the naive programs have no parallel loop);
 //   * FLOPs are codegen::countFlops of the unscheduled program (useful work: 2*M*N*K for
 //     matmul, 2*F*C*KH*KW*OH*OW for the convolution);
 //   * tuned kernels are built with BuildOptions::fastMath = true (cpu-llvm: fast-math
@@ -75,6 +78,7 @@ struct Options {
   bool naive = true;           ///< also run the unscheduled programs
   std::string asmDir;          ///< write the tuned kernels' LLVM IR / asm / C here
   std::string only;            ///< "matmul" or "conv2d": run one workload
+  bool remeasurePeak = false;  ///< measure the machine peak again (not the cached value)
 };
 
 [[noreturn]] void die(const std::string& message) {
@@ -156,63 +160,69 @@ codegen::Target& target(const std::string& name) {
 
 Expected<void> ok() { return {}; }
 
-codegen::TimingResult timeIt(const std::function<void()>& call, const Options& o, bool single) {
+/// Lets the previous measurement's spinning worker threads (OpenBLAS, OpenMP) go to sleep.
+void settle() { std::this_thread::sleep_for(std::chrono::milliseconds(150)); }
+
+/// Something to time: the library or a verified kernel.
+struct Candidate {
+  Row row;
+  std::function<void()> call;
+  std::shared_ptr<codegen::Kernel> kernel; ///< keeps the kernel alive
+  std::shared_ptr<Buffer> out;
+  bool single = false;  ///< timed as one call (the naive 1024^3 matmul)
+  int number = 1;       ///< calls per repeat (calibrated)
+  std::vector<double> seconds; ///< per call, one entry per round
+};
+
+/// One repeat of `number` calls (0: calibrate to >= 100 ms, after one warm-up call);
+/// returns seconds per call and the number used.
+std::pair<double, int> timeRepeat(const std::function<void()>& call, int number, bool warmup) {
   codegen::TimingOptions t;
-  if (single) t = codegen::TimingOptions::single();
-  else {
-    t.warmup = 1;
-    t.repeat = o.repeat;
-    t.number = 0;
-    t.minRepeatMs = 100;
-    t.counters = false;
-  }
-  return orDie(codegen::timeCalls(
-                   [&]() -> Expected<void> {
-                     call();
-                     return ok();
-                   },
-                   t),
-               "timing");
+  t.warmup = warmup ? 1 : 0;
+  t.repeat = 1;
+  t.number = number;
+  t.minRepeatMs = 100;
+  t.counters = false;
+  auto r = orDie(codegen::timeCalls(
+                     [&]() -> Expected<void> {
+                       call();
+                       return ok();
+                     },
+                     t),
+                 "timing");
+  return {r.perRepeat.at(0), r.number};
 }
 
-/// Lets the previous phase's spinning worker threads (OpenBLAS, OpenMP) go to sleep.
-void settle() { std::this_thread::sleep_for(std::chrono::milliseconds(300)); }
-
-/// Builds `func` with `targetName`, verifies it against the workload's reference and
-/// times it. `single`: one timed call (the naive 1024^3 matmul).
-Row measureKernel(Workload& w, const ir::PrimFunc& func, const std::string& variant, const std::string& targetName,
-                  int threads, bool fastMath, bool single, const Options& o, double libraryGflops) {
-  Row row{w.name, variant, targetName, threads};
+/// Builds `func` with `targetName` and verifies it against the workload's reference: a
+/// candidate ready to time, or a failed row.
+Candidate prepareKernel(Workload& w, const ir::PrimFunc& func, const std::string& variant,
+                        const std::string& targetName, int threads, bool fastMath, bool single) {
+  Candidate c;
+  c.row = Row{w.name, variant, targetName, threads};
+  c.single = single;
   auto lowered = orDie(codegen::lower(func), w.name + " " + variant + ": lowering");
+  if (lowered.params.size() != w.inputs.size() + 1) die(w.name + ": unexpected parameter count");
   codegen::BuildOptions bo;
   bo.fastMath = fastMath;
   bo.threads = threads;
-  auto kernel = orDie(target(targetName).build(lowered, bo), w.name + " " + variant + ": build with " + targetName);
-  if (lowered.params.size() != w.inputs.size() + 1) die(w.name + ": unexpected parameter count");
-  Buffer out(w.reference.size);
-  out.fill(std::numeric_limits<float>::quiet_NaN());
+  c.kernel = orDie(target(targetName).build(lowered, bo), w.name + " " + variant + ": build with " + targetName);
+  c.out = std::make_shared<Buffer>(w.reference.size);
+  c.out->fill(std::numeric_limits<float>::quiet_NaN());
   std::vector<void*> pointers;
   for (auto& in : w.inputs) pointers.push_back(in.data);
-  pointers.push_back(out.data);
-  auto call = [&] {
+  pointers.push_back(c.out->data);
+  std::string what = w.name + " " + variant + " " + targetName;
+  c.call = [kernel = c.kernel, pointers, what] {
     auto r = kernel->run(pointers, {});
-    if (!r) die(w.name + " " + variant + ": run: " + renderDiagnostic(r.error()));
+    if (!r) die(what + ": run: " + renderDiagnostic(r.error()));
   };
-  call();
-  row.relErr = maxRelativeError(out, w.reference);
-  if (!(row.relErr <= kTolerance)) {
-    row.failed = true;
-    row.note = fmt::format("FAILED verification (max rel err {:.3g} > {:g}), not timed", row.relErr, kTolerance);
-    return row;
+  c.call();
+  c.row.relErr = maxRelativeError(*c.out, w.reference);
+  if (!(c.row.relErr <= kTolerance)) {
+    c.row.failed = true;
+    c.row.note = fmt::format("FAILED verification (max rel err {:.3g} > {:g}), not timed", c.row.relErr, kTolerance);
   }
-  settle();
-  auto timing = timeIt(call, o, single);
-  row.bestMs = timing.min() * 1e3;
-  row.medianMs = timing.median() * 1e3;
-  row.gflops = w.flops / timing.min() / 1e9;
-  row.ratio = libraryGflops > 0 ? row.gflops / libraryGflops : 0;
-  if (single) row.note = "one call";
-  return row;
+  return c;
 }
 
 Workload loadWorkload(const std::string& name, const std::string& library) {
@@ -341,33 +351,61 @@ std::vector<Row> runWorkload(Workload& w, const Options& o) {
   std::vector<Row> rows;
   dumpSources(w, o);
   for (int threads : o.threads) {
-    // The reference result and speed of the library on this many threads.
+    // The reference result of the library on this many threads.
     auto library = w.makeLibrary(threads);
     w.reference.fill(std::numeric_limits<float>::quiet_NaN());
     library(w.reference.data);
-    Row lib{w.name, "library", w.library, threads};
-    settle();
+    std::vector<Candidate> cands;
+    Candidate lib;
+    lib.row = Row{w.name, "library", w.library, threads};
     // Timed calls pass no output pointer: oneDNN then skips its reorder to nchw, sgemm
     // writes into a scratch matrix.
-    auto timing = timeIt([&] { library(nullptr); }, o, false);
-    lib.bestMs = timing.min() * 1e3;
-    lib.medianMs = timing.median() * 1e3;
-    lib.gflops = w.flops / timing.min() / 1e9;
-    lib.ratio = 1;
-    rows.push_back(lib);
-    openblas_set_num_threads(1);
-    settle();
+    lib.call = [library] { library(nullptr); };
+    cands.push_back(lib);
     for (const char* tgt : {"cpu-c", "cpu-llvm"})
-      rows.push_back(measureKernel(w, w.tuned, "tuned", tgt, threads, true, false, o, lib.gflops));
-    if (threads == 1 && w.name == "matmul") {
-      Row r = measureKernel(w, w.tuned, "tuned, no fast-math", "cpu-llvm", threads, false, false, o, lib.gflops);
-      rows.push_back(r);
-    }
-    if (threads == 1 && o.naive) {
-      bool single = w.name == "matmul";
+      cands.push_back(prepareKernel(w, w.tuned, "tuned", tgt, threads, true, false));
+    if (threads == 1 && w.name == "matmul")
+      cands.push_back(prepareKernel(w, w.tuned, "tuned, no fast-math", "cpu-llvm", threads, false, false));
+    if (threads == 1 && o.naive)
       for (const char* tgt : {"cpu-c", "cpu-llvm"})
-        rows.push_back(measureKernel(w, w.func, "naive", tgt, threads, false, single, o, lib.gflops));
+        cands.push_back(prepareKernel(w, w.func, "naive", tgt, threads, false, w.name == "matmul"));
+    // Calibration (one warm-up call, calls per repeat for >= 100 ms), then `repeat`
+    // rounds that time each candidate once in turn, so that the library and the kernels
+    // see the same machine load; single-call candidates are timed once.
+    for (auto& c : cands) {
+      if (c.row.failed) continue;
+      settle();
+      if (c.single) {
+        c.seconds.push_back(timeRepeat(c.call, 1, false).first);
+        c.row.note = "one call";
+      } else {
+        c.number = timeRepeat(c.call, 0, true).second;
+      }
     }
+    for (int round = 0; round < o.repeat; ++round)
+      for (auto& c : cands) {
+        if (c.row.failed || c.single) continue;
+        settle();
+        c.seconds.push_back(timeRepeat(c.call, c.number, false).first);
+      }
+    double libGflops = 0;
+    for (auto& c : cands) {
+      if (c.row.failed) {
+        rows.push_back(c.row);
+        continue;
+      }
+      std::vector<double> sorted = c.seconds;
+      std::sort(sorted.begin(), sorted.end());
+      std::size_t n = sorted.size();
+      double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+      c.row.bestMs = sorted.front() * 1e3;
+      c.row.medianMs = median * 1e3;
+      c.row.gflops = w.flops / sorted.front() / 1e9;
+      if (c.row.variant == "library") libGflops = c.row.gflops;
+      c.row.ratio = libGflops > 0 ? c.row.gflops / libGflops : 0;
+      rows.push_back(c.row);
+    }
+    openblas_set_num_threads(1);
   }
   return rows;
 }
@@ -403,8 +441,10 @@ Options parseArgs(int argc, char** argv) {
     } else if (a == "--no-naive") o.naive = false;
     else if (a == "--asm") o.asmDir = value();
     else if (a == "--only") o.only = value();
+    else if (a == "--remeasure-peak") o.remeasurePeak = true;
     else if (a == "-h" || a == "--help") {
       fmt::print("usage: loopscape-codegen-bench [--repeat N] [--threads 1,2] [--no-naive] [--only matmul|conv2d]\n"
+                 "                               [--remeasure-peak]\n"
                  "                               [--asm DIR]   (write the tuned kernels' IR/asm/C to DIR)\n");
       std::exit(0);
     } else die("unknown argument " + a);
@@ -425,7 +465,9 @@ int main(int argc, char** argv) {
   }
   Options o = parseArgs(argc, argv);
 
-  auto peak = codegen::machinePeak();
+  codegen::PeakOptions peakOptions;
+  peakOptions.remeasure = o.remeasurePeak;
+  auto peak = codegen::machinePeak(peakOptions);
   fmt::print("machine: {} ({} hardware threads), fp32 FMA peak measured {:.0f} GFLOP/s per core, {:.0f} on all "
              "cores ({}), copy bandwidth {:.1f} GB/s{}\n",
              peak.cpuModel, peak.cores, peak.gflopsPerCore, peak.gflopsAllCores, peak.isa, peak.bandwidthGBs,
@@ -454,9 +496,10 @@ int main(int argc, char** argv) {
     fmt::print("oneDNN implementation: {}\n", g_dnnlImpl);
   }
   printTable(rows);
-  fmt::print("\nbest = fastest of {} repeats (each >= 100 ms of back-to-back calls, after 1 warm-up call); GFLOP/s "
-             "from the best; vs lib = GFLOP/s / the library's on the same thread count; max rel = max |x - ref| / "
-             "|ref| against the library's output. Tuned kernels: fastMath on.\n",
+  fmt::print("\nbest = fastest of {} repeats (each >= 100 ms of back-to-back calls; the library and the kernels "
+             "of one thread count are timed in interleaved rounds, after 1 warm-up call each); GFLOP/s from the "
+             "best; vs lib = GFLOP/s / the library's on the same thread count; max rel = max |x - ref| / |ref| "
+             "against the library's output. Tuned kernels: fastMath on.\n",
              o.repeat);
   bool failed = std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.failed; });
   return failed ? 2 : 0;

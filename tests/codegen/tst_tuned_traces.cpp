@@ -58,7 +58,7 @@ k = te.reduce_axis((0, K), name="k")
 C = te.compute((M, N), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
 )";
 
-// samples/conv2d_nchw.te at 1x3x4x16 input and 16 filters (ff tiled by 8, yy by 2,
+// samples/conv2d_nchw.te at 1x3x4x16 input and 16 filters (ff tiled by 4, yy by 4,
 // xx by 8).
 const char* const kSmallConv = R"(import tvm
 from tvm import te
