@@ -30,6 +30,8 @@ public:
     m_outer = isl_options_get_schedule_outer_coincidence(m_ctx);
     m_depth = isl_options_get_schedule_maximize_band_depth(m_ctx);
     m_algo = isl_options_get_schedule_algorithm(m_ctx);
+    m_maxCoef = isl_options_get_schedule_max_coefficient(m_ctx);
+    m_maxConst = isl_options_get_schedule_max_constant_term(m_ctx);
     if (o.fusion == "min") {
       isl_options_set_schedule_serialize_sccs(m_ctx, 1);
       isl_options_set_schedule_whole_component(m_ctx, 0);
@@ -43,6 +45,12 @@ public:
     isl_options_set_schedule_maximize_band_depth(m_ctx, o.maximizeBandDepth ? 1 : 0);
     isl_options_set_schedule_algorithm(m_ctx, o.algorithm == "feautrier" ? ISL_SCHEDULE_ALGORITHM_FEAUTRIER
                                                                            : ISL_SCHEDULE_ALGORITHM_ISL);
+    // Polly's bounds (polly-opt-max-coefficient / -max-constant-term = 20): without them
+    // the ILP may "fuse" dependent nests by shifting one by the whole extent of the other
+    // (matvec_chain: y shifted by 1022 after Bx, 24 s of scheduling for a sequence in
+    // disguise); with them such nests are distributed and scheduling stays fast.
+    isl_options_set_schedule_max_coefficient(m_ctx, kMaxCoefficient);
+    isl_options_set_schedule_max_constant_term(m_ctx, kMaxConstantTerm);
     isl_ctx_reset_error(m_ctx);
     isl_ctx_set_max_operations(m_ctx, o.maxOperations ? o.maxOperations : kDefaultIslMaxOperations);
     isl_ctx_reset_operations(m_ctx);
@@ -54,6 +62,8 @@ public:
     isl_options_set_schedule_outer_coincidence(m_ctx, m_outer);
     isl_options_set_schedule_maximize_band_depth(m_ctx, m_depth);
     isl_options_set_schedule_algorithm(m_ctx, m_algo);
+    isl_options_set_schedule_max_coefficient(m_ctx, m_maxCoef);
+    isl_options_set_schedule_max_constant_term(m_ctx, m_maxConst);
     isl_ctx_set_max_operations(m_ctx, 0);
   }
   SchedulerOptions(const SchedulerOptions&) = delete;
@@ -61,7 +71,9 @@ public:
 
 private:
   isl_ctx* m_ctx;
-  int m_serialize, m_whole, m_maxCoinc, m_outer, m_depth, m_algo;
+  int m_serialize, m_whole, m_maxCoinc, m_outer, m_depth, m_algo, m_maxCoef, m_maxConst;
+  static constexpr int kMaxCoefficient = 20;
+  static constexpr int kMaxConstantTerm = 20;
 };
 
 } // namespace
@@ -82,12 +94,14 @@ Expected<isl::schedule> computeIslSchedule(const Scop& scop, const Dependences& 
   isl_ctx* ctx = islContext().get();
   try {
     SchedulerOptions guard(options);
-    isl::union_map validity = deps.all();
+    // The three kinds overlap (a reduction's RAW, WAR and WAW chains are the same pairs):
+    // coalescing their union halves the pieces the scheduler builds constraints for.
+    isl::union_map validity = deps.all().coalesce();
     isl::schedule_constraints sc = isl::schedule_constraints::on_domain(scop.domain)
                                        .set_context(scop.context)
                                        .set_validity(validity)
                                        .set_coincidence(validity)
-                                       .set_proximity(deps.raw);
+                                       .set_proximity(deps.raw.coalesce());
     isl_schedule* raw = isl_schedule_constraints_compute_schedule(sc.release());
     if (!raw) {
       if (isl_ctx_last_error(ctx) == isl_error_quota)

@@ -32,6 +32,9 @@ using schedule::scheduleError;
 
 namespace {
 
+/// A reference to the loop an address names ("i@C" is loop i).
+IrReference loopAddrRef(const std::string& address) { return loopRef(address.substr(0, address.find('@'))); }
+
 bool isBand(const isl::schedule_node& n) { return isl_schedule_node_get_type(n.get()) == isl_schedule_node_band; }
 int nMembers(const isl::schedule_node& n) { return static_cast<int>(isl_schedule_node_band_n_member(n.get())); }
 
@@ -86,7 +89,7 @@ Diagnostic noBand(std::string_view prim, const std::string& loop) {
                        fmt::format("no loop named '{}' heads a band of the schedule tree (bands are addressed by the "
                                    "name of their first loop)",
                                    loop),
-                       {loopRef(loop)});
+                       {loopAddrRef(loop)});
 }
 
 isl::multi_val sizesIn(const isl::schedule_node& band, const std::vector<std::int64_t>& sizes) {
@@ -131,7 +134,7 @@ Expected<isl::schedule_node> findBand(const isl::schedule& s, const std::string&
           prim, "not-perfectly-nested",
           fmt::format("the band at loop '{}' has {} perfectly nested loop(s) ({}), {} are needed", loop, nMembers(node),
                       fmt::join(bandMemberNames(node), ", "), members),
-          {loopRef(loop)}));
+          {loopAddrRef(loop)}));
     node = mergeWithChild(node);
   }
   return node;
@@ -140,10 +143,10 @@ Expected<isl::schedule_node> findBand(const isl::schedule& s, const std::string&
 Expected<isl::schedule> tileBand(const isl::schedule& s, const std::string& loop, const std::vector<std::int64_t>& sizes,
                                  std::string_view prim) {
   if (sizes.empty())
-    return Unexpected(scheduleError(prim, "bad-size", "poly_tile needs at least one tile size", {loopRef(loop)}));
+    return Unexpected(scheduleError(prim, "bad-size", "poly_tile needs at least one tile size", {loopAddrRef(loop)}));
   for (auto v : sizes)
     if (v < 1)
-      return Unexpected(scheduleError(prim, "bad-size", fmt::format("tile size {} is not positive", v), {loopRef(loop)}));
+      return Unexpected(scheduleError(prim, "bad-size", fmt::format("tile size {} is not positive", v), {loopAddrRef(loop)}));
   auto band = findBand(s, loop, static_cast<int>(sizes.size()), prim);
   if (!band) return Unexpected(band.error());
   isl::schedule_node node = *band;
@@ -194,7 +197,7 @@ Expected<isl::schedule> interchangeBand(const isl::schedule& s, const std::strin
   if (perm.size() < 2 || sorted != iota)
     return Unexpected(scheduleError(prim, "bad-permutation",
                                     fmt::format("[{}] is not a permutation of 0..n-1 with n >= 2", fmt::join(perm, ", ")),
-                                    {loopRef(loop)}));
+                                    {loopAddrRef(loop)}));
   auto band = findBand(s, loop, static_cast<int>(perm.size()), prim);
   if (!band) return Unexpected(band.error());
   isl::schedule_node node = *band;
@@ -225,9 +228,9 @@ Expected<isl::schedule> skewBand(const isl::schedule& s, const std::string& loop
     return Unexpected(scheduleError(prim, "bad-member",
                                     fmt::format("skewing member {} by member {} needs two different members >= 0",
                                                 member, byMember),
-                                    {loopRef(loop)}));
+                                    {loopAddrRef(loop)}));
   if (factor == 0)
-    return Unexpected(scheduleError(prim, "bad-factor", "a skew by factor 0 changes nothing", {loopRef(loop)}));
+    return Unexpected(scheduleError(prim, "bad-factor", "a skew by factor 0 changes nothing", {loopAddrRef(loop)}));
   auto band = findBand(s, loop, static_cast<int>(std::max(member, byMember) + 1), prim);
   if (!band) return Unexpected(band.error());
   isl::schedule_node node = *band;
@@ -257,7 +260,7 @@ Expected<isl::schedule> shiftStatement(const isl::schedule& s, const Scop& scop,
   if (domain.intersect(isl::union_set(st->domain)).is_empty())
     return Unexpected(scheduleError(prim, "not-in-band",
                                     fmt::format("statement '{}' does not run inside the loop '{}'", statement, member),
-                                    {blockRef(statement), loopRef(member)}));
+                                    {blockRef(statement), loopAddrRef(member)}));
   // The shift: `offset` on the statement's instances, 0 on every other instance of the band.
   isl::multi_union_pw_aff mupa = node.as<isl::schedule_node_band>().get_partial_schedule();
   isl::multi_union_pw_aff shift = mupa;
@@ -332,7 +335,7 @@ Expected<isl::schedule> fuseBands(const isl::schedule& s, const std::vector<std:
     if (!inSeq || (seq && !parent.is_equal(*seq)))
       return Unexpected(scheduleError(prim, "not-siblings",
                                       fmt::format("the loops {} are not siblings in one sequence", fmt::join(loops, ", ")),
-                                      {loopRef(loops[i])}));
+                                      {loopAddrRef(loops[i])}));
     seq = parent;
     positions.push_back(static_cast<int>(f->child_position()));
   }
@@ -341,7 +344,7 @@ Expected<isl::schedule> fuseBands(const isl::schedule& s, const std::vector<std:
       return Unexpected(scheduleError(prim, "not-siblings",
                                       fmt::format("the loops {} are not consecutive siblings in program order",
                                                   fmt::join(loops, ", ")),
-                                      {loopRef(loops[i])}));
+                                      {loopAddrRef(loops[i])}));
   // The fused loop: the union of the first members' partial schedules.
   isl::union_pw_aff fused = bands[0].as<isl::schedule_node_band>().get_partial_schedule().at(0);
   for (std::size_t i = 1; i < bands.size(); ++i)
@@ -406,7 +409,7 @@ Expected<isl::schedule> distributeBand(const isl::schedule& s, const std::string
   if (type != isl_schedule_node_sequence && type != isl_schedule_node_set)
     return Unexpected(scheduleError(prim, "not-over-sequence",
                                     fmt::format("the loop '{}' has a single child; there is nothing to distribute", loop),
-                                    {loopRef(loop)}));
+                                    {loopAddrRef(loop)}));
   isl::multi_union_pw_aff mupa = node.as<isl::schedule_node_band>().get_partial_schedule();
   isl::schedule_node n = isl::manage(check(isl_schedule_node_delete(node.copy()), "delete")); // the sequence
   const int count = static_cast<int>(isl_schedule_node_n_children(n.get()));
@@ -430,9 +433,9 @@ Expected<isl::schedule> markMember(const isl::schedule& s, const std::string& lo
   if (mark != "parallel" && mark != "vectorized" && mark != "unroll")
     return Unexpected(scheduleError(prim, "bad-kind",
                                     fmt::format("unknown mark '{}' (expected \"parallel\", \"vectorize\" or \"unroll\")", kind),
-                                    {loopRef(loop)}));
+                                    {loopAddrRef(loop)}));
   if (member < 0)
-    return Unexpected(scheduleError(prim, "bad-member", fmt::format("member {} is negative", member), {loopRef(loop)}));
+    return Unexpected(scheduleError(prim, "bad-member", fmt::format("member {} is negative", member), {loopAddrRef(loop)}));
   auto band = findBand(s, loop, static_cast<int>(member + 1), prim);
   if (!band) return Unexpected(band.error());
   isl::schedule_node node = *band;
@@ -473,7 +476,7 @@ Expected<isl::schedule> computeAtTile(const isl::schedule& s, const Scop& scop, 
   if (extension.is_empty())
     return Unexpected(scheduleError(prim, "not-needed",
                                     fmt::format("no statement inside the loop '{}' reads what '{}' writes", loop, producer),
-                                    {blockRef(producer), loopRef(loop)}));
+                                    {blockRef(producer), loopAddrRef(loop)}));
   // The producer's own loops, in the grafted subtree.
   std::vector<std::string> dims;
   isl::space sp = p->domain.space();
@@ -495,14 +498,20 @@ Expected<isl::schedule> computeAtTile(const isl::schedule& s, const Scop& scop, 
     isl_multi_union_pw_aff_free(inner);
   }
   while (graft.has_parent()) graft = graft.parent();
-  // Remember the path to the loop body, remove the producer's old instances, graft.
-  std::vector<int> path;
-  for (isl::schedule_node x = body; x.has_parent(); x = x.parent()) path.push_back(static_cast<int>(x.child_position()));
-  std::reverse(path.begin(), path.end());
+  // Remove the producer's old instances (isl drops the filters left empty, so paths
+  // change), find the loop again by name, and graft before its body.
   isl::union_set rest = s.get_domain().subtract(pdom);
   isl::schedule trimmed = isl::manage(check(isl_schedule_intersect_domain(s.copy(), rest.release()), "intersect"));
-  isl::schedule_node at = trimmed.root();
-  for (int c : path) at = at.child(c);
+  auto again = searchBand(trimmed.root(), loop);
+  if (!again) return Unexpected(noBand(prim, loop));
+  isl::schedule_node at = *again;
+  if (nMembers(at) > 1) {
+    std::vector<std::string> names = bandMemberNames(at);
+    at = isl::manage(check(isl_schedule_node_band_split(at.release(), 1), "split"));
+    at = setBandMemberNames(at, {names.front()});
+    at = setBandMemberNames(at.child(0), std::vector<std::string>(names.begin() + 1, names.end())).parent();
+  }
+  at = at.child(0);
   at = isl::manage(check(isl_schedule_node_graft_before(at.release(), graft.release()), "isl_schedule_node_graft_before"));
   return at.schedule();
 }
