@@ -23,6 +23,8 @@ private Q_SLOTS:
   void initTestCase() { poly::registerPolyInstructionKinds(); }
   void samples_data();
   void samples();
+  void goldens_data();
+  void goldens();
   void instructionAndTrace();
   void badOption();
   void quota();
@@ -84,6 +86,40 @@ void TstPolyAuto::samples() {
   auto legal = poly::checkLegality(f, *g);
   QVERIFY2(legal.has_value(), legal ? "" : renderDiagnostic(legal.error()).c_str());
   QVERIFY2(legal->legal, legal->legal ? "" : poly::counterexampleMessage(*legal->counterexample).c_str());
+}
+
+void TstPolyAuto::goldens_data() {
+  QTest::addColumn<int>("index");
+  QTest::addColumn<QString>("fusion");
+  QTest::addColumn<bool>("tile");
+  QTest::addColumn<QString>("golden");
+  auto find = [](const char* file) {
+    for (int i = 0; i < int(std::size(kSamples)); ++i)
+      if (std::string(kSamples[i].file) == file) return i;
+    return -1;
+  };
+  // Fusion max puts the whole chain in one nest (pad_temp computed inside the conv's
+  // window, at ry == 1, the conv shifted by 2), one copy of each block.
+  QTest::newRow("conv_bias_relu max") << find("conv_bias_relu.te") << "max" << false << "auto_conv_bias_relu_max";
+  QTest::newRow("conv_bias_relu min") << find("conv_bias_relu.te") << "min" << false << "auto_conv_bias_relu_min";
+  QTest::newRow("matvec_chain max") << find("matvec_chain.te") << "max" << false << "auto_matvec_chain_max";
+  QTest::newRow("stencil1d max tile") << find("stencil1d.te") << "max" << true << "auto_stencil1d_max_tile";
+}
+
+void TstPolyAuto::goldens() {
+  QFETCH(int, index);
+  QFETCH(QString, fusion);
+  QFETCH(bool, tile);
+  QFETCH(QString, golden);
+  const Small& s = kSamples[index];
+  ir::PrimFunc f = parseTe(smallSample(s.file, s.from, s.to));
+  poly::PolyAutoOptions o;
+  o.fusion = fusion.toStdString();
+  if (tile) o.tile = {2, 2};
+  auto g = poly::polyAuto(f, o);
+  QVERIFY2(g.has_value(), g ? "" : renderDiagnostic(g.error()).c_str());
+  const QString msg = checkPolyGolden(golden, ir::printPrimFunc(*g));
+  QVERIFY2(msg.isEmpty(), qPrintable(msg));
 }
 
 void TstPolyAuto::instructionAndTrace() {
