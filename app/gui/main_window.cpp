@@ -240,7 +240,16 @@ void MainWindow::onStateChanged() {
   const StatePtr& state = m_session->state();
   m_previewing = false;
   m_previewBanner->hide();
-  if (!state) return;
+  if (!state) {
+    m_scheduleTree->setSnapshot(nullptr);
+    m_tensorIr->setSnapshot(nullptr);
+    m_trace->model()->setSnapshot(nullptr);
+    m_trace->setStatus(QStringLiteral("The program does not parse; see Diagnostics."));
+    m_panel->setSelection(nullptr, -1);
+    m_firstState = true;
+    updateTitle();
+    return;
+  }
   const int selectedBefore = m_tensorIr->selectedNode();
   m_scheduleTree->setSnapshot(state->program);
   m_tensorIr->setSnapshot(state->program);

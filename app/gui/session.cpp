@@ -152,6 +152,8 @@ void Session::install(const StatePtr& state) {
 // ---- loading and editing -------------------------------------------------------------
 
 void Session::openSource(const QString& source, const QString& path, const schedule::Trace& trace) {
+  m_state.reset(); // the new program replaces the old one, even if it does not parse
+  m_pendingTrace = trace;
   m_source = source;
   m_sourcePath = path;
   m_projectPath.clear();
@@ -175,7 +177,7 @@ void Session::editSource(const QString& source) {
   m_source = source;
   m_sourceDirty = true;
   updateModified();
-  startLoad(source, m_state ? m_state->schedule.trace() : schedule::Trace{}, true, false);
+  startLoad(source, trace(), true, false);
 }
 
 void Session::startLoad(const QString& source, const schedule::Trace& trace, bool, bool openedFile) {
@@ -232,7 +234,11 @@ void Session::finishLoad(LoadResult r, bool openedFile) {
   if (r.generation != m_loadGeneration) return; // stale: a newer edit is being parsed
   if (r.parseError) {
     // Keep showing the last program that parsed; the trace waits for a good parse.
-    if (!m_state && openedFile) m_undo->clear();
+    const bool noProgram = !m_state;
+    if (noProgram) {
+      m_undo->clear();
+      m_pendingTrace = r.requested;
+    }
     setDiagnostics({sourceItem(*r.parseError, r.source.toStdString())}, {});
     if (openedFile) {
       m_sourceDirty = m_dirtyAfterOpen;
@@ -240,6 +246,7 @@ void Session::finishLoad(LoadResult r, bool openedFile) {
       m_undo->setClean();
     }
     updateModified();
+    if (noProgram) Q_EMIT stateChanged(); // the views show no program
     Q_EMIT jobDone();
     return;
   }
@@ -421,8 +428,7 @@ SessionFile toFile(const Session& s) {
   SessionFile f;
   f.source = s.source();
   f.sourcePath = s.sourcePath();
-  if (s.state() && !s.state()->schedule.trace().instructions.empty())
-    f.traceJson = QString::fromStdString(schedule::traceToJson(s.state()->schedule.trace()));
+  if (!s.trace().instructions.empty()) f.traceJson = QString::fromStdString(schedule::traceToJson(s.trace()));
   f.target = s.target();
   f.view = s.viewSettings();
   return f;

@@ -61,6 +61,9 @@ public:
   const QString& projectPath() const { return m_projectPath; }
   /// The current state; null while no program ever parsed.
   const StatePtr& state() const { return m_state; }
+  /// The trace of the session: the current state's, or the one waiting for the source
+  /// to parse.
+  const schedule::Trace& trace() const { return m_state ? m_state->schedule.trace() : m_pendingTrace; }
   const std::vector<views::DiagnosticItem>& diagnostics() const { return m_diagnostics; }
   QUndoStack* undoStack() const { return m_undo; }
   JobRunner* jobs() const { return m_jobs; }
@@ -129,6 +132,8 @@ private:
   QString m_target = QStringLiteral("cpu-c");
   QJsonObject m_viewSettings;
   StatePtr m_state;
+  /// The trace waiting for a source that parses (a session opened with a broken source).
+  schedule::Trace m_pendingTrace;
   QUndoStack* m_undo;
   JobRunner* m_jobs;
   QTimer m_autosave;

@@ -11,6 +11,7 @@
 #include <QFile>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
 
@@ -91,6 +92,38 @@ private Q_SLOTS:
     QVERIFY(restored.isModified()); // restored work is unsaved work
     QCOMPARE(restored.sourcePath(), QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te"));
     restored.removeRecovery();
+  }
+
+  void traceWaitsForASourceThatParses() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("broken.lsproj"));
+    const QString source = readSample(QStringLiteral("matmul.te"));
+    QString broken = source;
+    broken.replace(QStringLiteral("B[k, j]"), QStringLiteral("Q[k, j]"));
+    {
+      gui::Session s;
+      s.openSource(source, QStringLiteral("matmul.te"));
+      QVERIFY(s.jobs()->waitForIdle(30000));
+      s.applyPrimitive(splitRequest(s, "j", {nullptr, std::int64_t(8)}));
+      QVERIFY(s.jobs()->waitForIdle(30000));
+      s.editSource(broken); // saved while the source does not parse
+      QVERIFY(s.jobs()->waitForIdle(30000));
+      QString error;
+      QVERIFY2(s.saveProject(path, &error), qPrintable(error));
+    }
+    gui::Session s;
+    QString error;
+    QVERIFY2(s.openProject(path, &error), qPrintable(error));
+    QVERIFY(s.jobs()->waitForIdle(30000));
+    QVERIFY(!s.state());
+    QCOMPARE(s.diagnostics().size(), std::size_t(1));
+    QCOMPARE(s.trace().instructions.size(), std::size_t(3));
+    s.editSource(source); // fixed: the trace applies again
+    QVERIFY(s.jobs()->waitForIdle(30000));
+    QVERIFY(s.state());
+    QCOMPARE(s.state()->schedule.trace().instructions.size(), std::size_t(3));
+    QCOMPARE(s.undoStack()->count(), 1);
+    QVERIFY(s.diagnostics().empty());
   }
 
   void sessionFileFormat() {
