@@ -213,9 +213,10 @@ void MainWindow::createMenus() {
   m_scheduleMenu->addSeparator();
   // One entry per primitive: chooses it in the panel for the current selection.
   static const std::pair<const char*, const char*> kShortcuts[] = {
-      {"split", "Ctrl+Shift+S"}, {"fuse", "Ctrl+Shift+F"},   {"reorder", "Ctrl+Shift+R"},
-      {"parallel", "Ctrl+Shift+P"}, {"vectorize", "Ctrl+Shift+V"}, {"unroll", "Ctrl+Shift+U"},
-      {"compute_at", "Ctrl+Shift+A"}, {"compute_inline", "Ctrl+Shift+I"}};
+      {"split", "Ctrl+Alt+S"},       {"fuse", "Ctrl+Alt+F"},     {"reorder", "Ctrl+Alt+R"},
+      {"parallel", "Ctrl+Alt+P"},    {"vectorize", "Ctrl+Alt+V"}, {"unroll", "Ctrl+Alt+U"},
+      {"compute_at", "Ctrl+Alt+A"},  {"compute_inline", "Ctrl+Alt+I"}, {"poly_tile", "Ctrl+Alt+T"},
+      {"poly_auto", "Ctrl+Alt+Y"}};
   for (const schedule::InstructionKind* kind : views::PrimitivePanel::catalogue()) {
     const QString name = QString::fromUtf8(kind->name.data(), static_cast<qsizetype>(kind->name.size()));
     QKeySequence shortcut;

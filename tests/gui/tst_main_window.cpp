@@ -488,7 +488,17 @@ private Q_SLOTS:
       auto* dock = w->findChild<QDockWidget*>(QString::fromLatin1(name));
       QVERIFY2(dock && dock->isVisible(), name);
     }
-    // Every action has an objectName and a shortcut or a menu entry.
+    // Every action has an objectName and a shortcut or a menu entry; no two actions
+    // share a shortcut (an ambiguous shortcut triggers neither).
+    QHash<QString, QString> shortcuts;
+    for (QAction* a : w->findChildren<QAction*>()) {
+      for (const QKeySequence& k : a->shortcuts()) {
+        const QString key = k.toString();
+        QVERIFY2(!shortcuts.contains(key) || shortcuts[key] == a->objectName(),
+                 qPrintable(key + QStringLiteral(": ") + shortcuts[key] + QStringLiteral(" and ") + a->objectName()));
+        shortcuts[key] = a->objectName();
+      }
+    }
     for (QAction* a : w->findChildren<QAction*>()) {
       if (a->isSeparator() || a->menu() || a->text().isEmpty() || a->objectName().startsWith(QStringLiteral("recentFile")))
         continue;
