@@ -1,0 +1,167 @@
+// loopscape-cli poly: `poly FILE --auto [--fusion max|min] [--tile 32,32] [--check]
+// [--trace T]` prints the program regenerated from the isl schedule and the trace (with
+// one comment line before it: poly_* steps are not TVM methods); --check interprets both
+// programs on the same seeded inputs. Bad options exit with status 2, an illegal poly step
+// of --trace with status 3 and its counterexample.
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+
+namespace {
+struct Run {
+  int exitCode = -1;
+  QString out;
+  QString err;
+};
+
+Run runCli(const QStringList& args) {
+  QProcess p;
+  p.setWorkingDirectory(LS_SOURCE_DIR);
+  p.start(LS_CLI_PATH, args);
+  p.waitForFinished(120000);
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+          QString::fromUtf8(p.readAllStandardError())};
+}
+
+void writeFile(const QString& path, const std::string& text) {
+  std::ofstream out(path.toStdString());
+  out << text;
+}
+
+// samples/stencil1d.te at T, N = 4, 9 (small enough for --check to be instant).
+const char* kStencil = "from tvm import te\n"
+                       "T, N = 4, 9\n"
+                       "X0 = te.placeholder((N,), name=\"X0\")\n"
+                       "state = te.placeholder((T, N), name=\"state\")\n"
+                       "init = te.compute((1, N), lambda _, i: X0[i], name=\"heat_init\")\n"
+                       "update = te.compute((T, N), lambda t, i: te.if_then_else(te.all(i > 0, i < N - 1), "
+                       "0.25 * state[t - 1, i - 1] + 0.5 * state[t - 1, i] + 0.25 * state[t - 1, i + 1], "
+                       "state[t - 1, i]), name=\"heat_update\")\n"
+                       "heat = te.scan(init, update, state, inputs=[X0], name=\"heat\")\n";
+
+const char* kTraceHeader = "# trace (poly_* steps are Loopscape-only, not TVM tir.Schedule methods)\n"
+                           "# from tvm import tir\n";
+} // namespace
+
+class TestCliPoly : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void initTestCase() {
+    QVERIFY(m_dir.isValid());
+    writeFile(m_dir.filePath("stencil.te"), kStencil);
+  }
+
+  void autoTilePrintsProgramAndTrace() {
+    auto r = runCli({"poly", "samples/matmul.te", "--auto", "--tile", "32,32"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+    QVERIFY2(r.out.contains("    for i_0, j_0, i_1, j_1, k in T.grid(32, 32, 32, 32, 1024):\n"
+                            "        with T.block(\"C\"):\n"
+                            "            v_i = T.axis.spatial(1024, i_0 * 32 + i_1)\n"
+                            "            v_j = T.axis.spatial(1024, j_0 * 32 + j_1)\n"
+                            "            v_k = T.axis.reduce(1024, k)\n"),
+             qPrintable(r.out));
+    QVERIFY2(r.out.endsWith(QString(kTraceHeader) +
+                            "sch.poly_auto(fusion=\"max\", outer_coincidence=False, maximize_band_depth=True, "
+                            "algorithm=\"isl\", tile=[32, 32])\n"),
+             qPrintable(r.out));
+  }
+
+  void fusionMinDistributes() {
+    // conv_bias_relu: min fusion keeps the four nests apart; max fuses pad_temp into the
+    // conv's nest (computed at ff == 0 and ry == 1, the conv shifted by 2) and T_add with
+    // T_relu into a second nest, each block once.
+    auto min = runCli({"poly", "samples/conv_bias_relu.te", "--auto", "--fusion", "min"});
+    QCOMPARE(min.exitCode, 0);
+    QCOMPARE(min.out.count("\n    for "), 4);
+    QVERIFY(min.out.contains("sch.poly_auto(fusion=\"min\","));
+    auto max = runCli({"poly", "samples/conv_bias_relu.te", "--auto", "--fusion", "max"});
+    QCOMPARE(max.exitCode, 0);
+    QCOMPARE(max.out.count("\n    for "), 2);
+    QVERIFY2(max.out.contains("    for ff, yy_i2, xx_i3, rc_i1, ry in T.grid(32, 34, 34, 16, 3):\n"
+                              "        with T.block(\"pad_temp\"):\n"),
+             qPrintable(max.out));
+    QVERIFY2(max.out.contains("            T.where(ff == 0 and ry == 1)\n"), qPrintable(max.out));
+    QVERIFY2(max.out.contains("    for f, y, x in T.grid(32, 32, 32):\n"
+                              "        with T.block(\"T_add\"):\n"),
+             qPrintable(max.out));
+    for (const char* block : {"pad_temp", "conv2d_nchw", "T_add", "T_relu"})
+      QCOMPARE(max.out.count(QString("with T.block(\"%1\")").arg(block)), 1);
+  }
+
+  void checkComparesResults_data() {
+    QTest::addColumn<QString>("fusion");
+    QTest::addColumn<QString>("tile");
+    QTest::newRow("max") << "max" << "";
+    QTest::newRow("min") << "min" << "";
+    QTest::newRow("max tile") << "max" << "2,2";
+  }
+  void checkComparesResults() {
+    QFETCH(QString, fusion);
+    QFETCH(QString, tile);
+    QStringList args{"poly", m_dir.filePath("stencil.te"), "--auto", "--fusion", fusion, "--check"};
+    if (!tile.isEmpty()) args << "--tile" << tile;
+    auto r = runCli(args);
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.endsWith("input  X0           float32  (9,)               random, seed 0\n"
+                            "check: heat equal (rtol 1e-5)\n"),
+             qPrintable(r.out));
+  }
+
+  void traceThenAuto() {
+    const QString trace = m_dir.filePath("wavefront.py");
+    writeFile(trace, "sch.poly_skew(band=\"t\", member=1, by_member=0, factor=1)\n"
+                     "sch.poly_mark(band=\"t\", member=1, kind=\"parallel\")\n");
+    auto r = runCli({"poly", m_dir.filePath("stencil.te"), "--trace", trace});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("    for t in range(1, 4):\n"
+                            "        for i in T.parallel(t, t + 9):\n"
+                            "            with T.block(\"heat_update\"):\n"
+                            "                v_t = T.axis.spatial((1, 4), t)\n"
+                            "                v_i = T.axis.spatial(9, i - t)\n"),
+             qPrintable(r.out));
+    QVERIFY2(r.out.endsWith(QString(kTraceHeader) +
+                            "sch.poly_skew(band=\"t\", member=1, by_member=0, factor=1)\n"
+                            "sch.poly_mark(band=\"t\", member=1, kind=\"parallel\")\n"),
+             qPrintable(r.out));
+  }
+
+  void illegalTraceStepExitsThree() {
+    const QString trace = m_dir.filePath("interchange.py");
+    writeFile(trace, "sch.poly_interchange(band=\"t\", permutation=[1, 0])\n");
+    auto r = runCli({"poly", m_dir.filePath("stencil.te"), "--trace", trace});
+    QCOMPARE(r.exitCode, 3);
+    QVERIFY2(r.err.contains(trace + ":1:1: error: poly_interchange is illegal: the RAW dependence from "
+                                    "heat_update(v_t=1, v_i=2) to heat_update(v_t=2, v_i=1) on heat[1, 2] is violated: "
+                                    "before, heat_update(v_t=1, v_i=2) ran at (t=1, i=2) and heat_update(v_t=2, v_i=1) "
+                                    "after it at (t=2, i=1); now heat_update(v_t=2, v_i=1) runs at (i=1, t=2), before "
+                                    "heat_update(v_t=1, v_i=2) at (i=2, t=1)\n"),
+             qPrintable(r.err));
+  }
+
+  void badOptions_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("fusion") << QStringList{"--auto", "--fusion", "medium"} << "--fusion: medium not in {max,min}";
+    QTest::newRow("tile zero") << QStringList{"--auto", "--tile", "0,4"}
+                               << "error: --tile expects positive sizes separated by commas, e.g. 32,32";
+    QTest::newRow("tile text") << QStringList{"--auto", "--tile", "32,x"}
+                               << "error: --tile expects positive sizes separated by commas, e.g. 32,32";
+  }
+  void badOptions() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    auto r = runCli(QStringList{"poly", "samples/matmul.te"} + args);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(message), qPrintable(r.err));
+    QVERIFY(r.out.isEmpty());
+  }
+
+private:
+  QTemporaryDir m_dir;
+};
+
+QTEST_GUILESS_MAIN(TestCliPoly)
+#include "tst_cli_poly.moc"
