@@ -6,11 +6,14 @@
 #include "views/diagnostics_model.h"
 #include "views/primitive_request.h"
 #include "views/program_snapshot.h"
+#include "views/samples_gallery.h"
 #include "views/samples_model.h"
+#include "app/gui/main_window.h"
 #include "views/schedule_tree_model.h"
 #include "views/trace_model.h"
 
 #include <QAbstractItemModelTester>
+#include <QListView>
 #include <QTest>
 
 using namespace loopscape;
@@ -112,6 +115,17 @@ private Q_SLOTS:
     QVERIFY(!model.indexForLoop(loops).isValid());
     model.setSnapshot(nullptr);
     QCOMPARE(model.rowCount(), 0);
+  }
+
+  void samplesGallery() {
+    QCOMPARE(gui::MainWindow::samplesDir(), QStringLiteral(LS_SOURCE_DIR "/samples"));
+    views::SamplesGallery gallery(gui::MainWindow::samplesDir());
+    QAbstractItemModelTester tester(gallery.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(gallery.selectedPath(), QStringLiteral(LS_SOURCE_DIR "/samples/batch_matmul.te")); // first by name
+    const auto& samples = gallery.model()->samples();
+    for (std::size_t i = 0; i < samples.size(); ++i)
+      if (samples[i].name == QStringLiteral("matmul")) gallery.list()->setCurrentIndex(gallery.model()->index(int(i)));
+    QCOMPARE(gallery.selectedPath(), QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te"));
   }
 
   void snapshotNodes() {
