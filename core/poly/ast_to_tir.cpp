@@ -123,7 +123,7 @@ std::string memberName(const isl::union_pw_aff& upa) {
 struct InstanceInfo {
   int statement = -1;
   std::vector<isl::ast_expr> iterators;
-  std::vector<isl::ast_expr> loops;
+  std::vector<isl::ast_expr> loops; ///< only for statements that are not exact (Scop)
 };
 
 struct BandFrame {
@@ -271,14 +271,21 @@ isl_ast_node* Generator::atEachDomain(isl_ast_node* node, isl_ast_build* build, 
     info->iterators.push_back(isl::manage(e));
   }
   isl_multi_pw_aff_free(iters);
-  isl_multi_pw_aff* loops = isl_multi_pw_aff_from_pw_multi_aff(inverse);
-  const isl_size nl = isl_multi_pw_aff_dim(loops, isl_dim_out);
-  for (isl_size i = 0; i < nl; ++i) {
-    isl_ast_expr* e = isl_ast_build_expr_from_pw_aff(build, isl_multi_pw_aff_get_pw_aff(loops, i));
-    if (!e) break;
-    info->loops.push_back(isl::manage(e));
+  // The original loop values are only needed to re-state a predicate that could not be
+  // modelled exactly (userNode): building them for every statement costs a third of the
+  // AST build on tiled schedules.
+  isl_size nl = 0;
+  if (!st.exact) {
+    isl_multi_pw_aff* loops = isl_multi_pw_aff_from_pw_multi_aff(isl_pw_multi_aff_copy(inverse));
+    nl = isl_multi_pw_aff_dim(loops, isl_dim_out);
+    for (isl_size i = 0; i < nl; ++i) {
+      isl_ast_expr* e = isl_ast_build_expr_from_pw_aff(build, isl_multi_pw_aff_get_pw_aff(loops, i));
+      if (!e) break;
+      info->loops.push_back(isl::manage(e));
+    }
+    isl_multi_pw_aff_free(loops);
   }
-  isl_multi_pw_aff_free(loops);
+  isl_pw_multi_aff_free(inverse);
   if (static_cast<isl_size>(info->iterators.size()) != ni || static_cast<isl_size>(info->loops.size()) != nl)
     return isl_ast_node_free(node);
   InstanceInfo* raw = info.get();
@@ -423,10 +430,12 @@ ir::Stmt Generator::forNode(const isl::ast_node& n) {
   isl_id_free(itId);
   ir::Expr init = ir::simplify(expr(isl::manage(isl_ast_node_for_get_init(n.get()))));
   isl::ast_node body = isl::manage(isl_ast_node_for_get_body(n.get()));
-  const auto saved = m_env.find(itName) != m_env.end() ? std::optional(m_env[itName]) : std::nullopt;
+  const auto previous = m_env.find(itName);
+  const bool hadPrevious = previous != m_env.end();
+  const ir::Expr saved = hadPrevious ? previous->second : ir::Expr();
   auto restore = [&] {
-    if (saved)
-      m_env[itName] = *saved;
+    if (hadPrevious)
+      m_env[itName] = saved;
     else
       m_env.erase(itName);
   };
