@@ -3,6 +3,10 @@
 // statements) becomes a PrimFunc again, through isl's AST builder
 // (isl_ast_build_node_from_schedule) and a translation of the isl AST to TensorIR:
 //
+// - Every band member is generated with isl's `atomic` loop type (unless the tree sets
+//   another): one loop per member with the statements' guards inside it, never the
+//   default separation into loop pieces, which would copy a block into several nests
+//   (block names must stay unique, and a fused nest stays readable).
 // - isl `for` -> For. The loop starts at the AST's init (a max(...) becomes ir::Max),
 //   its extent comes from the condition (`c <= min(a, b)` -> min(a, b) - init + 1); a
 //   stride s > 1 becomes a loop over a unit-step var v with the iterator rebound to

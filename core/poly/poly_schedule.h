@@ -9,7 +9,12 @@
 //   fusion "min": schedule_serialize_sccs = 1 (no fusion across SCCs, AKG's
 //                 DisableLoopFusion);
 //   outer_coincidence, maximize_band_depth: the isl options of these names;
-//   algorithm "isl" (Pluto-like) or "feautrier".
+//   algorithm "isl" (Pluto-like) or "feautrier";
+//   always: schedule coefficients and constant terms bounded by 20 (Polly's defaults:
+//   without the bound, fusion max "fused" matvec_chain at N = 512 by shifting one nest
+//   by the other's whole extent, after 24 s in the ILP). With small extents such a shift
+//   stays within the bound, so fusion max still skews small chains (the matvec_chain
+//   golden at N = 6).
 // The computation is bounded (isl max_operations); exceeding it is the Diagnostic
 // "poly.quota".
 //
