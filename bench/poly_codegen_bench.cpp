@@ -8,8 +8,8 @@
 //   check    checkLegality of the result against the original (what every poly step
 //            runs before it replaces the program; it extracts both Scops itself)
 //   total    the sum: what one poly_auto step costs
-// for four schedules: the identity (the program regenerated from its own tree), poly_auto
-// fusion=max, fusion=min, and fusion=max with tile=[32,32]. Each cell is the best of
+// for five schedules: the identity (the program regenerated from its own tree), poly_auto
+// fusion=max, fusion=min, and both with tile=[32,32]. Each cell is the best of
 // --reps runs (default 3), in CPU time of the (single) thread. The output is a Markdown
 // table (bench/README.md).
 //
@@ -116,13 +116,16 @@ int main(int argc, char** argv) {
       if (e.path().extension() == ".te") files.push_back(e.path().string());
     std::sort(files.begin(), files.end());
   }
-  std::vector<Config> configs(4);
+  std::vector<Config> configs(5);
   configs[0] = {"identity", true, {}};
   configs[1] = {"auto max", false, {}};
   configs[2] = {"auto min", false, {}};
   configs[2].options.fusion = "min";
   configs[3] = {"auto max tile 32,32", false, {}};
   configs[3].options.tile = {32, 32};
+  configs[4] = {"auto min tile 32,32", false, {}};
+  configs[4].options.fusion = "min";
+  configs[4].options.tile = {32, 32};
 
   std::puts("| sample | schedule | scop | deps | sched | codegen | check | total |");
   std::puts("|---|---|---:|---:|---:|---:|---:|---:|");
