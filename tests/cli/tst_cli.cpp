@@ -7,31 +7,17 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "cli_test_helpers.h"
+
 #include <fstream>
 
 using namespace loopscape;
 
+using loopscape::testing::runCli;
+using loopscape::testing::writeFile;
+using Run = loopscape::testing::CliRun;
+
 namespace {
-struct Run {
-  int exitCode = -1;
-  QString out;
-  QString err;
-};
-
-Run runCli(const QStringList& args) {
-  QProcess p;
-  p.setWorkingDirectory(LS_SOURCE_DIR);
-  p.start(LS_CLI_PATH, args);
-  p.waitForFinished(120000);
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-          QString::fromUtf8(p.readAllStandardError())};
-}
-
-void writeFile(const QString& path, const std::string& text) {
-  std::ofstream out(path.toStdString());
-  out << text;
-}
-
 const char* kSmallMatmul = "A = placeholder((2, 3), \"float32\", name=\"A\")\n"
                            "B = placeholder((3, 2), \"float32\", name=\"B\")\n"
                            "k = reduce_axis((0, 3), name=\"k\")\n"

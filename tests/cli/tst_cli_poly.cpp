@@ -7,29 +7,15 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "cli_test_helpers.h"
+
 #include <fstream>
 
+using loopscape::testing::runCli;
+using loopscape::testing::writeFile;
+using Run = loopscape::testing::CliRun;
+
 namespace {
-struct Run {
-  int exitCode = -1;
-  QString out;
-  QString err;
-};
-
-Run runCli(const QStringList& args) {
-  QProcess p;
-  p.setWorkingDirectory(LS_SOURCE_DIR);
-  p.start(LS_CLI_PATH, args);
-  p.waitForFinished(120000);
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-          QString::fromUtf8(p.readAllStandardError())};
-}
-
-void writeFile(const QString& path, const std::string& text) {
-  std::ofstream out(path.toStdString());
-  out << text;
-}
-
 // samples/stencil1d.te at T, N = 4, 9 (small enough for --check to be instant).
 const char* kStencil = "from tvm import te\n"
                        "T, N = 4, 9\n"
