@@ -90,6 +90,19 @@ std::string pythonValue(const TraceValue& value) {
   return std::visit(Printer{}, value.value);
 }
 
+namespace {
+/// An argument as TVM's Python signature wants it: transform_layout's `buffer` is a
+/// ("read" | "write", index) tuple in TVM (a list is refused there), everything else
+/// prints as pythonValue does.
+std::string pythonArgument(const InstructionKind& kind, std::string_view name, const TraceValue& value) {
+  const auto* list = value.get<TraceList>();
+  if (kind.name == "transform_layout" && name == "buffer" && list && list->size() == 2 &&
+      (*list)[0].get<std::string>() && (*list)[1].get<std::int64_t>())
+    return fmt::format("({}, {})", pythonValue((*list)[0]), pythonValue((*list)[1]));
+  return pythonValue(value);
+}
+} // namespace
+
 std::string instructionToPython(const Instruction& inst) {
   const InstructionKind& kind = *inst.kind;
   std::vector<std::string> args;
@@ -100,7 +113,8 @@ std::string instructionToPython(const Instruction& inst) {
   } else {
     for (const auto& a : pythonSignature(kind)) {
       const auto& values = a.isInput ? inst.inputs : inst.attrs;
-      if (a.index < values.size()) args.push_back(fmt::format("{}={}", a.name, pythonValue(values[a.index])));
+      if (a.index < values.size())
+        args.push_back(fmt::format("{}={}", a.name, pythonArgument(kind, a.name, values[a.index])));
     }
   }
   if (kind.isSampling && inst.decision) args.push_back(fmt::format("decision={}", pythonValue(*inst.decision)));
