@@ -6,9 +6,11 @@
 
 #include "core/ir/mutator.h"
 #include "core/ir/printer.h"
+#include "core/ir/structural_equal.h"
 #include "core/ir/substitute.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/schedule_error.h"
+#include "core/schedule/trace_script.h"
 
 #include <QtTest>
 
@@ -121,6 +123,8 @@ private Q_SLOTS:
   void freshNames();
   void refused_data();
   void refused();
+  void refusedAfterSteps_data();
+  void refusedAfterSteps();
 };
 
 // The classic GPU staging: A and B into shared memory, the accumulator C in local.
@@ -425,6 +429,59 @@ void TestCache::refused() {
   // The report renders against the program (underlines the referenced blocks).
   const std::string report = schedule::renderScheduleError(r.error(), sch.func());
   QVERIFY(report.find("Error message: " + r.error().message) != std::string::npos);
+}
+
+// Regressions from the differential test: cache_write would have produced a wrong
+// program; it refuses instead. `steps` prepare the schedule, `last` is refused.
+void TestCache::refusedAfterSteps_data() {
+  QTest::addColumn<QString>("source");
+  QTest::addColumn<QString>("steps");
+  QTest::addColumn<QString>("last");
+  QTest::addColumn<QString>("code");
+  QTest::addColumn<QStringList>("references");
+  // Seed 11, sequence 1280: the region of C_i_11 is symbolic in i_0 and relaxed over
+  // i_11; widened to C[0:8, 0:16], the write-back copied rows the block never writes.
+  QTest::newRow("inexact-region")
+      << "A = placeholder((8, 12), \"int32\", name=\"A\")\nB = placeholder((12, 16), \"int32\", name=\"B\")\n"
+         "k = reduce_axis((0, 12), name=\"k\")\n"
+         "C = compute((8, 16), lambda i, j: sum(A[i, k] * B[k, j], axis=k), name=\"C\")\n"
+      << "b = sch.get_block(\"C\")\ni, j, k = sch.get_loops(b)\ni0, i1 = sch.split(i, factors=[3, None])\n"
+         "parts = sch.loop_partition(i1, factors=[1])\nc = sch.get_block(\"C_i_11\")\n"
+      << "sch.cache_write(c, 0, \"local\")\n"
+      << "schedule.cache_write.inexact-region" << QStringList{"block:C_i_11", "buffer:C"};
+  // Seed 5, sequence 1954: the inner block of a twice-blockized depthwise convolution
+  // accumulates into its output without an init; its cache would be read unfilled.
+  QTest::newRow("reads-own-output")
+      << "data = placeholder((1, 3, 8, 8), \"int32\", name=\"data\")\n"
+         "kernel = placeholder((3, 1, 3, 3), \"int32\", name=\"kernel\")\n"
+         "di = reduce_axis((0, 3), name=\"di\")\ndj = reduce_axis((0, 3), name=\"dj\")\n"
+         "out = compute((1, 3, 6, 6), lambda b, c, i, j: sum(data[b, c, i + di, j + dj] * kernel[c, 0, di, dj], "
+         "axis=[di, dj]), name=\"DepthwiseConv2d\")\n"
+      << "b = sch.get_block(\"DepthwiseConv2d\")\nloops = sch.get_loops(b)\nouter = sch.blockize(loops[0])\n"
+         "loops = sch.get_loops(b)\ninner = sch.blockize(loops[-1])\nb = sch.get_block(\"DepthwiseConv2d\")\n"
+      << "sch.cache_write(b, 0, \"local\")\n"
+      << "schedule.cache_write.reads-own-output" << QStringList{"block:DepthwiseConv2d", "buffer:DepthwiseConv2d"};
+}
+
+void TestCache::refusedAfterSteps() {
+  QFETCH(QString, source);
+  QFETCH(QString, steps);
+  QFETCH(QString, last);
+  QFETCH(QString, code);
+  QFETCH(QStringList, references);
+  // `prepared` runs only the steps; `sch` runs them and the refused call, which must
+  // leave the program and the trace as the steps left them.
+  Schedule prepared(testing::parseProgram(source.toStdString()));
+  auto ok = schedule::applyScript(prepared, steps.toStdString(), "steps.py");
+  QVERIFY2(ok, ok ? "" : ok.error().message.c_str());
+  Schedule sch(testing::parseProgram(source.toStdString()));
+  auto r = schedule::applyScript(sch, (steps + last).toStdString(), "steps.py");
+  QVERIFY(!r);
+  QCOMPARE(QString::fromStdString(r.error().code), code);
+  QCOMPARE(refs(r.error()), references);
+  QVERIFY(!r.error().message.empty());
+  QVERIFY(ir::structuralEqual(sch.func(), prepared.func()));
+  QCOMPARE(sch.trace().instructions.size(), prepared.trace().instructions.size());
 }
 
 QTEST_GUILESS_MAIN(TestCache)

@@ -28,6 +28,14 @@
 //   2. write_buffer_index indexes the block's writes                    (index-out-of-range)
 //   3. the block is the only writer of the buffer in its scope          (multiple-writers)
 //   4. every consumer block lies in the scope and reads the buffer      (not-a-consumer)
+//   5. neither the block nor a block nested in it reads the buffer, unless a block between
+//      the reader and the cached block (both included) has an init statement (a reduction
+//      initialized inside the cached block); the cache would be read before it is filled
+//      (TVM fills it from nothing either)                               (reads-own-output)
+//   6. the written region, relaxed over the loops below the write-back, is exact: a
+//      region whose bounds depend both on loops around the write-back and on loops below it
+//      would be widened to the whole buffer and copy back elements never written
+//      (TVM keeps it symbolic)                                          (inexact-region)
 //   Effect: the block (and blocks nested in it) writes and reads a new buffer
 //   `<buffer>_<scope>` instead; a write-back block `<buffer>_<scope>` copies it to the
 //   buffer, placed before the first later reader that is not in consumer_blocks (at the
@@ -43,8 +51,8 @@
 //
 // Not modelled: TVM's region-cover check of the scope (every read region produced by the
 // producers), which programs built from .te always satisfy. Regions whose bounds depend
-// on loops outside the insertion point are widened to the whole buffer (TVM keeps them
-// symbolic).
+// on loops outside the insertion point are widened to the whole buffer for cache_read
+// (TVM keeps them symbolic); cache_write refuses them (inexact-region).
 #include "core/schedule/primitive/cache_common.h"
 #include "core/schedule/primitive/families.h"
 #include "core/schedule/primitive/region.h"
@@ -83,6 +91,16 @@ bool isUnder(const TreeNode& node, const TreeNode& ancestor) {
 void addWithDescendants(const TreeNode& node, BlockSet& set) {
   if (node.isBlock()) set.insert(node.block());
   for (const TreeNode* c : node.children) addWithDescendants(*c, set);
+}
+
+/// A block in `node`'s subtree (itself included) that reads `b` with no block between it
+/// and `node` (both included) having an init statement, or null.
+const TreeNode* uninitializedReader(const IrTree& tree, const TreeNode& node, const ir::Buffer& b, bool initAbove) {
+  initAbove = initAbove || node.block()->init.defined();
+  if (!initAbove && regionOf(node.block()->reads, b)) return &node;
+  for (const TreeNode* c : tree.childBlocks(node))
+    if (const TreeNode* r = uninitializedReader(tree, *c, b, initAbove)) return r;
+  return nullptr;
 }
 
 bool readsBelow(const TreeNode& node, const ir::Buffer& b) {
@@ -232,6 +250,9 @@ ir::Range fullRange(const ir::Expr& dim) { return {ir::intImm(0, dim.dtype()), d
 struct CopyRegion {
   std::vector<ir::Range> region;
   std::vector<ir::IntBound> valid;
+  /// Dimensions whose region could not be computed and was widened to the whole buffer
+  /// dimension (bounds symbolic in loops around the insertion point and in relaxed loops).
+  std::vector<std::size_t> widened;
 };
 
 std::vector<ir::IntBound> bufferBounds(const ir::Buffer& b) {
@@ -263,7 +284,7 @@ CopyRegion relaxedRegion(const TreeNode& writer, const ir::Buffer& b, const ir::
   ir::Analyzer iterAnalyzer;
   for (const auto& iv : blk->iterVars) iterAnalyzer.bind(iv.var, iv.dom);
   const ir::BufferRegion* r = regionOf(blk->writes, b);
-  CopyRegion copy{{}, bufferBounds(b)};
+  CopyRegion copy{{}, bufferBounds(b), {}};
   std::vector<ir::Range>& out = copy.region;
   for (std::size_t d = 0; d < b->ndim(); ++d) {
     const ir::Expr lo = ir::substitute(r->region[d].min, binding);
@@ -285,6 +306,7 @@ CopyRegion relaxedRegion(const TreeNode& writer, const ir::Buffer& b, const ir::
       out.push_back({ir::simplify(lo), ir::simplify(ext)});
     } else {
       out.push_back(fullRange(b->shape[d]));
+      copy.widened.push_back(d);
     }
   }
   return copy;
@@ -537,7 +559,7 @@ Expected<std::vector<RV>> applyCacheRead(Schedule& sch, const std::vector<TraceV
   const auto writers = writersOf(sch.tree(), scope, a.buffer);
 
   Location at;
-  CopyRegion copy{{}, bufferBounds(a.buffer)};
+  CopyRegion copy{{}, bufferBounds(a.buffer), {}};
   std::vector<ir::Range>& region = copy.region;
   if (!writers.empty()) {
     BlockSet related = a.consumerSet.empty() ? laterReaders(sch.tree(), scope, *writers[0], a.buffer, {})
@@ -591,9 +613,29 @@ Expected<std::vector<RV>> applyCacheWrite(Schedule& sch, const std::vector<Trace
   const CacheArgs& a = *args;
   const TreeNode& scope = *a.scopeBlock;
 
+  // 5. no block of the cached subtree reads the buffer before the cache holds it.
+  if (const TreeNode* reader = uninitializedReader(sch.tree(), *a.block, a.buffer, false))
+    return Unexpected(scheduleError(
+        prim, "reads-own-output",
+        fmt::format("cache_write: block '{}' reads the buffer '{}' that it writes{} and no init statement in the "
+                    "cached block initializes it first; the cache '{}_{}' would be read before it is filled",
+                    a.block->block()->name, a.buffer->name,
+                    reader == a.block ? std::string() : fmt::format(" (in its nested block '{}')", reader->block()->name),
+                    a.buffer->name, a.scopeName),
+        {blockRef(a.block->block()->name), IrReference{IrReference::Kind::Buffer, a.buffer->name}}));
+
   const BlockSet related = laterReaders(sch.tree(), scope, *a.block, a.buffer, a.consumerSet);
   const Location at = detectLocation(scope, *a.block, related);
   const CopyRegion copy = relaxedRegion(*a.block, a.buffer, at.loc);
+  // 6. the written region is exact.
+  if (!copy.widened.empty())
+    return Unexpected(scheduleError(
+        prim, "inexact-region",
+        fmt::format("cache_write: the region of '{}' that block '{}' writes cannot be computed exactly in dimension "
+                    "{} (its bounds depend both on loops around the write-back and on loops below it); the write-back "
+                    "would copy the whole dimension, including elements the block never writes",
+                    a.buffer->name, a.block->block()->name, copy.widened.front()),
+        {blockRef(a.block->block()->name), IrReference{IrReference::Kind::Buffer, a.buffer->name}}));
   const std::vector<ir::Range>& region = copy.region;
   const bool compact = at.loc == scope.node;
   const ir::Buffer cache = makeCache(a, region, compact);
