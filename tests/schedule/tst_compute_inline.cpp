@@ -8,6 +8,8 @@
 
 #include "core/ir/printer.h"
 #include "core/schedule/schedule_error.h"
+#include "core/schedule/trace_script.h"
+#include "core/ir/structural_equal.h"
 
 #include <QtTest>
 
@@ -64,6 +66,7 @@ private Q_SLOTS:
   void inlineAfterComputeAt();
   void refused_data();
   void refused();
+  void reverseIntoOpaqueProducer();
 };
 
 void TestComputeInline::inlined_data() {
@@ -219,6 +222,31 @@ void TestComputeInline::refused() {
   QCOMPARE(sch.trace().instructions.size(), traceLength);
   const std::string report = schedule::renderScheduleError(r.error(), sch.func());
   QVERIFY(report.find("^") != std::string::npos);
+}
+
+// Regression (differential test, seed 11 sequence 704): after cache_write and a partition
+// of j, the producer of C_local is the opaque block C_j_common; rewriting its stores left
+// the loads and the allocation of C_local. Refused.
+void TestComputeInline::reverseIntoOpaqueProducer() {
+  const std::string source = "A = placeholder((8, 12), \"int32\", name=\"A\")\n"
+                             "B = placeholder((12, 16), \"int32\", name=\"B\")\n"
+                             "k = reduce_axis((0, 12), name=\"k\")\n"
+                             "C = compute((8, 16), lambda i, j: sum(A[i, k] * B[k, j], axis=k), name=\"C\")\n";
+  const std::string steps = "b = sch.get_block(\"C\")\nw = sch.cache_write(b, 0, \"local\")\n"
+                            "i, j, k = sch.get_loops(b)\nparts = sch.loop_partition(j, factors=[5])\n";
+  Schedule prepared(testing::parseProgram(source));
+  auto ok = schedule::applyScript(prepared, steps, "steps.py");
+  QVERIFY2(ok, ok ? "" : ok.error().message.c_str());
+  Schedule sch(testing::parseProgram(source));
+  auto r = schedule::applyScript(sch, steps + "sch.reverse_compute_inline(w)\n", "steps.py");
+  QVERIFY(!r);
+  QCOMPARE(QString::fromStdString(r.error().code), QString("schedule.reverse_compute_inline.opaque-producer"));
+  QCOMPARE(refs(r.error()), QString("block:C_local,block:C_j_common"));
+  QCOMPARE(QString::fromStdString(r.error().message),
+           QString("reverse_compute_inline: the producer 'C_j_common' of block 'C_local' must be a leaf block whose "
+                   "body is a single store to 'C_local'; it contains the nested block 'C_j0_partition'"));
+  QVERIFY(ir::structuralEqual(sch.func(), prepared.func()));
+  QCOMPARE(sch.trace().instructions.size(), prepared.trace().instructions.size());
 }
 
 QTEST_GUILESS_MAIN(TestComputeInline)

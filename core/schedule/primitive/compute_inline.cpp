@@ -30,10 +30,13 @@
 //   4. it is complete (see above)                                 (not-complete)
 //   5. that buffer has one producer in the scope; it is complete, allocated by the scope
 //      (not a parameter) and read by no other block               (not-single-producer)
-//   6. the block has no predicate, its body is one store, all its loads of the buffer use
+//   6. the producer is a leaf block (no nested blocks) whose body is a single store of
+//      the buffer (the rewrite replaces its stores; loads and allocations of the buffer
+//      inside an opaque producer, e.g. a partitioned reduction, would stay) (opaque-producer)
+//   7. the block has no predicate, its body is one store, all its loads of the buffer use
 //      the same indices, which are distinct variables and the only variables of the store
 //                                                                  (body-pattern)
-//   7. it is not the only leaf of its scope                       (only-leaf)
+//   8. it is not the only leaf of its scope                       (only-leaf)
 //
 // Both define no RVs; the RV of the inlined block and of its removed loops go stale.
 #include "core/schedule/primitive/compute_location.h"
@@ -322,7 +325,19 @@ Expected<std::vector<RV>> reverseComputeInline(Schedule& sch, const std::vector<
                               "'{}'; it must feed only the inlined block",
                               pname, name, c->block()->name),
                   {pname, c->block()->name});
-  // 6. body pattern.
+  // 6. the producer is a leaf block whose body is a single store of the buffer.
+  const auto* producerStore = producer.block()->body.as<ir::BufferStore>();
+  if (!tree.childBlocks(producer).empty() || !producerStore || !producerStore->buffer.sameAs(buffer))
+    return fail("opaque-producer",
+                fmt::format("reverse_compute_inline: the producer '{}' of block '{}' must be a leaf block whose body "
+                            "is a single store to '{}'; it {}",
+                            pname, name, buffer->name,
+                            !tree.childBlocks(producer).empty()
+                                ? fmt::format("contains the nested block '{}'",
+                                              tree.childBlocks(producer).front()->block()->name)
+                                : std::string("has another body")),
+                {pname});
+  // 7. body pattern.
   const auto* realize = block.realize.as<ir::BlockRealize>();
   const auto* store = blk.body.as<ir::BufferStore>();
   std::vector<const ir::BufferLoad*> loads;
@@ -341,7 +356,7 @@ Expected<std::vector<RV>> reverseComputeInline(Schedule& sch, const std::vector<
                             "store whose loads of '{}' all use the same indices, distinct variables that are the "
                             "only variables of the store",
                             name, buffer->name));
-  // 7. not the only leaf.
+  // 8. not the only leaf.
   const ir::StmtNode* target = removalTarget(block);
   if (!target)
     return fail("only-leaf", fmt::format("reverse_compute_inline: block '{}' is the only leaf of its scope '{}' and "
