@@ -9,6 +9,7 @@
 #include "core/ir/printer.h"
 #include "core/ir/structural_equal.h"
 #include "core/schedule/schedule_error.h"
+#include "core/schedule/trace_script.h"
 
 #include <QtTest>
 
@@ -126,6 +127,7 @@ private Q_SLOTS:
   void inlineMark_data();
   void inlineMark();
   void inlineMarkRefused();
+  void afterBlockizeAndInline();
   void refused_data();
   void refused();
 };
@@ -475,6 +477,34 @@ void TestComputeAt::refused() {
   // The report renders against the program and underlines the references.
   const std::string report = schedule::renderScheduleError(r.error(), sch.func());
   QVERIFY(report.find("^") != std::string::npos);
+}
+
+// Regression (differential test, seed 6 sequence 1395): compute_inline re-derives the
+// regions of the blockize outer block T_softmax_expsum_o from its body, which holds only
+// nested blocks; the regions came out empty, so compute_at saw no consumer of
+// T_softmax_maxelem and moved it behind its consumer. The nested blocks' regions,
+// relaxed over the loops inside the outer block, are its regions.
+void TestComputeAt::afterBlockizeAndInline() {
+  const std::string source = "X = placeholder((4, 8), name=\"X\")\nk1 = reduce_axis((0, 8), name=\"k1\")\n"
+                             "k2 = reduce_axis((0, 8), name=\"k2\")\n"
+                             "maxelem = compute((4,), lambda i: max(X[i, k1], axis=k1), name=\"T_softmax_maxelem\")\n"
+                             "expv = compute((4, 8), lambda i, j: exp(X[i, j] - maxelem[i]), name=\"T_softmax_exp\")\n"
+                             "expsum = compute((4,), lambda i: sum(expv[i, k2], axis=k2), name=\"T_softmax_expsum\")\n"
+                             "norm = compute((4, 8), lambda i, j: expv[i, j] / expsum[i], name=\"T_softmax_norm\")\n";
+  Schedule sch(testing::parseProgram(source));
+  auto ok = schedule::applyScript(sch,
+                                  "b3 = sch.get_block(\"T_softmax_expsum\")\nl4, l5 = sch.get_loops(b3)\n"
+                                  "b6 = sch.blockize(l4)\nsch.compute_inline(sch.get_block(\"T_softmax_exp\"))\n",
+                                  "steps.py");
+  QVERIFY2(ok, ok ? "" : ok.error().message.c_str());
+  const auto* outer = sch.tree().findBlock("T_softmax_expsum_o");
+  QVERIFY(outer);
+  QCOMPARE(outer->block()->reads.size(), std::size_t(2));
+  QCOMPARE(QString::fromStdString(ir::printStmt(sch.tree().findBlock("T_softmax_expsum_o")->handle)).count("T.reads(X[0:4, 0:8], T_softmax_maxelem[0:4])"), 1);
+  auto r = schedule::applyScript(sch, "b9 = sch.get_block(\"T_softmax_maxelem\")\nl10 = sch.sample_compute_location(b9, decision=0)\n"
+                                      "sch.compute_at(b9, l10)\n", "steps.py");
+  QVERIFY2(r, r ? "" : r.error().message.c_str());
+  QCOMPARE(QString::fromStdString(testing::compareResults(sch.original(), sch.func())), QString());
 }
 
 QTEST_GUILESS_MAIN(TestComputeAt)

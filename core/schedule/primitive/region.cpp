@@ -346,46 +346,90 @@ std::optional<Violation> compactDataflowViolation(const IrTree& tree, const Tree
 }
 
 namespace {
-/// Buffer accesses in TVM's visiting order: a store's value, then its indices.
+/// Buffer accesses in TVM's visiting order: a store's value, then its indices. A nested
+/// block contributes its declared regions with its bindings substituted and the loops
+/// between it and the collected block relaxed (TVM relaxes nested blocks' regions the
+/// same way); its own allocations are not accesses of the outer block.
 struct AccessCollector final : ir::StmtVisitor {
   struct Entry {
     ir::Buffer buffer;
-    std::vector<std::vector<ir::Expr>> accesses;
+    std::vector<std::vector<Interval>> accesses; ///< per access, [min, max] per dimension
   };
   std::vector<Entry> reads, writes;
+  RelaxMap loops; ///< loops between the collected block and the current statement
 
-  static void add(std::vector<Entry>& list, const ir::Buffer& b, const std::vector<ir::Expr>& indices) {
+  static void add(std::vector<Entry>& list, const ir::Buffer& b, const std::vector<Interval>& region) {
     auto it = std::find_if(list.begin(), list.end(), [&](const Entry& e) { return e.buffer.sameAs(b); });
     if (it == list.end()) {
-      list.push_back({b, {indices}});
+      list.push_back({b, {region}});
       return;
     }
     for (const auto& seen : it->accesses) {
-      bool same = seen.size() == indices.size();
-      for (std::size_t k = 0; same && k < seen.size(); ++k) same = ir::structuralEqual(seen[k], indices[k]);
+      bool same = seen.size() == region.size();
+      for (std::size_t k = 0; same && k < seen.size(); ++k)
+        same = ir::structuralEqual(seen[k].min, region[k].min) && ir::structuralEqual(seen[k].max, region[k].max);
       if (same) return;
     }
-    it->accesses.push_back(indices);
+    it->accesses.push_back(region);
+  }
+  static std::vector<Interval> points(const std::vector<ir::Expr>& indices) {
+    std::vector<Interval> out;
+    for (const auto& i : indices) out.push_back({i, i});
+    return out;
   }
   void visitExpr(const ir::Expr& e) override {
-    if (const auto* load = e.as<ir::BufferLoad>()) add(reads, load->buffer, load->indices);
+    if (const auto* load = e.as<ir::BufferLoad>()) add(reads, load->buffer, relaxed(load->indices));
     ir::ExprVisitor::visitExpr(e);
   }
   void visitBufferStore(const ir::BufferStore& op, const ir::Stmt&) override {
-    add(writes, op.buffer, op.indices);
+    add(writes, op.buffer, relaxed(op.indices));
     visitExpr(op.value);
     for (const auto& i : op.indices) visitExpr(i);
   }
-  void visitBlockRealize(const ir::BlockRealize&, const ir::Stmt&) override {} // nested blocks: not supported here
+  void visitFor(const ir::For& op, const ir::Stmt& self) override {
+    loops[op.loopVar.get()] = {op.min, op.extent};
+    ir::StmtVisitor::visitFor(op, self);
+    loops.erase(op.loopVar.get());
+  }
+  void visitBlockRealize(const ir::BlockRealize& op, const ir::Stmt&) override {
+    const ir::Block& nested = op.blockNode();
+    ir::VarMap bindings;
+    for (std::size_t k = 0; k < nested.iterVars.size() && k < op.iterValues.size(); ++k)
+      bindings[nested.iterVars[k].var.get()] = op.iterValues[k];
+    auto local = [&](const ir::Buffer& b) {
+      return std::any_of(nested.allocBuffers.begin(), nested.allocBuffers.end(),
+                         [&](const ir::Buffer& a) { return a.sameAs(b); });
+    };
+    for (const auto& r : nested.reads)
+      if (!local(r.buffer)) add(reads, r.buffer, relaxRegion(r, bindings, loops));
+    for (const auto& w : nested.writes)
+      if (!local(w.buffer)) add(writes, w.buffer, relaxRegion(w, bindings, loops));
+  }
+
+private:
+  /// Direct accesses below loops of the collected block are relaxed over them too.
+  std::vector<Interval> relaxed(const std::vector<ir::Expr>& indices) const {
+    if (loops.empty()) return points(indices);
+    std::vector<Interval> out;
+    for (const auto& i : indices) {
+      auto iv = evalInterval(i, loops);
+      out.push_back(iv ? *iv : Interval{i, i});
+    }
+    return out;
+  }
 };
 
 ir::BufferRegion regionOf(const AccessCollector::Entry& e, const ir::Analyzer& analyzer) {
   ir::BufferRegion out{e.buffer, {}};
   for (std::size_t d = 0; d < e.accesses.front().size(); ++d) {
-    ir::Expr lo = e.accesses.front()[d], hi = lo;
+    ir::Expr lo = analyzer.simplify(e.accesses.front()[d].min), hi = analyzer.simplify(e.accesses.front()[d].max);
+    if (ir::structuralEqual(e.accesses.front()[d].min, e.accesses.front()[d].max)) {
+      lo = e.accesses.front()[d].min;
+      hi = lo;
+    }
     for (std::size_t a = 1; a < e.accesses.size(); ++a) {
-      lo = minOf(lo, e.accesses[a][d], analyzer);
-      hi = maxOf(hi, e.accesses[a][d], analyzer);
+      lo = minOf(lo, e.accesses[a][d].min, analyzer);
+      hi = maxOf(hi, e.accesses[a][d].max, analyzer);
     }
     out.region.push_back({lo, ir::structuralEqual(lo, hi) ? ir::intImm(1, lo.dtype())
                                                           : analyzer.simplify(hi - lo + 1)});
