@@ -449,6 +449,25 @@ void TestCache::refusedAfterSteps_data() {
          "parts = sch.loop_partition(i1, factors=[1])\nc = sch.get_block(\"C_i_11\")\n"
       << "sch.cache_write(c, 0, \"local\")\n"
       << "schedule.cache_write.inexact-region" << QStringList{"block:C_i_11", "buffer:C"};
+  // Seed 11, sequence 881: the cache_read copy data_shared of a partition block runs over
+  // a loop of symbolic extent (0 for the first row); its region bounded by constants was
+  // copied back into the 0-row buffer.
+  QTest::newRow("inexact-region-symbolic-loop")
+      << "data = placeholder((1, 2, 6, 6), \"int32\", name=\"data\")\n"
+         "weight = placeholder((4, 2, 3, 3), \"int32\", name=\"weight\")\n"
+         "pad_temp = compute((1, 2, 8, 8), lambda i0, i1, i2, i3: if_then_else(all(i2 >= 1, i2 < 7, i3 >= 1, i3 < 7), "
+         "data[i0, i1, i2 - 1, i3 - 1], 0), name=\"pad_temp\")\n"
+         "rc = reduce_axis((0, 2), name=\"rc\")\nry = reduce_axis((0, 3), name=\"ry\")\n"
+         "rx = reduce_axis((0, 3), name=\"rx\")\n"
+         "conv = compute((1, 4, 6, 6), lambda nn, ff, yy, xx: sum(pad_temp[nn, rc, yy + ry, xx + rx] * "
+         "weight[ff, rc, ry, rx], axis=[rc, ry, rx]), name=\"conv2d_nchw\")\n"
+      << "b = sch.get_block(\"pad_temp\")\nl1, l2, l3, l4 = sch.get_loops(b)\n"
+         "l21, l22 = sch.split(l1, factors=[1, 1])\nl24, l25, l26, l27, l28 = sch.get_loops(b)\n"
+         "l29, l30 = sch.loop_partition(l28, factors=[None, 2])\n"
+         "b31 = sch.get_block(\"pad_temp_i31\")\nb32 = sch.cache_read(b31, 0, \"shared\")\n"
+         "b33 = sch.get_block(\"data_shared\")\n"
+      << "sch.cache_write(b33, 0, \"shared\")\n"
+      << "schedule.cache_write.inexact-region" << QStringList{"block:data_shared", "buffer:data_shared"};
   // Seed 5, sequence 1954: the inner block of a twice-blockized depthwise convolution
   // accumulates into its output without an init; its cache would be read unfilled.
   QTest::newRow("reads-own-output")

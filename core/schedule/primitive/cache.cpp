@@ -34,8 +34,9 @@
 //      (TVM fills it from nothing either)                               (reads-own-output)
 //   6. the written region, relaxed over the loops below the write-back, is exact: a
 //      region whose bounds depend both on loops around the write-back and on loops below it
-//      would be widened to the whole buffer and copy back elements never written
-//      (TVM keeps it symbolic)                                          (inexact-region)
+//      would be widened to the whole buffer, one relaxed over a loop of symbolic range
+//      bounded by constants; both copy back elements never written
+//      (TVM keeps them symbolic)                                        (inexact-region)
 //   Effect: the block (and blocks nested in it) writes and reads a new buffer
 //   `<buffer>_<scope>` instead; a write-back block `<buffer>_<scope>` copies it to the
 //   buffer, placed before the first later reader that is not in consumer_blocks (at the
@@ -250,9 +251,11 @@ ir::Range fullRange(const ir::Expr& dim) { return {ir::intImm(0, dim.dtype()), d
 struct CopyRegion {
   std::vector<ir::Range> region;
   std::vector<ir::IntBound> valid;
-  /// Dimensions whose region could not be computed and was widened to the whole buffer
-  /// dimension (bounds symbolic in loops around the insertion point and in relaxed loops).
-  std::vector<std::size_t> widened;
+  /// Dimensions whose region is not exact: it could not be computed and was widened to
+  /// the whole buffer dimension (bounds symbolic in loops around the insertion point and
+  /// in relaxed loops), or it was bounded through a relaxed loop whose range is symbolic
+  /// (an over-approximation of what the writer writes).
+  std::vector<std::size_t> inexact;
 };
 
 std::vector<ir::IntBound> bufferBounds(const ir::Buffer& b) {
@@ -272,10 +275,12 @@ CopyRegion relaxedRegion(const TreeNode& writer, const ir::Buffer& b, const ir::
   ir::VarMap binding;
   for (std::size_t i = 0; i < blk->iterVars.size(); ++i) binding[blk->iterVars[i].var.get()] = realize->iterValues[i];
   ir::Analyzer analyzer;
-  std::vector<const ir::ExprNode*> relaxed;
+  std::vector<const ir::ExprNode*> relaxed, symbolicRange;
   for (const TreeNode* p = writer.parent; p && p->node != loc && !p->isBlock(); p = p->parent) {
     analyzer.bind(p->loop()->loopVar, {p->loop()->min, p->loop()->extent});
     relaxed.push_back(p->loop()->loopVar.get());
+    if (!ir::asConstInt(p->loop()->min) || !ir::asConstInt(p->loop()->extent))
+      symbolicRange.push_back(p->loop()->loopVar.get());
   }
   // The block's iterators stay inside their domains whatever the loops do (a split that
   // does not divide widens the loops, and the predicate keeps the bindings in range), so
@@ -306,8 +311,10 @@ CopyRegion relaxedRegion(const TreeNode& writer, const ir::Buffer& b, const ir::
       out.push_back({ir::simplify(lo), ir::simplify(ext)});
     } else {
       out.push_back(fullRange(b->shape[d]));
-      copy.widened.push_back(d);
+      copy.inexact.push_back(d);
+      continue;
     }
+    if (usesAnyVar(lo, symbolicRange) || usesAnyVar(ext, symbolicRange)) copy.inexact.push_back(d);
   }
   return copy;
 }
@@ -628,13 +635,13 @@ Expected<std::vector<RV>> applyCacheWrite(Schedule& sch, const std::vector<Trace
   const Location at = detectLocation(scope, *a.block, related);
   const CopyRegion copy = relaxedRegion(*a.block, a.buffer, at.loc);
   // 6. the written region is exact.
-  if (!copy.widened.empty())
+  if (!copy.inexact.empty())
     return Unexpected(scheduleError(
         prim, "inexact-region",
         fmt::format("cache_write: the region of '{}' that block '{}' writes cannot be computed exactly in dimension "
-                    "{} (its bounds depend both on loops around the write-back and on loops below it); the write-back "
-                    "would copy the whole dimension, including elements the block never writes",
-                    a.buffer->name, a.block->block()->name, copy.widened.front()),
+                    "{} (its bounds depend on loops around the write-back and on loops below it, or on a loop below "
+                    "it whose range is symbolic); the write-back would copy elements the block never writes",
+                    a.buffer->name, a.block->block()->name, copy.inexact.front()),
         {blockRef(a.block->block()->name), IrReference{IrReference::Kind::Buffer, a.buffer->name}}));
   const std::vector<ir::Range>& region = copy.region;
   const bool compact = at.loc == scope.node;
