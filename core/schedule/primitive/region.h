@@ -107,7 +107,9 @@ std::optional<Violation> compactDataflowViolation(const IrTree& tree, const Tree
 /// The read and write regions of a block as TVM's GetBlockReadWriteRegion derives them
 /// from its body (and init): buffers in order of first access, one point region per
 /// distinct access (several distinct accesses give their hull), reads exclude the
-/// buffers the block writes.
+/// buffers the block writes. Nested blocks contribute their declared regions with their
+/// bindings substituted and the loops inside `block` relaxed (accesses under such loops
+/// are relaxed too); buffers a nested block allocates are not accesses of `block`.
 std::pair<std::vector<ir::BufferRegion>, std::vector<ir::BufferRegion>> accessRegionsOfBody(const ir::Block& block);
 
 } // namespace loopscape::schedule::detail
