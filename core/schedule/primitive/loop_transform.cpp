@@ -23,6 +23,10 @@
 //      outermost and the innermost has exactly one child     (not-single-chain)
 //   3. after reordering no loop's bounds use a loop that would be inside it
 //                                                           (dependent-extent)
+//   4. no moved loop feeds both a spatial and a reduce iterator of a block with an init
+//      (a fused spatial+reduce loop): the init runs when the reduce iterators are at
+//      their minimum, and moving such a loop can run updates before it (mixed-loop;
+//      stricter than TVM, which accepts this and computes a wrong result)
 #include "core/schedule/primitive/families.h"
 #include "core/schedule/primitive/util.h"
 #include "core/schedule/schedule_error.h"
@@ -296,6 +300,27 @@ Expected<std::vector<RV>> applyReorder(Schedule& sch, const std::vector<TraceVal
                                                   "inside it",
                                                   loopName(*order[k])),
                                       {loopRef(loopName(*order[k]))}));
+  }
+
+  // 4. no moved loop mixes spatial and reduce iterators of a block with an init.
+  for (const auto* realize : realizesBelow(chain.front()->handle)) {
+    const auto& block = realize->blockNode();
+    if (!block.init.defined()) continue;
+    for (const auto* l : loops) {
+      const std::vector<const ir::ExprNode*> var{l->loop()->loopVar.get()};
+      bool spatial = false, reduce = false;
+      for (std::size_t i = 0; i < block.iterVars.size(); ++i) {
+        if (!usesAnyVar(realize->iterValues[i], var)) continue;
+        (block.iterVars[i].kind == ir::IterKind::Reduce ? reduce : spatial) = true;
+      }
+      if (spatial && reduce)
+        return Unexpected(scheduleError(prim, "mixed-loop",
+                                        fmt::format("reorder: the loop '{}' feeds both spatial and reduce iterators "
+                                                    "of block '{}', which has an init; moving it could run updates "
+                                                    "before their init",
+                                                    loopName(*l), block.name),
+                                        {loopRef(loopName(*l)), blockRef(block.name)}));
+    }
   }
 
   ir::Stmt body = chain.back()->loop()->body;
