@@ -75,6 +75,24 @@ std::string compareResults(const ir::PrimFunc& a, const ir::PrimFunc& b, const s
   return {};
 }
 
+QStringList refNames(const Diagnostic& d) {
+  QStringList out;
+  for (const auto& r : d.references) out << QString::fromStdString(r.name);
+  return out;
+}
+
+void expectRefused(schedule::Schedule& sch, const char* kind, std::vector<schedule::TraceValue> inputs,
+                   std::vector<schedule::TraceValue> attrs, const QString& code, const QStringList& refs) {
+  const ir::Stmt before = sch.func().body;
+  const std::size_t steps = sch.trace().instructions.size();
+  auto r = sch.apply(kind, std::move(inputs), std::move(attrs));
+  QVERIFY(!r);
+  QCOMPARE(QString::fromStdString(r.error().code), code);
+  QCOMPARE(refNames(r.error()), refs);
+  QVERIFY(sch.func().body.sameAs(before));
+  QCOMPARE(sch.trace().instructions.size(), steps);
+}
+
 QString checkGolden(const QString& name, const std::string& text) {
   const QString path = QStringLiteral(LS_SOURCE_DIR "/tests/schedule/golden/") + name + ".py";
   if (qEnvironmentVariableIsSet("LS_UPDATE_GOLDEN")) {

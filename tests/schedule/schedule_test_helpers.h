@@ -7,6 +7,7 @@
 #include "core/schedule/schedule.h"
 
 #include <QString>
+#include <QStringList>
 
 #include <string>
 
@@ -23,6 +24,14 @@ std::string compareResults(const ir::PrimFunc& a, const ir::PrimFunc& b, const s
 /// Compares `text` with tests/schedule/golden/<name>.py; with LS_UPDATE_GOLDEN=1 writes it.
 /// Returns an empty string on success, else a message (use with QVERIFY2).
 QString checkGolden(const QString& name, const std::string& text);
+
+/// Names of the blocks/loops/buffers a diagnostic refers to, in order.
+QStringList refNames(const Diagnostic& d);
+
+/// Applies `kind` and checks it is refused with `code` naming exactly `refs`, and that
+/// the refusal left the program and the trace as they were (QtTest checks).
+void expectRefused(schedule::Schedule& sch, const char* kind, std::vector<schedule::TraceValue> inputs,
+                   std::vector<schedule::TraceValue> attrs, const QString& code, const QStringList& refs);
 
 /// A small matmul (64x48 by 48x32, loops i, j, k), for tests that need any program.
 extern const char* const kSmallMatmul;

@@ -18,6 +18,9 @@ using schedule::Schedule;
 using schedule::TraceList;
 using schedule::TraceValue;
 
+using testing::expectRefused;
+using testing::refNames;
+
 namespace {
 
 RV one(const Expected<std::vector<RV>>& r) {
@@ -27,24 +30,6 @@ RV one(const Expected<std::vector<RV>>& r) {
 std::vector<RV> all(const Expected<std::vector<RV>>& r) {
   if (!r) qFatal("%s", r.error().message.c_str());
   return *r;
-}
-
-QStringList refNames(const Diagnostic& d) {
-  QStringList out;
-  for (const auto& r : d.references) out << QString::fromStdString(r.name);
-  return out;
-}
-
-void expectRefused(Schedule& sch, const char* kind, std::vector<TraceValue> inputs, std::vector<TraceValue> attrs,
-                   const QString& code, const QStringList& refs) {
-  const ir::Stmt before = sch.func().body;
-  const std::size_t steps = sch.trace().instructions.size();
-  auto r = sch.apply(kind, std::move(inputs), std::move(attrs));
-  QVERIFY(!r);
-  QCOMPARE(QString::fromStdString(r.error().code), code);
-  QCOMPARE(refNames(r.error()), refs);
-  QVERIFY(sch.func().body.sameAs(before));
-  QCOMPARE(sch.trace().instructions.size(), steps);
 }
 
 /// lambda i, j: (f(i, j)...)

@@ -21,6 +21,9 @@ using schedule::Schedule;
 using schedule::TraceList;
 using schedule::TraceValue;
 
+using testing::expectRefused;
+using testing::refNames;
+
 namespace {
 
 const char* const kIntSum = "A = placeholder((16, 64), \"int32\", name=\"A\")\n"
@@ -65,12 +68,6 @@ QString compareClose(const ir::PrimFunc& a, const ir::PrimFunc& b) {
   return {};
 }
 
-QStringList refNames(const Diagnostic& d) {
-  QStringList out;
-  for (const auto& r : d.references) out << QString::fromStdString(r.name);
-  return out;
-}
-
 /// The function with the loop named `loop` turned into `kind`.
 ir::PrimFunc withLoopKind(const ir::PrimFunc& f, const std::string& loop, ir::ForKind kind) {
   schedule::IrTree tree(f);
@@ -96,19 +93,6 @@ ir::PrimFunc withInitValue(const ir::PrimFunc& f, const std::string& name, const
       ir::Block::make(b->name, b->iterVars, b->reads, b->writes, b->body,
                       ir::BufferStore::make(init->buffer, value, init->indices), b->allocBuffers, b->annotations));
   return g;
-}
-
-/// Refusal checks shared by every refused case.
-void expectRefused(Schedule& sch, const char* kind, std::vector<TraceValue> inputs, std::vector<TraceValue> attrs,
-                   const QString& code, const QStringList& refs) {
-  const ir::Stmt before = sch.func().body;
-  const std::size_t steps = sch.trace().instructions.size();
-  auto r = sch.apply(kind, std::move(inputs), std::move(attrs));
-  QVERIFY(!r);
-  QCOMPARE(QString::fromStdString(r.error().code), code);
-  QCOMPARE(refNames(r.error()), refs);
-  QVERIFY(sch.func().body.sameAs(before));
-  QCOMPARE(sch.trace().instructions.size(), steps);
 }
 
 } // namespace
