@@ -37,6 +37,10 @@ enum Prec : int { kTernary = 3, kOr = 4, kAnd = 5, kEq = 9, kRel = 10, kAdd = 12
 struct CExpr {
   std::string text;
   int prec = kAtom;
+  /// The IR type is int32 but the C expression is int64_t (it involves a loop or lane
+  /// variable, which are int64_t in C). Outside indices such a value is always within the
+  /// int32 range: arithmetic that could leave it is cast back (see Emitter::arith).
+  bool wide = false;
 };
 
 std::string paren(const CExpr& e, int minPrec) { return e.prec < minPrec ? "(" + e.text + ")" : e.text; }
@@ -138,7 +142,7 @@ public:
            "\".\n";
     out += "// Kernel ABI: one pointer per parameter (flat row-major data), then one int64_t per\n";
     out += "// symbolic size; " + func.name + "_packed takes them as arrays.\n";
-    out += "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <stdlib.h>\n\n";
+    out += "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n";
     for (const auto& [key, text] : m_helpers) out += text;
     if (!m_helpers.empty()) out += "\n";
     out += sig + " {\n" + body + "}\n\n";
@@ -205,11 +209,15 @@ private:
   void emitFor(const For& op) {
     std::string var = m_names.of(op.loopVar.get(), op.loopVar.as<Var>()->name);
     std::string type = cType(op.loopVar.dtype());
+    if (op.loopVar.dtype() == DataType::int32()) {
+      type = "int64_t";
+      m_wideVars.insert(op.loopVar.get());
+    }
     Expr end = simplify(Add::make(op.min, op.extent));
     if (op.forKind == ForKind::Parallel)
       line("#pragma omp parallel for" + (m_threads > 0 ? " num_threads(" + std::to_string(m_threads) + ")" : std::string()));
-    line("for (" + type + " " + var + " = " + print(op.min).text + "; " + var + " < " + paren(print(end), kRel + 1) +
-         "; ++" + var + ") {");
+    line("for (" + type + " " + var + " = " + printIndex(op.min).text + "; " + var + " < " +
+         paren(printIndex(end), kRel + 1) + "; ++" + var + ") {");
     emitScoped(op.body);
     line("}");
   }
@@ -218,15 +226,15 @@ private:
     std::string name = m_names.of(op.buffer.get(), op.buffer->name);
     int lanes = op.value.dtype().lanes();
     if (lanes == 1) {
-      line(name + "[" + print(op.indices[0]).text + "] = " + print(op.value).text + ";");
+      line(name + "[" + printIndex(op.indices[0]).text + "] = " + print(op.value).text + ";");
       return;
     }
     if (m_laneName.empty()) m_laneName = m_names.fresh("lane");
     std::string lane = m_lane = m_laneName;
     line("#pragma omp simd");
-    line("for (int32_t " + lane + " = 0; " + lane + " < " + std::to_string(lanes) + "; ++" + lane + ") {");
+    line("for (int64_t " + lane + " = 0; " + lane + " < " + std::to_string(lanes) + "; ++" + lane + ") {");
     ++m_indent;
-    line(name + "[" + print(op.indices[0]).text + "] = " + print(op.value).text + ";");
+    line(name + "[" + printIndex(op.indices[0]).text + "] = " + print(op.value).text + ";");
     --m_indent;
     line("}");
     m_lane.clear();
@@ -242,11 +250,15 @@ private:
     if (b.scope == MemoryScope::Local && count && *count * b.dtype.bytes() <= 64 * 1024) {
       line(type + " " + name + "[" + std::to_string(std::max<std::int64_t>(*count, 1)) +
            "] __attribute__((aligned(64)));");
+      line("memset(" + name + ", 0, sizeof " + name + ");");
       emitStmt(op.body);
     } else {
-      helper("ls_alloc", "static inline void* ls_alloc(int64_t bytes) {\n"
-                         "  int64_t rounded = (bytes + 63) / 64 * 64;\n"
-                         "  return aligned_alloc(64, (size_t)(rounded > 0 ? rounded : 64));\n}\n");
+      helper("ls_alloc", "// Zero-filled, 64-byte aligned heap memory (the interpreter's intermediates start at 0).\n"
+                         "static inline void* ls_alloc(int64_t bytes) {\n"
+                         "  int64_t rounded = bytes > 0 ? (bytes + 63) / 64 * 64 : 64;\n"
+                         "  void* p = aligned_alloc(64, (size_t)rounded);\n"
+                         "  if (p) memset(p, 0, (size_t)rounded);\n"
+                         "  return p;\n}\n");
       std::string bytes = paren(print(Cast::make(DataType::int64(), b.shape[0])), kMul) + " * " +
                           std::to_string(b.dtype.bytes());
       line(type + "* restrict " + name + " = (" + type + "*)ls_alloc(" + bytes + ");");
@@ -262,6 +274,16 @@ private:
   void helper(const std::string& key, const std::string& text) { m_helpers.emplace(key, text); }
 
   CExpr print(const Expr& e) { return visitExpr(e); }
+
+  /// `e` as an index (buffer offset or loop bound): int32 arithmetic on loop and lane
+  /// variables is computed in int64_t without wrapping back to int32.
+  CExpr printIndex(const Expr& e) {
+    const bool saved = m_index;
+    m_index = true;
+    CExpr c = print(e);
+    m_index = saved;
+    return c;
+  }
 
   /// An operand of a float16 operation, converted to float.
   std::string asFloat(const Expr& e) {
@@ -280,18 +302,40 @@ private:
       if (prec >= kAdd) return {"(_Float16)(" + text + ")", kUnary};
       return {text, prec};
     }
-    CExpr x = print(a), y = print(b);
+    return joined(t, print(a), print(b), op, prec);
+  }
+  CExpr joined(DataType t, const CExpr& x, const CExpr& y, const char* op, int prec) {
     return wrapResult(t, {paren(x, prec) + " " + op + " " + paren(y, prec + 1), prec});
   }
 
+  /// `a op b` for + - *: an int32 operation with a wide (int64_t) operand stays wide in
+  /// an index and is cast back to int32_t elsewhere, so values wrap exactly as in the IR.
+  CExpr arith(DataType t, const Expr& a, const Expr& b, const char* op, int prec) {
+    if (isHalf(a.dtype())) return infix(t, a, b, op, prec);
+    CExpr x = print(a), y = print(b);
+    if (!x.wide && !y.wide) return joined(t, x, y, op, prec);
+    CExpr sum{paren(x, prec) + " " + op + " " + paren(y, prec + 1), prec};
+    if (m_index) return {sum.text, sum.prec, true};
+    return {"(int32_t)(" + sum.text + ")", kUnary};
+  }
+
   CExpr helperCall(const std::string& fn, DataType t, const std::string& body, const std::vector<Expr>& args) {
+    // In an index, an int32 helper with a wide operand runs in int64 (stays wide).
+    std::vector<CExpr> printed;
+    bool wide = false;
+    for (const auto& a : args) {
+      printed.push_back(print(a));
+      wide = wide || printed.back().wide;
+    }
+    wide = wide && m_index && t == DataType::int32();
+    if (wide) t = DataType::int64();
     std::string ct = cType(t.element());
     std::string name = "ls_" + fn + "_" + (t.isFloat() ? std::string(t.bits() == 16 ? "f16" : t.bits() == 64 ? "f64" : "f32")
                                                            : (t.isUInt() ? "u" : "i") + std::to_string(t.bits()));
     helper(name, "static inline " + ct + " " + name + "(" + ct + " a, " + ct + " b) { " + body + " }\n");
     std::string text = name + "(";
-    for (std::size_t i = 0; i < args.size(); ++i) text += (i ? ", " : "") + print(args[i]).text;
-    return {text + ")", kAtom};
+    for (std::size_t i = 0; i < printed.size(); ++i) text += (i ? ", " : "") + printed[i].text;
+    return {text + ")", kAtom, wide};
   }
 
   CExpr visitIntImm(const IntImm& op, const Expr&) override {
@@ -303,12 +347,21 @@ private:
     return {s, s[0] == '-' || s[0] == '(' ? kUnary : kAtom};
   }
   CExpr visitStringImm(const StringImm& op, const Expr&) override { return {"\"" + op.value + "\"", kAtom}; }
-  CExpr visitVar(const Var& op, const Expr&) override { return {m_names.of(&op, op.name), kAtom}; }
+  CExpr visitVar(const Var& op, const Expr&) override {
+    return {m_names.of(&op, op.name), kAtom, m_wideVars.contains(&op)};
+  }
 
-  CExpr visitAdd(const Add& op, const Expr&) override { return infix(op.dtype, op.a, op.b, "+", kAdd); }
-  CExpr visitSub(const Sub& op, const Expr&) override { return infix(op.dtype, op.a, op.b, "-", kAdd); }
-  CExpr visitMul(const Mul& op, const Expr&) override { return infix(op.dtype, op.a, op.b, "*", kMul); }
-  CExpr visitDiv(const Div& op, const Expr&) override { return infix(op.dtype, op.a, op.b, "/", kMul); }
+  CExpr visitAdd(const Add& op, const Expr&) override { return arith(op.dtype, op.a, op.b, "+", kAdd); }
+  CExpr visitSub(const Sub& op, const Expr&) override { return arith(op.dtype, op.a, op.b, "-", kAdd); }
+  CExpr visitMul(const Mul& op, const Expr&) override { return arith(op.dtype, op.a, op.b, "*", kMul); }
+  CExpr visitDiv(const Div& op, const Expr&) override {
+    // Division cannot leave the int32 range (INT32_MIN / -1 is undefined in C and the IR).
+    if (isHalf(op.dtype)) return infix(op.dtype, op.a, op.b, "/", kMul);
+    CExpr x = print(op.a), y = print(op.b);
+    CExpr c = joined(op.dtype, x, y, "/", kMul);
+    c.wide = op.dtype == DataType::int32() && (x.wide || y.wide);
+    return c;
+  }
   CExpr visitFloorDiv(const FloorDiv& op, const Expr&) override {
     return helperCall("floordiv", op.dtype,
                       "return (a % b != 0 && ((a < 0) != (b < 0))) ? a / b - 1 : a / b;", {op.a, op.b});
@@ -329,9 +382,9 @@ private:
   CExpr visitOr(const Or& op, const Expr&) override { return infix(op.dtype, op.a, op.b, "||", kOr); }
   CExpr visitNot(const Not& op, const Expr&) override { return {"!" + paren(print(op.a), kUnary), kUnary}; }
   CExpr visitSelect(const Select& op, const Expr&) override {
-    return {paren(print(op.condition), kOr) + " ? " + paren(print(op.trueValue), kOr) + " : " +
-                paren(print(op.falseValue), kTernary),
-            kTernary};
+    CExpr t = print(op.trueValue), f = print(op.falseValue);
+    return {paren(print(op.condition), kOr) + " ? " + paren(t, kOr) + " : " + paren(f, kTernary), kTernary,
+            t.wide || f.wide};
   }
   CExpr visitCast(const Cast& op, const Expr&) override {
     DataType to = op.dtype.element();
@@ -364,18 +417,24 @@ private:
     return {text, prec};
   }
   CExpr visitBufferLoad(const BufferLoad& op, const Expr&) override {
-    return {m_names.of(op.buffer.get(), op.buffer->name) + "[" + print(op.indices[0]).text + "]", kAtom};
+    return {m_names.of(op.buffer.get(), op.buffer->name) + "[" + printIndex(op.indices[0]).text + "]", kAtom};
   }
   CExpr visitRamp(const Ramp& op, const Expr&) override {
     LS_ASSERT(!m_lane.empty(), "cpu-c: a Ramp outside a vector statement");
+    // The lane variable is int64_t: like a loop variable, wide for an int32 Ramp.
+    const bool wide = op.dtype.element() == DataType::int32();
     std::string lane = isConstInt(op.stride, 1) ? m_lane : m_lane + " * " + paren(print(op.stride), kMul + 1);
-    if (isConstInt(op.base, 0)) return {lane, isConstInt(op.stride, 1) ? kAtom : kMul};
-    return {paren(print(op.base), kAdd) + " + " + lane, kAdd};
+    CExpr c = isConstInt(op.base, 0) ? CExpr{lane, isConstInt(op.stride, 1) ? kAtom : kMul}
+                                     : CExpr{paren(print(op.base), kAdd) + " + " + lane, kAdd};
+    if (!wide || m_index) return {c.text, c.prec, wide};
+    return {"(int32_t)(" + c.text + ")", kUnary};
   }
   CExpr visitBroadcast(const Broadcast& op, const Expr&) override { return print(op.value); }
 
   int m_threads;
   int m_indent = 0;
+  bool m_index = false;                     ///< printing an index (printIndex)
+  std::set<const ExprNode*> m_wideVars;     ///< int32 loop variables declared int64_t
   std::string m_out;
   std::string m_lane;     ///< the lane variable while a vector statement is printed
   std::string m_laneName; ///< the function's lane variable name, once one is needed

@@ -1,8 +1,10 @@
 // The cpu-c plugin and the plugin registry: golden C source of a small matmul; every
-// sample (small-shape copies) unscheduled and scheduled (split + parallel + vectorize)
-// built with cpu-c, run in-process and compared with the interpreter (integer programs
-// bit-identical, float within rtol 1e-5 / atol 1e-6); compile errors rendered with the
-// generated line; the registry's refusal of wrong-ABI and symbol-less plugins.
+// sample (small-shape copies from small_samples.h, whose names are checked against
+// samples/*.te) unscheduled and with its sample schedule built with cpu-c, run in-process
+// and compared with the interpreter (integer programs bit-identical, float within rtol
+// 1e-5 / atol 1e-6); intermediate buffers read before written see zeros, as in the
+// interpreter; compile errors rendered with the generated line; the registry's refusal
+// of wrong-ABI and symbol-less plugins.
 //
 // Regenerate the golden C file with LS_UPDATE_GOLDEN=1 tst_codegen_cpu_c goldenMatmulC,
 // then review the diff by eye.
@@ -10,22 +12,22 @@
 #include "core/codegen/target_registry.h"
 #include "core/frontend/te_frontend.h"
 #include "core/ir/interpreter.h"
+#include "core/ir/visitor.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/trace_script.h"
+#include "small_samples.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 using namespace loopscape;
 
 namespace {
-
-constexpr double kRtol = 1e-5;
-constexpr double kAtol = 1e-6;
 
 codegen::TargetRegistry& registry() {
   static codegen::TargetRegistry r({LS_PLUGIN_DIR});
@@ -46,11 +48,7 @@ codegen::BuildOptions buildOptions() {
   return o;
 }
 
-ir::PrimFunc parse(const std::string& text) {
-  auto f = frontend::parseTe(text, "test.te");
-  if (!f) qFatal("%s", renderDiagnostic(f.error(), text).c_str());
-  return *f;
-}
+ir::PrimFunc parse(const std::string& text) { return test::parseSample(text); }
 
 std::string readAll(const std::string& path) {
   std::ifstream in(path);
@@ -59,273 +57,26 @@ std::string readAll(const std::string& path) {
   return ss.str();
 }
 
-struct Sample {
-  const char* name;
-  const char* program;
-  const char* schedule; ///< TVM-syntax script: split + parallel + vectorize where legal
-  ir::SizeBindings sizes;
-};
-
-// Small-shape copies of samples/*.te (same computations, same names).
-const Sample kSamples[] = {
-    {"matmul", R"(from tvm import te
-M, N, K = 16, 24, 8
-A = te.placeholder((M, K), dtype="float32", name="A")
-B = te.placeholder((K, N), dtype="float32", name="B")
-k = te.reduce_axis((0, K), name="k")
-C = te.compute((M, N), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
-)",
-     R"(b = sch.get_block("C")
-i, j, k = sch.get_loops(b)
-i_0, i_1 = sch.split(i, factors=[None, 4])
-j_0, j_1 = sch.split(j, factors=[None, 8])
-sch.reorder(i_0, j_0, k, i_1, j_1)
-sch.parallel(i_0)
-sch.vectorize(j_1)
-)",
-     {}},
-    {"batch_matmul", R"(from tvm import te
-batch, M, K, N = 2, 8, 4, 8
-A = te.placeholder((batch, M, K), name="A")
-B = te.placeholder((batch, K, N), name="B")
-k = te.reduce_axis((0, K), name="k")
-C = te.compute((batch, M, N), lambda b, i, j: te.sum(A[b, i, k] * B[b, k, j], axis=k), name="batch_matmul")
-)",
-     R"(blk = sch.get_block("batch_matmul")
-b, i, j, k = sch.get_loops(blk)
-bi = sch.fuse(b, i)
-sch.reorder(bi, k, j)
-sch.parallel(bi)
-sch.vectorize(j)
-)",
-     {}},
-    {"conv2d_nchw", R"(import tvm
-from tvm import te
-batch, in_channel, height, width = 1, 3, 6, 6
-out_channel, kernel, pad, stride = 4, 3, 1, 1
-out_height = (height + 2 * pad - kernel) // stride + 1
-out_width = (width + 2 * pad - kernel) // stride + 1
-data = te.placeholder((batch, in_channel, height, width), name="data")
-weight = te.placeholder((out_channel, in_channel, kernel, kernel), name="weight")
-pad_temp = te.compute(
-    (batch, in_channel, height + 2 * pad, width + 2 * pad),
-    lambda i0, i1, i2, i3: te.if_then_else(
-        tvm.tir.all(i2 >= pad, i2 < height + pad, i3 >= pad, i3 < width + pad),
-        data[i0, i1, i2 - pad, i3 - pad],
-        tvm.tir.const(0.0, "float32"),
-    ),
-    name="pad_temp",
-)
-rc = te.reduce_axis((0, in_channel), name="rc")
-ry = te.reduce_axis((0, kernel), name="ry")
-rx = te.reduce_axis((0, kernel), name="rx")
-conv = te.compute(
-    (batch, out_channel, out_height, out_width),
-    lambda nn, ff, yy, xx: te.sum(
-        pad_temp[nn, rc, yy * stride + ry, xx * stride + rx] * weight[ff, rc, ry, rx],
-        axis=[rc, ry, rx],
-    ),
-    name="conv2d_nchw",
-)
-)",
-     R"(p = sch.get_block("pad_temp")
-i0, i1, i2, i3 = sch.get_loops(p)
-sch.parallel(i1)
-c = sch.get_block("conv2d_nchw")
-nn, ff, yy, xx, rc, ry, rx = sch.get_loops(c)
-xx_0, xx_1 = sch.split(xx, factors=[None, 3])
-sch.reorder(xx_0, rc, ry, rx, xx_1)
-sch.parallel(ff)
-sch.vectorize(xx_1)
-)",
-     {}},
-    {"conv_bias_relu", R"(from tvm import te
-N, C, H, W = 1, 2, 4, 8
-F, KS, P = 3, 3, 1
-data = te.placeholder((N, C, H, W), name="data")
-weight = te.placeholder((F, C, KS, KS), name="weight")
-bias = te.placeholder((F,), name="bias")
-pad_temp = te.compute(
-    (N, C, H + 2 * P, W + 2 * P),
-    lambda i0, i1, i2, i3: te.if_then_else(
-        te.all(i2 >= P, i2 < H + P, i3 >= P, i3 < W + P), data[i0, i1, i2 - P, i3 - P], 0.0
-    ),
-    name="pad_temp",
-)
-rc = te.reduce_axis((0, C), name="rc")
-ry = te.reduce_axis((0, KS), name="ry")
-rx = te.reduce_axis((0, KS), name="rx")
-conv = te.compute(
-    (N, F, H, W),
-    lambda nn, ff, yy, xx: te.sum(pad_temp[nn, rc, yy + ry, xx + rx] * weight[ff, rc, ry, rx], axis=[rc, ry, rx]),
-    name="conv2d_nchw",
-)
-biased = te.compute((N, F, H, W), lambda n, f, y, x: conv[n, f, y, x] + bias[f], name="T_add")
-relu = te.compute((N, F, H, W), lambda n, f, y, x: te.max(biased[n, f, y, x], 0.0), name="T_relu")
-)",
-     R"(c = sch.get_block("conv2d_nchw")
-nn, ff, yy, xx, rc, ry, rx = sch.get_loops(c)
-sch.parallel(ff)
-r = sch.get_block("T_relu")
-n, f, y, x = sch.get_loops(r)
-x_0, x_1 = sch.split(x, factors=[None, 4])
-sch.parallel(f)
-sch.vectorize(x_1)
-)",
-     {}},
-    {"dense_dynamic", R"(from tvm import te
-n = te.var("n")
-in_dim, units = 8, 32
-data = te.placeholder((n, in_dim), name="data")
-weight = te.placeholder((units, in_dim), name="weight")
-k = te.reduce_axis((0, in_dim), name="k")
-T_matmul_NT = te.compute(
-    (n, units), lambda i, j: te.sum(data[i, k] * weight[j, k], axis=k), name="T_matmul_NT", tag="dense"
-)
-)",
-     R"(b0 = sch.get_block("T_matmul_NT")
-i, j, k = sch.get_loops(b0)
-i_0, i_1 = sch.split(i, [None, 8])
-j_0, j_1 = sch.split(j, [None, 16])
-sch.reorder(i_0, j_0, k, i_1, j_1)
-sch.parallel(i_0)
-sch.vectorize(j_1)
-)",
-     {{"n", 13}}},
-    {"depthwise_conv2d", R"(from tvm import te
-batch, channel, height, width = 1, 3, 5, 8
-kernel, pad = 3, 1
-Input = te.placeholder((batch, channel, height, width), name="Input")
-Filter = te.placeholder((channel, 1, kernel, kernel), name="Filter")
-PaddedInput = te.compute(
-    (batch, channel, height + 2 * pad, width + 2 * pad),
-    lambda b, c, i, j: te.if_then_else(
-        te.all(i >= pad, i < height + pad, j >= pad, j < width + pad),
-        Input[b, c, i - pad, j - pad],
-        te.const(0.0, "float32"),
-    ),
-    name="PaddedInput",
-)
-di = te.reduce_axis((0, kernel), name="di")
-dj = te.reduce_axis((0, kernel), name="dj")
-DepthwiseConv2d = te.compute(
-    (batch, channel, height, width),
-    lambda b, c, i, j: te.sum(PaddedInput[b, c, i + di, j + dj] * Filter[c, 0, di, dj], axis=[di, dj]),
-    name="DepthwiseConv2d",
-)
-)",
-     R"(d = sch.get_block("DepthwiseConv2d")
-b, c, i, j, di, dj = sch.get_loops(d)
-sch.reorder(di, dj, j)
-sch.parallel(c)
-sch.vectorize(j)
-)",
-     {}},
-    {"layernorm", R"(from tvm import te
-rows, cols = 4, 16
-eps = 1e-5
-data = te.placeholder((rows, cols), name="data")
-gamma = te.placeholder((cols,), name="gamma")
-beta = te.placeholder((cols,), name="beta")
-k = te.reduce_axis((0, cols), name="k")
-mean = te.compute((rows,), lambda i: te.sum(data[i, k] / cols, axis=k), name="T_mean")
-kv = te.reduce_axis((0, cols), name="kv")
-var = te.compute((rows,), lambda i: te.sum((data[i, kv] - mean[i]) * (data[i, kv] - mean[i]) / cols, axis=kv), name="T_var")
-out = te.compute(
-    (rows, cols),
-    lambda i, j: (data[i, j] - mean[i]) * te.rsqrt(var[i] + eps) * gamma[j] + beta[j],
-    name="T_layer_norm",
-)
-)",
-     R"(b = sch.get_block("T_layer_norm")
-i, j = sch.get_loops(b)
-j_0, j_1 = sch.split(j, factors=[None, 8])
-sch.parallel(i)
-sch.vectorize(j_1)
-)",
-     {}},
-    {"softmax", R"(from tvm import te
-m, n = 4, 16
-X = te.placeholder((m, n), name="X")
-k1 = te.reduce_axis((0, n), name="k1")
-k2 = te.reduce_axis((0, n), name="k2")
-maxelem = te.compute((m,), lambda i: te.max(X[i, k1], axis=k1), name="T_softmax_maxelem")
-expv = te.compute((m, n), lambda i, j: te.exp(X[i, j] - maxelem[i]), name="T_softmax_exp")
-expsum = te.compute((m,), lambda i: te.sum(expv[i, k2], axis=k2), name="T_softmax_expsum")
-norm = te.compute((m, n), lambda i, j: expv[i, j] / expsum[i], name="T_softmax_norm")
-)",
-     R"(b = sch.get_block("T_softmax_norm")
-i, j = sch.get_loops(b)
-j_0, j_1 = sch.split(j, factors=[None, 8])
-sch.parallel(i)
-sch.vectorize(j_1)
-)",
-     {}},
-    // Integer semantics: floordiv/floormod of negative numbers, int8 wrapping, min/max.
-    {"int_ops", R"(from tvm import te
-A = te.placeholder((8, 16), dtype="int32", name="A")
-B = te.placeholder((8, 16), dtype="int8", name="B")
-k = te.reduce_axis((0, 16), name="k")
-D = te.compute((8, 16), lambda i, j: A[i, j] // 3 + A[i, j] % 5 * 7 - te.max(A[i, j], 2) * te.min(A[i, j], -1), name="D")
-E = te.compute((8, 16), lambda i, j: B[i, j] * B[i, j] * te.const(9, "int8") + te.const(120, "int8"), name="E")
-S = te.compute((8,), lambda i: te.sum(A[i, k] * A[i, k] * 1000003, axis=k), name="S")
-)",
-     R"(d = sch.get_block("D")
-i, j = sch.get_loops(d)
-j_0, j_1 = sch.split(j, factors=[None, 8])
-sch.parallel(i)
-sch.vectorize(j_1)
-e = sch.get_block("E")
-i, j = sch.get_loops(e)
-sch.vectorize(j)
-)",
-     {}},
-};
-
-/// Runs `func` through cpu-c and through the interpreter on the same seeded inputs and
-/// compares every parameter afterwards.
+/// Runs `func` through cpu-c and through the interpreter (small_samples.h).
 void checkAgainstInterpreter(const ir::PrimFunc& func, const ir::SizeBindings& sizes) {
-  auto lowered = codegen::lower(func);
-  QVERIFY2(lowered.has_value(), lowered ? "" : renderDiagnostic(lowered.error()).c_str());
-  auto kernel = cpuC().build(*lowered, buildOptions());
-  QVERIFY2(kernel.has_value(), kernel ? "" : renderDiagnostic(kernel.error()).c_str());
+  test::checkAgainstInterpreter(cpuC(), func, sizes, buildOptions());
+}
 
-  std::vector<ir::NDArray> expected, actual;
-  for (std::size_t p = 0; p < func.params.size(); ++p) {
-    auto shape = ir::evalShape(func.params[p], sizes);
-    QVERIFY(shape.has_value());
-    ir::NDArray a(*shape, func.params[p]->dtype);
-    a.fillRandom(1000 + p);
-    expected.push_back(a.clone());
-    actual.push_back(a.clone());
-  }
-  auto ran = ir::interpret(func, expected, sizes);
-  QVERIFY2(ran.has_value(), ran ? "" : renderDiagnostic(ran.error()).c_str());
-
-  std::vector<void*> pointers;
-  for (auto& a : actual) pointers.push_back(a.rawData());
-  std::vector<std::int64_t> sizeValues;
-  for (const auto& v : lowered->sizeVars) sizeValues.push_back(sizes.at(v.as<ir::Var>()->name));
-  auto ok = (*kernel)->run(pointers, sizeValues);
-  QVERIFY(ok.has_value());
-
-  for (std::size_t p = 0; p < func.params.size(); ++p) {
-    const auto& b = func.params[p];
-    if (b->dtype.isInteger()) {
-      QVERIFY2(actual[p].checksum() == expected[p].checksum(),
-               qPrintable(QString("%1 differs: %2 vs %3")
-                              .arg(QString::fromStdString(b->name), QString::fromStdString(actual[p].checksum().str()),
-                                   QString::fromStdString(expected[p].checksum().str()))));
-      continue;
+/// "name:dtype" of every parameter and the names of every block, in program order: what
+/// a small copy of a sample must share with the real file.
+std::vector<std::string> signatureOf(const ir::PrimFunc& f) {
+  struct Blocks final : ir::StmtVisitor {
+    std::vector<std::string> names;
+    void visitBlock(const ir::Block& op, const ir::Stmt& self) override {
+      names.push_back("block " + op.name);
+      StmtVisitor::visitBlock(op, self);
     }
-    auto mismatch = ir::firstMismatch(actual[p], expected[p], kAtol, kRtol);
-    QVERIFY2(!mismatch, mismatch ? qPrintable(QString("%1[%2]: %3 vs expected %4")
-                                                  .arg(QString::fromStdString(b->name))
-                                                  .arg(mismatch->index)
-                                                  .arg(mismatch->actual, 0, 'g', 9)
-                                                  .arg(mismatch->expected, 0, 'g', 9))
-                                 : "");
-  }
+  } blocks;
+  blocks(f.body);
+  std::vector<std::string> out;
+  for (const auto& p : f.params) out.push_back(p->name + ":" + p->dtype.str());
+  out.insert(out.end(), blocks.names.begin(), blocks.names.end());
+  return out;
 }
 
 class EnvGuard {
@@ -394,7 +145,7 @@ sch.vectorize(j)
   }
 
   void asmShowsTheKernel() {
-    auto lowered = codegen::lower(parse(kSamples[0].program));
+    auto lowered = codegen::lower(parse(test::kSmallSamples[0].program));
     QVERIFY(lowered.has_value());
     auto text = cpuC().source(*lowered, "asm", buildOptions());
     QVERIFY2(text.has_value(), text ? "" : renderDiagnostic(text.error()).c_str());
@@ -407,7 +158,7 @@ sch.vectorize(j)
   }
 
   void kernelReportsItsLibrary() {
-    auto lowered = codegen::lower(parse(kSamples[0].program));
+    auto lowered = codegen::lower(parse(test::kSmallSamples[0].program));
     QVERIFY(lowered.has_value());
     auto kernel = cpuC().build(*lowered, buildOptions());
     QVERIFY(kernel.has_value());
@@ -420,18 +171,50 @@ sch.vectorize(j)
     QCOMPARE(QString::fromStdString(wrong.error().message), QString("main_kernel takes 3 buffers and 0 sizes, got 0 and 0"));
   }
 
+  void smallSamplesCoverEverySample() {
+    // Every samples/*.te file has a small copy with the same parameters and blocks.
+    int files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(LS_SOURCE_DIR) + "/samples")) {
+      if (entry.path().extension() != ".te") continue;
+      ++files;
+      const std::string name = entry.path().stem().string();
+      const test::Sample* copy = nullptr;
+      for (const auto& s : test::kSmallSamples)
+        if (name == s.name) copy = &s;
+      QVERIFY2(copy, ("no small copy of samples/" + name + ".te in small_samples.h").c_str());
+      const std::string text = readAll(entry.path().string());
+      auto real = frontend::parseTe(text, entry.path().string());
+      QVERIFY2(real.has_value(), real ? "" : renderDiagnostic(real.error(), text).c_str());
+      QCOMPARE(signatureOf(parse(copy->program)), signatureOf(*real));
+    }
+    QCOMPARE(files + 1, static_cast<int>(std::size(test::kSmallSamples))); // + the integer program
+  }
+
+  void intermediatesStartAtZero_data() {
+    QTest::addColumn<int>("n");
+    QTest::addColumn<bool>("heap");
+    QTest::newRow("stack") << 16 << false;
+    QTest::newRow("heap") << 4096 << true;
+  }
+  void intermediatesStartAtZero() {
+    // An intermediate read before it is written reads 0, as in the interpreter.
+    QFETCH(int, n);
+    QFETCH(bool, heap);
+    test::checkIntermediatesStartAtZero(cpuC(), n, heap ? ir::MemoryScope::Global : ir::MemoryScope::Local, buildOptions());
+  }
+
   void samples_data() {
     QTest::addColumn<int>("index");
     QTest::addColumn<bool>("scheduled");
-    for (int i = 0; i < static_cast<int>(std::size(kSamples)); ++i) {
-      QTest::newRow((std::string(kSamples[i].name) + " unscheduled").c_str()) << i << false;
-      QTest::newRow((std::string(kSamples[i].name) + " scheduled").c_str()) << i << true;
+    for (int i = 0; i < static_cast<int>(std::size(test::kSmallSamples)); ++i) {
+      QTest::newRow((std::string(test::kSmallSamples[i].name) + " unscheduled").c_str()) << i << false;
+      QTest::newRow((std::string(test::kSmallSamples[i].name) + " scheduled").c_str()) << i << true;
     }
   }
   void samples() {
     QFETCH(int, index);
     QFETCH(bool, scheduled);
-    const Sample& s = kSamples[index];
+    const test::Sample& s = test::kSmallSamples[index];
     schedule::Schedule sch(parse(s.program));
     if (scheduled) {
       auto ok = schedule::applyScript(sch, s.schedule, std::string(s.name) + ".py");
@@ -443,8 +226,8 @@ sch.vectorize(j)
   void scheduledSamplesVectorize() {
     // The schedules above really produce vector code (not only fallbacks).
     for (const char* name : {"matmul", "batch_matmul", "conv2d_nchw", "softmax", "int_ops"}) {
-      const Sample* s = nullptr;
-      for (const auto& x : kSamples)
+      const test::Sample* s = nullptr;
+      for (const auto& x : test::kSmallSamples)
         if (std::string_view(x.name) == name) s = &x;
       schedule::Schedule sch(parse(s->program));
       QVERIFY(schedule::applyScript(sch, s->schedule, "s.py").has_value());
@@ -459,7 +242,7 @@ sch.vectorize(j)
 
   void compileErrorShowsGeneratedLine() {
     EnvGuard hook("LOOPSCAPE_CPU_C_TEST_BREAK_SOURCE", "1");
-    auto lowered = codegen::lower(parse(kSamples[0].program));
+    auto lowered = codegen::lower(parse(test::kSmallSamples[0].program));
     QVERIFY(lowered.has_value());
     auto kernel = cpuC().build(*lowered, buildOptions());
     QVERIFY(!kernel);

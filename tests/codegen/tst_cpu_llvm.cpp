@@ -1,9 +1,10 @@
 // The cpu-llvm target plugin, loaded as the registry loads it (dlopen of the built module,
 // ABI check, factory). Kernels built from hand-made LoweredFuncs and from lower() of
 // scheduled TE programs run in-process and are compared with the reference interpreter:
-// bit-identical for integer programs, within rtol 1e-5 for float ones. Also checks the
-// code it shows (AVX-512 zmm registers for a 16-lane float loop, fast-math flags only on
-// request), its errors, and the shared library made for the out-of-process runner.
+// bit-identical for integer programs, within rtol 1e-5 for float ones; so are all the
+// samples of small_samples.h, unscheduled and scheduled. Also checks the code it shows
+// (AVX-512 zmm registers for a 16-lane float loop, fast-math flags only on request), its
+// errors, and the shared library made for the out-of-process runner.
 #include "core/codegen/lower.h"
 #include "core/codegen/target.h"
 #include "core/frontend/te_frontend.h"
@@ -13,6 +14,7 @@
 #include "core/ir/stmt.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/trace_script.h"
+#include "small_samples.h"
 
 #include <QtTest>
 
@@ -376,6 +378,41 @@ private Q_SLOTS:
     auto lowered = codegen::lower(scheduled);
     QVERIFY2(lowered.has_value(), lowered ? "" : lowered.error().message.c_str());
     compareWithInterpreter(*lowered, *func, nullptr, {});
+  }
+
+  void intermediatesStartAtZero_data() {
+    QTest::addColumn<int>("n");
+    QTest::addColumn<bool>("heap");
+    QTest::newRow("stack") << 16 << false;
+    QTest::newRow("heap") << 4096 << true;
+  }
+  void intermediatesStartAtZero() {
+    // An intermediate read before it is written reads 0, as in the interpreter.
+    QFETCH(int, n);
+    QFETCH(bool, heap);
+    test::checkIntermediatesStartAtZero(*m_target, n, heap ? ir::MemoryScope::Global : ir::MemoryScope::Local, {});
+  }
+
+  void smallSamplesMatchInterpreter_data() {
+    QTest::addColumn<int>("index");
+    QTest::addColumn<bool>("scheduled");
+    for (int i = 0; i < static_cast<int>(std::size(test::kSmallSamples)); ++i) {
+      QTest::newRow((std::string(test::kSmallSamples[i].name) + " unscheduled").c_str()) << i << false;
+      QTest::newRow((std::string(test::kSmallSamples[i].name) + " scheduled").c_str()) << i << true;
+    }
+  }
+  void smallSamplesMatchInterpreter() {
+    // Every sample (small_samples.h: the copies tst_cpu_c checks against samples/*.te),
+    // unscheduled and with its sample schedule, as tst_cpu_c runs them through cpu-c.
+    QFETCH(int, index);
+    QFETCH(bool, scheduled);
+    const test::Sample& s = test::kSmallSamples[index];
+    schedule::Schedule sch(test::parseSample(s.program));
+    if (scheduled) {
+      auto ok = schedule::applyScript(sch, s.schedule, std::string(s.name) + ".py");
+      QVERIFY2(ok.has_value(), ok ? "" : renderDiagnostic(ok.error(), s.schedule).c_str());
+    }
+    test::checkAgainstInterpreter(*m_target, sch.func(), s.sizes, {});
   }
 
   void asmUsesZmmForSixteenFloatLanes() {

@@ -5,21 +5,22 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 void main_kernel(float* restrict A, float* restrict B, float* restrict C) {
   #pragma omp parallel for
-  for (int32_t i = 0; i < 8; ++i) {
-    for (int32_t k = 0; k < 8; ++k) {
+  for (int64_t i = 0; i < 8; ++i) {
+    for (int64_t k = 0; k < 8; ++k) {
       if (k == 0) {
         // block C (init)
         #pragma omp simd
-        for (int32_t lane = 0; lane < 8; ++lane) {
+        for (int64_t lane = 0; lane < 8; ++lane) {
           C[i * 8 + lane] = 0.0f;
         }
       }
       // block C
       #pragma omp simd
-      for (int32_t lane = 0; lane < 8; ++lane) {
+      for (int64_t lane = 0; lane < 8; ++lane) {
         C[i * 8 + lane] = C[i * 8 + lane] + A[i * 8 + k] * B[k * 8 + lane];
       }
     }
