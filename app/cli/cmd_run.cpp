@@ -131,6 +131,7 @@ int runRun(const RunCliOptions& opt) {
                  check.str());
     }
     fmt::print("reference: {}\n", report->referenceText);
+    for (const auto& sample : report->sampled) fmt::print("sample {:<12} {}\n", sample.name, sample.str());
     allPassed = report->passed();
     results = std::move(report->actual);
   }

@@ -2,9 +2,11 @@
 
 #include "core/codegen/flop_count.h"
 #include "core/codegen/lower.h"
+#include "core/codegen/verify_sample.h"
 #include "core/ir/visitor.h"
 
 #include <cmath>
+#include <cstring>
 #include <fmt/format.h>
 #include <memory>
 #include <set>
@@ -112,7 +114,21 @@ Expected<std::vector<ir::NDArray>> makeArguments(const ir::PrimFunc& func, const
 }
 
 bool VerifyReport::passed() const {
-  return std::all_of(outputs.begin(), outputs.end(), [](const OutputCheck& c) { return c.passed(); });
+  return std::all_of(outputs.begin(), outputs.end(), [](const OutputCheck& c) { return c.passed(); }) &&
+         std::all_of(sampled.begin(), sampled.end(), [](const SampledCheck& c) { return c.passed(); });
+}
+
+std::string SampledCheck::str() const {
+  if (!skipped.empty()) return fmt::format("interpreter on sampled elements: not run ({})", skipped);
+  std::vector<std::string> where;
+  for (const auto& index : indices) where.push_back(fmt::format("[{}]", fmt::join(index, ", ")));
+  const std::string head = fmt::format("interpreter on {} sampled element{} {}: ", indices.size(),
+                                       indices.size() == 1 ? "" : "s", fmt::join(where, ", "));
+  const std::string errors = fmt::format("max abs error {:.3g}, max rel error {:.3g}; {}", check.maxAbsError,
+                                         check.maxRelError, check.tolerance.str());
+  if (passed()) return head + fmt::format("ok ({})", errors);
+  return head + fmt::format("MISMATCH at {} of them; first at [{}]: expected {:.9g}, got {:.9g} ({})", check.mismatches,
+                            fmt::join(check.first->index, ", "), check.first->expected, check.first->actual, errors);
 }
 
 namespace {
@@ -170,6 +186,36 @@ Expected<VerifyReport> verify(const ir::PrimFunc& original, const ir::SizeBindin
     const auto& param = original.params[i];
     const Tolerance tol = options.tolerance ? *options.tolerance : defaultTolerance(param->dtype);
     report.outputs.push_back(compareOutput(param->name, report.actual[i], expected[i], tol));
+  }
+  if (report.reference == ReferenceKind::CompiledUnscheduled) {
+    // The interpreter on sampled elements; the outputs share the interpret limit.
+    const double limit = options.interpretLimit / static_cast<double>(std::max<std::size_t>(outputs.size(), 1));
+    for (std::size_t i : outputs) {
+      const auto& param = original.params[i];
+      auto sample = interpretSampledElements(original, sizes, args, i, options.sampleElements, options.sampleSeed + i,
+                                             limit);
+      if (!sample) return Unexpected(sample.error());
+      SampledCheck c;
+      c.name = param->name;
+      c.instancesPerElement = sample->instancesPerElement;
+      c.skipped = sample->skipped;
+      const Tolerance tol = options.tolerance ? *options.tolerance : defaultTolerance(param->dtype);
+      const auto k = static_cast<std::int64_t>(sample->flatIndices.size());
+      ir::NDArray actual({k}, param->dtype);
+      const std::size_t bytes = static_cast<std::size_t>(param->dtype.bytes());
+      for (std::int64_t s = 0; s < k; ++s) {
+        std::memcpy(actual.rawData() + s * bytes, report.actual[i].rawData() + sample->flatIndices[s] * bytes, bytes);
+        c.indices.push_back(unflattenIndex(sample->flatIndices[s], report.actual[i].shape()));
+      }
+      c.check = k > 0 ? compareOutput(param->name, actual, sample->values, tol) : OutputCheck{};
+      c.check.tolerance = tol;
+      c.check.shape = report.actual[i].shape();
+      if (c.check.first) {
+        c.check.first->flatIndex = sample->flatIndices[c.check.first->flatIndex];
+        c.check.first->index = unflattenIndex(c.check.first->flatIndex, c.check.shape);
+      }
+      report.sampled.push_back(std::move(c));
+    }
   }
   return report;
 }

@@ -5,7 +5,10 @@
 //     program is small enough to interpret: its statement instance count (flop_count.h)
 //     is at most VerifyOptions::interpretLimit (default 2e8);
 //   * otherwise the unscheduled program compiled by the same target, run the same way
-//     (the report says so: it then checks the schedule, not the code generator).
+//     (the report says so: it checks the schedule, not the code generator), plus the
+//     interpreter on a seeded sample of each output's elements (verify_sample.h: the first,
+//     the last and random ones, VerifyOptions::sampleElements of them within the interpret
+//     limit), which checks the code generator exactly on those elements.
 // An element mismatches when |actual - expected| > atol + rtol * |expected| (NaN in only
 // one side always mismatches; equal infinities and NaN on both sides never do). Default
 // tolerance: float32 rtol 1e-4 / atol 1e-5, float16 1e-2 / 1e-3, float64 1e-9 / 1e-12,
@@ -77,6 +80,23 @@ Expected<std::vector<ir::NDArray>> makeArguments(const ir::PrimFunc& func, const
 
 enum class ReferenceKind { Interpreter, CompiledUnscheduled };
 
+/// The kernel under test against the interpreter on sampled elements of one output
+/// (programs too large to interpret whole).
+struct SampledCheck {
+  std::string name;
+  std::vector<std::vector<std::int64_t>> indices; ///< the elements interpreted (row-major order)
+  double instancesPerElement = 0;                 ///< interpreter cost of one element
+  /// Errors over the sampled elements only; `first` holds the element's full index.
+  OutputCheck check;
+  std::string skipped; ///< why no element was interpreted (empty when some were)
+
+  bool passed() const { return check.passed(); }
+  /// "interpreter on 16 sampled elements [0, 0], [3, 17], ...: ok (max abs error 0, ...)"
+  /// or "... MISMATCH at 2 of them; first at [3, 17]: expected 1.5, got 0 (...)" or
+  /// "interpreter on sampled elements: not run (<why>)".
+  std::string str() const;
+};
+
 struct VerifyReport {
   ReferenceKind reference = ReferenceKind::Interpreter;
   /// "the reference interpreter" or "the unscheduled program compiled by the same target
@@ -84,6 +104,8 @@ struct VerifyReport {
   std::string referenceText;
   double instances = 0;              ///< statement instances of the unscheduled program
   std::vector<OutputCheck> outputs;  ///< one per output parameter, in parameter order
+  /// With CompiledUnscheduled: one per output parameter, in parameter order.
+  std::vector<SampledCheck> sampled;
   std::vector<ir::NDArray> actual;   ///< every argument after the kernel under test ran
   bool passed() const;
 };
@@ -94,6 +116,10 @@ using RunOnArgs = std::function<Expected<void>(std::span<ir::NDArray> args)>;
 struct VerifyOptions {
   std::optional<Tolerance> tolerance; ///< empty: defaultTolerance of each output's dtype
   double interpretLimit = 2e8;        ///< most statement instances to interpret
+  /// Elements of each output interpreted when the program is too large to interpret
+  /// whole (all sampled elements of all outputs share the interpret limit).
+  int sampleElements = 16;
+  std::uint64_t sampleSeed = 1; ///< seeds which elements are sampled
 };
 
 /// Verifies `underTest` against the reference for `original` (unscheduled) on copies of

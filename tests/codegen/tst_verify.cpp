@@ -1,10 +1,12 @@
 // Verification: element comparison with tolerances (exact messages), seeded arguments as
 // `check` makes them, and whole kernels from the cpu-c plugin verified against the
-// reference interpreter and against the compiled unscheduled program; a wrong result is a
-// failed report, a crash of a generated kernel (test-only unchecked sizes) a Diagnostic.
+// reference interpreter and against the compiled unscheduled program plus the interpreter
+// on sampled elements (each element interpreted alone equals the whole program's value;
+// scans are refused); a wrong result is a failed report, a crash of a generated kernel (test-only unchecked sizes) a Diagnostic.
 #include "core/codegen/lower.h"
 #include "core/codegen/target_registry.h"
 #include "core/codegen/verify.h"
+#include "core/codegen/verify_sample.h"
 #include "core/frontend/te_frontend.h"
 #include "core/schedule/trace_script.h"
 
@@ -187,10 +189,129 @@ private Q_SLOTS:
     QCOMPARE(report->referenceText, std::string("the unscheduled program compiled by the same target (too large to "
                                                 "interpret: 2.01e+05 statement instances > 1e+03)"));
     QVERIFY2(report->passed(), report->outputs[0].str().c_str());
+    // Plus the interpreter on 16 sampled elements of C (the first, the last, 14 seeded),
+    // each costing its init and its 48 updates.
+    QCOMPARE(report->sampled.size(), std::size_t(1));
+    const SampledCheck& sample = report->sampled[0];
+    QCOMPARE(sample.name, std::string("C"));
+    QVERIFY2(sample.skipped.empty(), sample.skipped.c_str());
+    QCOMPARE(sample.indices.size(), std::size_t(16));
+    QCOMPARE(sample.indices.front(), (std::vector<std::int64_t>{0, 0}));
+    QCOMPARE(sample.indices.back(), (std::vector<std::int64_t>{63, 63}));
+    QCOMPARE(sample.instancesPerElement, 49.0);
+    QVERIFY2(sample.passed(), sample.str().c_str());
+    QVERIFY2(QString::fromStdString(sample.str()).startsWith("interpreter on 16 sampled elements [0, 0], ["),
+             sample.str().c_str());
+    QVERIFY2(QString::fromStdString(sample.str()).contains("[63, 63]: ok (max abs error "), sample.str().c_str());
+    QVERIFY(sample.check.maxAbsError < 1e-4);
 
     auto refused = verify(original, {}, *args, runner(b, {}), {}, o);
     QVERIFY(!refused.has_value());
     QCOMPARE(refused.error().code, std::string("verify.too-large"));
+  }
+
+  void sampledElementsCatchWhatTheCompiledReferenceShares() {
+    // A code generator bug hits the kernel and the compiled unscheduled program alike
+    // (here: the last element is off by one in both), so the comparison of the two
+    // passes; the interpreter on sampled elements (the last is always one) does not.
+    const auto original = parse(kMatmul);
+    Built b = build(original);
+    auto args = makeArguments(original, {}, 4);
+    auto run = runner(b, {});
+    auto wrongLast = [&](std::span<ir::NDArray> a) -> Expected<void> {
+      if (auto ok = run(a); !ok) return ok;
+      a[2].setDouble(64 * 64 - 1, a[2].getDouble(64 * 64 - 1) + 1.0);
+      return {};
+    };
+    VerifyOptions o;
+    o.interpretLimit = 1000;
+    auto report = verify(original, {}, *args, wrongLast, wrongLast, o);
+    QVERIFY2(report.has_value(), report ? "" : report.error().message.c_str());
+    QCOMPARE(report->reference, ReferenceKind::CompiledUnscheduled);
+    QVERIFY(report->outputs[0].passed());
+    QVERIFY(!report->passed());
+    const SampledCheck& sample = report->sampled[0];
+    QCOMPARE(sample.check.mismatches, std::int64_t(1));
+    QCOMPARE(sample.check.first->index, (std::vector<std::int64_t>{63, 63}));
+    QCOMPARE(sample.check.first->flatIndex, std::int64_t(64 * 64 - 1));
+    QVERIFY2(QString::fromStdString(sample.str()).contains(": MISMATCH at 1 of them; first at [63, 63]: expected "),
+             sample.str().c_str());
+    // Within the interpret limit of 1000 at 49 instances per element: 16 elements (the
+    // default); a limit of 100 affords 2, a limit of 10 none.
+    o.interpretLimit = 100;
+    auto two = verify(original, {}, *args, run, run, o);
+    QVERIFY(two.has_value());
+    QCOMPARE(two->sampled[0].indices,
+             (std::vector<std::vector<std::int64_t>>{{0, 0}, {63, 63}}));
+    o.interpretLimit = 10;
+    auto none = verify(original, {}, *args, run, run, o);
+    QVERIFY(none.has_value());
+    QVERIFY(none->passed());
+    QCOMPARE(none->sampled[0].str(),
+             std::string("interpreter on sampled elements: not run (one element costs 49 statement instances > 10)"));
+  }
+
+  void elementRestrictionIsExact_data() {
+    QTest::addColumn<QString>("program");
+    QTest::addColumn<int>("n");
+    QTest::newRow("softmax: four stages") << QString(R"(from tvm import te
+X = te.placeholder((4, 16), name="X")
+k1 = te.reduce_axis((0, 16), name="k1")
+k2 = te.reduce_axis((0, 16), name="k2")
+maxelem = te.compute((4,), lambda i: te.max(X[i, k1], axis=k1), name="T_softmax_maxelem")
+expv = te.compute((4, 16), lambda i, j: te.exp(X[i, j] - maxelem[i]), name="T_softmax_exp")
+expsum = te.compute((4,), lambda i: te.sum(expv[i, k2], axis=k2), name="T_softmax_expsum")
+norm = te.compute((4, 16), lambda i, j: expv[i, j] / expsum[i], name="T_softmax_norm")
+)") << 0;
+    QTest::newRow("dense, symbolic n") << QString(kDense) << 5;
+    QTest::newRow("int reduction") << QString(R"(from tvm import te
+A = te.placeholder((6, 9), dtype="int32", name="A")
+k = te.reduce_axis((0, 9), name="k")
+S = te.compute((6, 3), lambda i, j: te.sum(A[i, k] * A[i, k] * (j + 1) * 1000003, axis=k), name="S")
+)") << 0;
+  }
+  void elementRestrictionIsExact() {
+    // Every element interpreted alone equals, bit for bit, the whole program's value.
+    QFETCH(QString, program);
+    QFETCH(int, n);
+    const auto f = parse(program.toStdString().c_str());
+    const ir::SizeBindings sizes = n ? ir::SizeBindings{{"n", n}} : ir::SizeBindings{};
+    auto args = makeArguments(f, sizes, 9);
+    QVERIFY(args.has_value());
+    std::vector<ir::NDArray> whole;
+    for (auto& a : *args) whole.push_back(a.clone());
+    QVERIFY(ir::interpret(f, whole, sizes).has_value());
+    const std::size_t out = outputParams(f).back();
+    const std::int64_t numel = whole[out].numel();
+    auto sample = interpretSampledElements(f, sizes, *args, out, static_cast<int>(numel), 0, 1e9);
+    QVERIFY2(sample.has_value(), sample ? "" : sample.error().message.c_str());
+    QVERIFY2(sample->skipped.empty(), sample->skipped.c_str());
+    QCOMPARE(static_cast<std::int64_t>(sample->flatIndices.size()), numel);
+    for (std::int64_t i = 0; i < numel; ++i) {
+      QCOMPARE(sample->flatIndices[i], i);
+      QCOMPARE(sample->values.getDouble(i), whole[out].getDouble(i));
+      QCOMPARE(sample->values.getInt(i), whole[out].getInt(i));
+    }
+  }
+
+  void elementRestrictionRefusesScans() {
+    const auto f = parse(R"(from tvm import te
+x = te.placeholder((8,), dtype="int32", name="x")
+state = te.placeholder((8,), dtype="int32", name="state")
+init = te.compute((1,), lambda t: x[0], name="psum_init")
+update = te.compute((8,), lambda t: state[t - 1] + x[t], name="psum_update")
+psum = te.scan(init, update, state, inputs=[x], name="psum")
+)");
+    const std::size_t out = outputParams(f).back();
+    auto restricted = restrictToElement(f, out, {3}, {});
+    QVERIFY(!restricted.has_value());
+    QCOMPARE(restricted.error().code, std::string("verify.no-element-restriction"));
+    QCOMPARE(restricted.error().message, std::string("'psum' is written by more than one block"));
+    auto args = makeArguments(f, {}, 0);
+    auto sample = interpretSampledElements(f, {}, *args, out, 16, 0, 1e9);
+    QVERIFY(sample.has_value());
+    QVERIFY(sample->flatIndices.empty());
+    QCOMPARE(sample->skipped, std::string("'psum' is written by more than one block"));
   }
 
   void wrongResultIsReported() {
