@@ -357,18 +357,25 @@ private:
   CExpr visitDiv(const Div& op, const Expr&) override {
     // Division cannot leave the int32 range (INT32_MIN / -1 is undefined in C and the IR).
     if (isHalf(op.dtype)) return infix(op.dtype, op.a, op.b, "/", kMul);
+    // x86 traps on INT_MIN / -1; the IR wraps it to INT_MIN: a divisor that may be -1
+    // goes through a helper (-a wraps under -fwrapv).
+    auto divisor = asConstInt(op.b);
+    if (op.dtype.isInt() && (!divisor || *divisor == -1))
+      return helperCall("div", op.dtype, "return b == -1 ? -a : a / b;", {op.a, op.b});
     CExpr x = print(op.a), y = print(op.b);
     CExpr c = joined(op.dtype, x, y, "/", kMul);
     c.wide = op.dtype == DataType::int32() && (x.wide || y.wide);
     return c;
   }
   CExpr visitFloorDiv(const FloorDiv& op, const Expr&) override {
+    const std::string minusOne = op.dtype.isInt() ? "if (b == -1) return -a; " : "";
     return helperCall("floordiv", op.dtype,
-                      "return (a % b != 0 && ((a < 0) != (b < 0))) ? a / b - 1 : a / b;", {op.a, op.b});
+                      minusOne + "return (a % b != 0 && ((a < 0) != (b < 0))) ? a / b - 1 : a / b;", {op.a, op.b});
   }
   CExpr visitFloorMod(const FloorMod& op, const Expr&) override {
-    return helperCall("floormod", op.dtype, "return (a % b != 0 && ((a < 0) != (b < 0))) ? a % b + b : a % b;",
-                      {op.a, op.b});
+    const std::string minusOne = op.dtype.isInt() ? "if (b == -1) return 0; " : "";
+    return helperCall("floormod", op.dtype,
+                      minusOne + "return (a % b != 0 && ((a < 0) != (b < 0))) ? a % b + b : a % b;", {op.a, op.b});
   }
   CExpr visitMin(const Min& op, const Expr&) override { return helperCall("min", op.dtype, "return a < b ? a : b;", {op.a, op.b}); }
   CExpr visitMax(const Max& op, const Expr&) override { return helperCall("max", op.dtype, "return a > b ? a : b;", {op.a, op.b}); }

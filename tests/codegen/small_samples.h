@@ -438,4 +438,45 @@ inline void checkIntermediatesStartAtZero(codegen::Target& target, std::int64_t 
   }
 }
 
+/// Integer division at its edges: INT32_MIN / -1 (x86's idiv traps; the IR wraps it to
+/// INT32_MIN), floordiv/floormod by -1 and negative operands, on fixed inputs; the kernel
+/// built by `target` must match the interpreter bit for bit.
+inline void checkIntegerDivisionEdges(codegen::Target& target, const codegen::BuildOptions& options) {
+  using namespace ir;
+  constexpr std::int64_t n = 6;
+  auto X = makeBuffer("X", DataType::int32(), {intImm(n)});
+  auto Y = makeBuffer("Y", DataType::int32(), {intImm(n)});
+  auto O = makeBuffer("O", DataType::int32(), {intImm(n * 3)});
+  Expr i = Var::make("i", DataType::int32());
+  Expr x = BufferLoad::make(X, {i}), y = BufferLoad::make(Y, {i});
+  Stmt body = SeqStmt::make({BufferStore::make(O, x / y, {i * 3}),
+                             BufferStore::make(O, floordiv(x, y), {i * 3 + 1}),
+                             BufferStore::make(O, floormod(x, y), {i * 3 + 2})});
+  PrimFunc f;
+  f.name = "main";
+  f.params = {X, Y, O};
+  f.body = BlockRealize::make({}, boolImm(true),
+                              Block::make("root", {}, {}, {}, For::make(i, intImm(0), intImm(n), ForKind::Serial, body)));
+  auto lowered = codegen::lower(f);
+  QVERIFY2(lowered.has_value(), lowered ? "" : renderDiagnostic(lowered.error()).c_str());
+  auto kernel = target.build(*lowered, options);
+  QVERIFY2(kernel.has_value(), kernel ? "" : renderDiagnostic(kernel.error()).c_str());
+  const std::int32_t xs[n] = {INT32_MIN, INT32_MIN, -7, 7, -7, INT32_MAX};
+  const std::int32_t ys[n] = {-1, 3, -1, -2, 2, -1};
+  std::vector<NDArray> expected = {NDArray({n}, DataType::int32()), NDArray({n}, DataType::int32()),
+                                   NDArray({n * 3}, DataType::int32())};
+  for (std::int64_t k = 0; k < n; ++k) {
+    expected[0].setInt(k, xs[k]);
+    expected[1].setInt(k, ys[k]);
+  }
+  NDArray actual = expected[2].clone();
+  auto ran = interpret(f, expected);
+  QVERIFY2(ran.has_value(), ran ? "" : renderDiagnostic(ran.error()).c_str());
+  QCOMPARE(expected[2].getInt(0), std::int64_t(INT32_MIN)); // INT32_MIN / -1 wraps
+  std::vector<void*> pointers = {expected[0].rawData(), expected[1].rawData(), actual.rawData()};
+  auto ok = (*kernel)->run(pointers, {});
+  QVERIFY2(ok.has_value(), ok ? "" : renderDiagnostic(ok.error()).c_str());
+  for (std::int64_t k = 0; k < n * 3; ++k) QCOMPARE(actual.getInt(k), expected[2].getInt(k));
+}
+
 } // namespace loopscape::test

@@ -190,6 +190,8 @@ sch.vectorize(j)
     QCOMPARE(files + 1, static_cast<int>(std::size(test::kSmallSamples))); // + the integer program
   }
 
+  void integerDivisionEdges() { test::checkIntegerDivisionEdges(cpuC(), buildOptions()); }
+
   void intermediatesStartAtZero_data() {
     QTest::addColumn<int>("n");
     QTest::addColumn<bool>("heap");

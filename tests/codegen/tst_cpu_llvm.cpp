@@ -380,6 +380,8 @@ private Q_SLOTS:
     compareWithInterpreter(*lowered, *func, nullptr, {});
   }
 
+  void integerDivisionEdges() { test::checkIntegerDivisionEdges(*m_target, {}); }
+
   void intermediatesStartAtZero_data() {
     QTest::addColumn<int>("n");
     QTest::addColumn<bool>("heap");
