@@ -5,6 +5,8 @@
 #include "core/ir/functor.h"
 #include "core/ir/op.h"
 #include "core/ir/simplify.h"
+#include "core/ir/structural_equal.h"
+#include "core/ir/visitor.h"
 
 #include <cmath>
 #include <cstdio>
@@ -117,6 +119,7 @@ public:
   std::string run(const LoweredFunc& func) {
     for (std::size_t i = 0; i < func.flatParams.size(); ++i) m_names.of(func.flatParams[i].get(), func.flatParams[i]->name);
     for (const auto& v : func.sizeVars) m_names.of(v.get(), v.as<Var>()->name);
+    m_kernelName = func.name;
     m_indent = 1;
     emitStmt(func.body);
     std::string body = std::move(m_out);
@@ -145,6 +148,7 @@ public:
     out += "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n";
     for (const auto& [key, text] : m_helpers) out += text;
     if (!m_helpers.empty()) out += "\n";
+    out += m_functions;
     out += sig + " {\n" + body + "}\n\n";
     out += "void " + func.name + "_packed(void* const* buffers, const int64_t* sizes) {\n";
     if (func.flatParams.empty()) out += "  (void)buffers;\n";
@@ -218,8 +222,80 @@ private:
       line("#pragma omp parallel for" + (m_threads > 0 ? " num_threads(" + std::to_string(m_threads) + ")" : std::string()));
     line("for (" + type + " " + var + " = " + printIndex(op.min).text + "; " + var + " < " +
          paren(printIndex(end), kRel + 1) + "; ++" + var + ") {");
-    emitScoped(op.body);
+    if (op.forKind == ForKind::Parallel) {
+      ++m_indent;
+      line(outline(op) + ";");
+      --m_indent;
+    } else {
+      emitScoped(op.body);
+    }
     line("}");
+  }
+
+  /// The body of a parallel loop as a static function whose buffer parameters are
+  /// `restrict` (GCC's OpenMP outlining passes the pointers through a struct and loses
+  /// the kernel's `restrict`, which kept it from holding accumulators in registers).
+  /// Returns the call.
+  std::string outline(const For& op) {
+    struct Free final : StmtVisitor {
+      std::vector<const ExprNode*> vars;
+      std::vector<const BufferNode*> buffers;
+      std::set<const void*> seen, defined;
+      void use(const void* p, bool buffer) {
+        if (!seen.insert(p).second) return;
+        if (buffer) buffers.push_back(static_cast<const BufferNode*>(p));
+        else vars.push_back(static_cast<const ExprNode*>(p));
+      }
+      void visitVar(const Var&, const Expr& self) override { use(self.get(), false); }
+      void visitBufferLoad(const BufferLoad& op, const Expr& self) override {
+        use(op.buffer.get(), true);
+        StmtVisitor::visitBufferLoad(op, self);
+      }
+      void visitBufferStore(const BufferStore& op, const Stmt& self) override {
+        use(op.buffer.get(), true);
+        StmtVisitor::visitBufferStore(op, self);
+      }
+      void visitFor(const For& op, const Stmt& self) override {
+        defined.insert(op.loopVar.get());
+        StmtVisitor::visitFor(op, self);
+      }
+      void visitLetStmt(const LetStmt& op, const Stmt& self) override {
+        defined.insert(op.var.get());
+        StmtVisitor::visitLetStmt(op, self);
+      }
+      void visitAllocate(const Allocate& op, const Stmt& self) override {
+        defined.insert(op.buffer.get());
+        StmtVisitor::visitAllocate(op, self);
+      }
+    } free;
+    free.use(op.loopVar.get(), false);
+    free(op.body);
+    std::string params, args;
+    auto add = [&](const std::string& decl, const std::string& name) {
+      params += (params.empty() ? "" : ", ") + decl;
+      args += (args.empty() ? "" : ", ") + name;
+    };
+    for (const BufferNode* b : free.buffers) {
+      if (free.defined.contains(b)) continue;
+      const std::string name = m_names.of(b, b->name);
+      add(cType(b->dtype) + "* restrict " + name, name);
+    }
+    for (const ExprNode* v : free.vars) {
+      if (free.defined.contains(v)) continue;
+      const std::string name = m_names.of(v, static_cast<const Var*>(v)->name);
+      add((m_wideVars.contains(v) ? std::string("int64_t") : cType(v->dtype)) + " " + name, name);
+    }
+    const std::string fn = m_names.fresh(m_kernelName + "_par" + std::to_string(m_outlined++));
+    std::string savedOut = std::move(m_out);
+    const int savedIndent = m_indent;
+    m_out.clear();
+    m_indent = 1;
+    emitStmt(op.body);
+    std::string body = std::move(m_out);
+    m_out = std::move(savedOut);
+    m_indent = savedIndent;
+    m_functions += "static void " + fn + "(" + params + ") {\n" + body + "}\n\n";
+    return fn + "(" + args + ")";
   }
 
   void emitStore(const BufferStore& op) {
@@ -229,6 +305,7 @@ private:
       line(name + "[" + printIndex(op.indices[0]).text + "] = " + print(op.value).text + ";");
       return;
     }
+    if (emitVectorTypeStore(op)) return;
     if (m_laneName.empty()) m_laneName = m_names.fresh("lane");
     std::string lane = m_lane = m_laneName;
     line("#pragma omp simd");
@@ -238,6 +315,88 @@ private:
     --m_indent;
     line("}");
     m_lane.clear();
+  }
+
+  // ---- vector statements as GCC vector types ---------------------------------------
+
+  /// Lanes per vector-type chunk of a `lanes`-wide statement of scalar type `t`: one
+  /// 512-bit register or less, a power of two dividing `lanes`; 0 when there is none.
+  static int chunkLanes(DataType t, int lanes) {
+    if (!(t == DataType::float32() || t == DataType::float64() || t == DataType::int32() || t == DataType::int64()))
+      return 0;
+    const int chunk = std::min(lanes, 64 / t.bytes());
+    if (chunk < 2 || (chunk & (chunk - 1)) != 0 || lanes % chunk != 0) return 0;
+    return chunk;
+  }
+
+  /// True when `e` is made of contiguous loads (Ramp stride 1), Broadcasts and + - *
+  /// (and float /) of element type `t`; a load of `stored` must be at index `at`.
+  bool vectorTypeExpr(const Expr& e, DataType t, const Buffer& stored, const Expr& at) {
+    if (e.dtype().element() != t) return false;
+    if (const auto* op = e.as<BufferLoad>()) {
+      const auto* ramp = op->indices[0].as<Ramp>();
+      if (!ramp || !isConstInt(ramp->stride, 1)) return false;
+      return op->buffer.get() != stored.get() || structuralEqual(op->indices[0], at);
+    }
+    if (e.is<Broadcast>()) return true;
+    auto both = [&](const Expr& a, const Expr& b) {
+      return vectorTypeExpr(a, t, stored, at) && vectorTypeExpr(b, t, stored, at);
+    };
+    if (const auto* op = e.as<Add>()) return both(op->a, op->b);
+    if (const auto* op = e.as<Sub>()) return both(op->a, op->b);
+    if (const auto* op = e.as<Mul>()) return both(op->a, op->b);
+    if (const auto* op = e.as<Div>()) return t.isFloat() && both(op->a, op->b);
+    return false;
+  }
+
+  /// Lanes [offset, offset + chunk) of a vectorTypeExpr as a C vector expression.
+  CExpr vectorChunk(const Expr& e, const std::string& vt, int offset) {
+    auto at = [&](const Expr& base) {
+      CExpr b = printIndex(base);
+      if (offset == 0) return b.text;
+      return paren(b, kAdd) + " + " + std::to_string(offset);
+    };
+    if (const auto* op = e.as<BufferLoad>())
+      return {"*(" + vt + "*)&" + m_names.of(op->buffer.get(), op->buffer->name) + "[" + at(op->indices[0].as<Ramp>()->base) + "]",
+              kUnary};
+    if (const auto* op = e.as<Broadcast>()) { // (vector of zeros) + scalar: the scalar in every lane
+      CExpr v = print(op->value);
+      std::string scalar = v.wide ? "(" + cType(op->value.dtype()) + ")" + paren(v, kUnary) : paren(v, kAdd + 1);
+      return {"((" + vt + "){} + " + scalar + ")", kAtom};
+    }
+    auto bin = [&](const Expr& a, const Expr& b, const char* sym, int prec) {
+      return CExpr{paren(vectorChunk(a, vt, offset), prec) + " " + sym + " " + paren(vectorChunk(b, vt, offset), prec + 1),
+                   prec};
+    };
+    if (const auto* op = e.as<Add>()) return bin(op->a, op->b, "+", kAdd);
+    if (const auto* op = e.as<Sub>()) return bin(op->a, op->b, "-", kAdd);
+    if (const auto* op = e.as<Mul>()) return bin(op->a, op->b, "*", kMul);
+    if (const auto* op = e.as<Div>()) return bin(op->a, op->b, "/", kMul);
+    LS_UNREACHABLE("cpu-c: not a vector-type expression");
+  }
+
+  /// A vector store whose value is a vectorTypeExpr, written as whole-register C vector
+  /// operations (GCC vector extensions), one statement per chunk. Chunks run in order, so
+  /// the value may read the stored buffer only at the stored elements themselves.
+  bool emitVectorTypeStore(const BufferStore& op) {
+    const DataType t = op.value.dtype().element();
+    const int lanes = op.value.dtype().lanes();
+    const int chunk = chunkLanes(t, lanes);
+    const auto* ramp = op.indices[0].as<Ramp>();
+    if (chunk == 0 || !ramp || !isConstInt(ramp->stride, 1) || op.buffer->dtype != t) return false;
+    if (!vectorTypeExpr(op.value, t, op.buffer, op.indices[0])) return false;
+    const std::string ct = cType(t);
+    const std::string vt = std::string("ls_") + (t.isFloat() ? "f" : "i") + std::to_string(t.bits()) + "x" +
+                           std::to_string(chunk);
+    helper("0_" + vt, "typedef " + ct + " " + vt + " __attribute__((vector_size(" + std::to_string(chunk * t.bytes()) +
+                          "), aligned(" + std::to_string(t.bytes()) + "), may_alias));\n");
+    const std::string name = m_names.of(op.buffer.get(), op.buffer->name);
+    for (int offset = 0; offset < lanes; offset += chunk) {
+      CExpr base = printIndex(ramp->base);
+      std::string index = offset == 0 ? base.text : paren(base, kAdd) + " + " + std::to_string(offset);
+      line("*(" + vt + "*)&" + name + "[" + index + "] = " + vectorChunk(op.value, vt, offset).text + ";");
+    }
+    return true;
   }
 
   void emitAllocate(const Allocate& op) {
@@ -441,6 +600,9 @@ private:
   int m_threads;
   int m_indent = 0;
   bool m_index = false;                     ///< printing an index (printIndex)
+  std::string m_kernelName;
+  std::string m_functions; ///< outlined parallel loop bodies, in definition order
+  int m_outlined = 0;
   std::set<const ExprNode*> m_wideVars;     ///< int32 loop variables declared int64_t
   std::string m_out;
   std::string m_lane;     ///< the lane variable while a vector statement is printed

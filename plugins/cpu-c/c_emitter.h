@@ -13,11 +13,19 @@
 // takes the same arguments as arrays (what Kernel::run calls). The code:
 //   * block markers become `// block C` comments (`// block C (init)` for inits);
 //   * Parallel loops get `#pragma omp parallel for` (with num_threads(N) when the build
-//     asks for N threads);
-//   * vector statements (Ramp/Broadcast) become `#pragma omp simd` loops over a lane
-//     variable, one loop per vector statement, each lane computing the scalar expression
-//     (Ramp(b, s, n) is b + s * lane) — the vector semantics exactly, vectorized by the C
-//     compiler;
+//     asks for N threads); the loop body is a static function <name>_par<N> taking the
+//     buffers it uses as `restrict` pointers and the variables it uses (GCC's OpenMP
+//     outlining passes pointers through a struct and loses the kernel's `restrict`, which
+//     kept accumulators from staying in registers);
+//   * a vector statement (Ramp/Broadcast) whose value is contiguous loads (Ramp stride 1),
+//     Broadcasts and + - * (and float /) of float32/float64/int32/int64 becomes GCC
+//     vector-type statements, one per chunk of at most 64 bytes (`*(ls_f32x16*)&C[i] =
+//     ...`); the value may load the stored buffer only at the stored elements, so the
+//     chunks' order cannot matter. Other vector statements become `#pragma omp simd`
+//     loops over a lane variable, each lane computing the scalar expression (Ramp(b, s, n)
+//     is b + s * lane). Both are the vector semantics exactly. (Vector types let GCC keep
+//     a register tile in registers across a loop: lane loops disappear only after its
+//     store motion has run, so it stored every accumulator on every iteration);
 //   * integer arithmetic is exact: the code is compiled with -fwrapv (wrapping int32/int64),
 //     narrower results are cast back to their type after every operation, floordiv and
 //     floormod use helpers that round toward negative infinity, min/max are `a < b ? a : b`

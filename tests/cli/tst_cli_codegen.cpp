@@ -45,8 +45,9 @@ private Q_SLOTS:
     QCOMPARE(r.exitCode, 0);
     QVERIFY2(r.out.contains("void main_kernel(float* restrict A, float* restrict B, float* restrict C) {\n"),
              qPrintable(r.out));
-    QVERIFY(r.out.contains("  #pragma omp parallel for\n  for (int32_t i = 0; i < 4; ++i) {\n"));
-    QVERIFY(r.out.contains("#pragma omp simd\n"));
+    QVERIFY(r.out.contains("  #pragma omp parallel for\n  for (int64_t i = 0; i < 4; ++i) {\n    main_kernel_par0(C, A, B, i);\n"));
+    QVERIFY(r.out.contains("static void main_kernel_par0(float* restrict C, float* restrict A, float* restrict B, int64_t i) {\n"));
+    QVERIFY(r.out.contains("typedef float ls_f32x16 __attribute__((vector_size(64), aligned(4), may_alias));\n"));
     QVERIFY(r.out.contains("// block C (init)\n"));
     QVERIFY(r.err.isEmpty());
   }

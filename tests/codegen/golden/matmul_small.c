@@ -7,23 +7,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef float ls_f32x8 __attribute__((vector_size(32), aligned(4), may_alias));
+
+static void main_kernel_par0(float* restrict C, float* restrict A, float* restrict B, int64_t i) {
+  for (int64_t k = 0; k < 8; ++k) {
+    if (k == 0) {
+      // block C (init)
+      *(ls_f32x8*)&C[i * 8] = ((ls_f32x8){} + 0.0f);
+    }
+    // block C
+    *(ls_f32x8*)&C[i * 8] = *(ls_f32x8*)&C[i * 8] + ((ls_f32x8){} + A[i * 8 + k]) * *(ls_f32x8*)&B[k * 8];
+  }
+}
+
 void main_kernel(float* restrict A, float* restrict B, float* restrict C) {
   #pragma omp parallel for
   for (int64_t i = 0; i < 8; ++i) {
-    for (int64_t k = 0; k < 8; ++k) {
-      if (k == 0) {
-        // block C (init)
-        #pragma omp simd
-        for (int64_t lane = 0; lane < 8; ++lane) {
-          C[i * 8 + lane] = 0.0f;
-        }
-      }
-      // block C
-      #pragma omp simd
-      for (int64_t lane = 0; lane < 8; ++lane) {
-        C[i * 8 + lane] = C[i * 8 + lane] + A[i * 8 + k] * B[k * 8 + lane];
-      }
-    }
+    main_kernel_par0(C, A, B, i);
   }
 }
 
