@@ -3,8 +3,9 @@
 // samples/*.te) unscheduled and with its sample schedule built with cpu-c, run in-process
 // and compared with the interpreter (integer programs bit-identical, float within rtol
 // 1e-5 / atol 1e-6); intermediate buffers read before written see zeros, as in the
-// interpreter; compile errors rendered with the generated line; the registry's refusal
-// of wrong-ABI and symbol-less plugins.
+// interpreter; vector statements as GCC vector types only where chunking is exact, with
+// wrapping int32 arithmetic; compile errors rendered with the generated line; the
+// registry's refusal of wrong-ABI and symbol-less plugins.
 //
 // Regenerate the golden C file with LS_UPDATE_GOLDEN=1 tst_codegen_cpu_c goldenMatmulC,
 // then review the diff by eye.
@@ -12,6 +13,7 @@
 #include "core/codegen/target_registry.h"
 #include "core/frontend/te_frontend.h"
 #include "core/ir/interpreter.h"
+#include "core/ir/op.h"
 #include "core/ir/visitor.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/trace_script.h"
@@ -247,6 +249,51 @@ sch.vectorize(j)
                      std::string::npos,
                  c->c_str());
     }
+  }
+
+  void vectorTypesWrapIntegers() {
+    // An int32 statement of + and * on loads becomes GCC vector types; its products
+    // overflow int32 and must wrap exactly as in the interpreter.
+    schedule::Schedule sch(parse(R"(from tvm import te
+A = te.placeholder((4, 32), dtype="int32", name="A")
+W = te.compute((4, 32), lambda i, j: A[i, j] * 1000003 * A[i, j] + A[i, j] * 2147483647 - 5, name="W")
+)"));
+    QVERIFY(schedule::applyScript(sch, R"(w = sch.get_block("W")
+i, j = sch.get_loops(w)
+sch.parallel(i)
+sch.vectorize(j)
+)", "w.py").has_value());
+    auto lowered = codegen::lower(sch.func());
+    QVERIFY(lowered.has_value());
+    auto c = cpuC().source(*lowered, "c", buildOptions());
+    QVERIFY(c.has_value());
+    QVERIFY2(c->find("typedef int32_t ls_i32x16 __attribute__((vector_size(64), aligned(4), may_alias));") !=
+                 std::string::npos,
+             c->c_str());
+    QVERIFY2(c->find("#pragma omp simd") == std::string::npos, c->c_str());
+    checkAgainstInterpreter(sch.func(), {});
+  }
+
+  void vectorTypesOnlyWhereChunksCannotInterfere() {
+    // X[1:17] = X[0:16] + 1 reads elements the same statement writes: as two 8-lane
+    // chunks the second would read what the first wrote, so it stays an omp simd loop.
+    using namespace ir;
+    auto X = makeBuffer("X", DataType::float32(), {intImm(32)});
+    auto ramp = [](std::int64_t base) { return Ramp::make(intImm(base), intImm(1), 16); };
+    codegen::LoweredFunc f;
+    f.name = "shift_kernel";
+    f.params = f.flatParams = {X};
+    f.body = BufferStore::make(X, BufferLoad::make(X, {ramp(0)}) + Broadcast::make(floatImm(1), 16), {ramp(1)});
+    auto shifted = cpuC().source(f, "c", buildOptions());
+    QVERIFY(shifted.has_value());
+    QVERIFY2(shifted->find("#pragma omp simd") != std::string::npos && shifted->find("vector_size") == std::string::npos,
+             shifted->c_str());
+    // The same statement in place (X[0:16] = X[0:16] + 1) uses vector types.
+    f.body = BufferStore::make(X, BufferLoad::make(X, {ramp(0)}) + Broadcast::make(floatImm(1), 16), {ramp(0)});
+    auto inPlace = cpuC().source(f, "c", buildOptions());
+    QVERIFY(inPlace.has_value());
+    QVERIFY2(inPlace->find("  *(ls_f32x16*)&X[0] = *(ls_f32x16*)&X[0] + ((ls_f32x16){} + 1.0f);\n") != std::string::npos,
+             inPlace->c_str());
   }
 
   void compileErrorShowsGeneratedLine() {
