@@ -4,6 +4,7 @@
 
 #include <isl/map.h>
 #include <isl/set.h>
+#include <isl/space.h>
 
 #include <map>
 
@@ -44,6 +45,24 @@ std::map<std::string, isl::union_map> byBuffer(const isl::union_map& accesses) {
 isl::union_map get(const std::map<std::string, isl::union_map>& m, const std::string& key) {
   auto it = m.find(key);
   return it == m.end() ? isl::union_map::empty(islContext()) : it->second;
+}
+
+/// Splits full dependences { source -> [sink -> element] } of a flow computed over every
+/// buffer at once into { source -> sink } per buffer (the tuple name of the element). One
+/// flow computation per kind instead of one per buffer and kind: the analysis walks the
+/// schedule tree once, and accesses to different buffers never meet anyway.
+std::map<std::string, isl::union_map> splitByBuffer(const isl::union_map& full) {
+  std::map<std::string, isl::union_map> out;
+  full.foreach_map([&](isl::map m) {
+    isl_space* range = isl_space_unwrap(isl_space_range(check(isl_map_get_space(m.get()), "dependence space")));
+    const char* name = isl_space_get_tuple_name(range, isl_dim_out);
+    const std::string buffer = name ? name : "";
+    isl_space_free(range);
+    isl::union_map dep(isl::manage(check(isl_map_range_factor_domain(m.copy()), "dropping the element")));
+    auto [it, fresh] = out.try_emplace(buffer, dep);
+    if (!fresh) it->second = it->second.unite(dep);
+  });
+  return out;
 }
 
 /// `relation` restricted to its first `n` input and output dimensions, both tuples anonymous.
@@ -92,10 +111,28 @@ Expected<Dependences> computeDependences(const Scop& scop) {
   try {
     Dependences out;
     out.raw = out.war = out.waw = isl::union_map::empty(islContext());
-    auto reads = byBuffer(scop.reads);
-    auto must = byBuffer(scop.mustWrites);
-    auto mayOnly = byBuffer(scop.mayWrites.subtract(scop.mustWrites));
-    auto writes = byBuffer(scop.mayWrites);
+    // Only buffers something writes can carry a dependence: reads of the others are no sink
+    // (RAW) and no source (WAR) of one.
+    const isl::union_set written = scop.mayWrites.range().universe();
+    const isl::union_map reads = scop.reads.intersect_range(written);
+    const isl::union_map& must = scop.mustWrites;
+    const isl::union_map mayOnly = scop.mayWrites.subtract(scop.mustWrites);
+    const isl::union_map& writes = scop.mayWrites;
+    isl::union_flow rawFlow = isl::union_access_info(reads)
+                                  .set_must_source(must)
+                                  .set_may_source(mayOnly)
+                                  .set_schedule(scop.schedule)
+                                  .compute_flow();
+    isl::union_flow wawFlow = isl::union_access_info(writes)
+                                  .set_must_source(must)
+                                  .set_may_source(mayOnly)
+                                  .set_schedule(scop.schedule)
+                                  .compute_flow();
+    isl::union_flow warFlow =
+        isl::union_access_info(writes).set_may_source(reads).set_kill(must).set_schedule(scop.schedule).compute_flow();
+    const auto rawBy = splitByBuffer(rawFlow.full_may_dependence());
+    const auto warBy = splitByBuffer(warFlow.full_may_dependence());
+    const auto wawBy = splitByBuffer(wawFlow.full_may_dependence());
     std::vector<Dependence> raw, war, waw;
     auto add = [&](std::vector<Dependence>& list, DependenceKind kind, const std::string& buffer,
                    const isl::union_map& rel) {
@@ -112,23 +149,11 @@ Expected<Dependences> computeDependences(const Scop& scop) {
         list.push_back(std::move(d));
       });
     };
-    for (const auto& [buffer, bufferWrites] : writes) {
-      isl::union_map r = get(reads, buffer), mw = get(must, buffer), pw = get(mayOnly, buffer);
-      isl::union_flow rawFlow = isl::union_access_info(r)
-                                    .set_must_source(mw)
-                                    .set_may_source(pw)
-                                    .set_schedule(scop.schedule)
-                                    .compute_flow();
-      isl::union_map rawDeps = rawFlow.may_dependence().coalesce();
-      isl::union_flow wawFlow = isl::union_access_info(bufferWrites)
-                                    .set_must_source(mw)
-                                    .set_may_source(pw)
-                                    .set_schedule(scop.schedule)
-                                    .compute_flow();
-      isl::union_map wawDeps = wawFlow.may_dependence().coalesce();
-      isl::union_flow warFlow =
-          isl::union_access_info(bufferWrites).set_may_source(r).set_kill(mw).set_schedule(scop.schedule).compute_flow();
-      isl::union_map warDeps = warFlow.may_dependence().coalesce();
+    for (const auto& entry : byBuffer(writes)) { // buffers in name order, as the list is sorted
+      const std::string& buffer = entry.first;
+      isl::union_map rawDeps = get(rawBy, buffer).coalesce();
+      isl::union_map wawDeps = get(wawBy, buffer).coalesce();
+      isl::union_map warDeps = get(warBy, buffer).coalesce();
       out.raw = out.raw.unite(rawDeps);
       out.war = out.war.unite(warDeps);
       out.waw = out.waw.unite(wawDeps);

@@ -1,5 +1,7 @@
 // Dependences of a Scop, computed with isl's flow analysis (isl_union_access_info /
-// isl_union_flow, PPCG's recipes) against the Scop's schedule tree, one buffer at a time:
+// isl_union_flow, PPCG's recipes) against the Scop's schedule tree, one flow computation
+// per kind over every written buffer at once, split by buffer afterwards (the element in
+// isl's full dependences names it):
 //   RAW (flow):   sink = reads,  must source = must-writes, may source = may-writes;
 //   WAW (output): sink = writes, must source = must-writes, may source = may-writes;
 //   WAR (anti):   sink = writes, may source = reads, kill = must-writes.

@@ -3,6 +3,16 @@
 // schedule is pulled into it as a relation instance -> time (more than one time for a
 // recomputed instance). A violation is a dependence pair whose source's first time is not
 // before a time of the sink, or a pair a parallel/vectorized loop carries.
+//
+// The original program's model (its Scop, its dependences and their images in the common
+// space) is what a check costs most (about 70 ms of the 90 on conv_bias_relu), and every
+// check of one Schedule is against the same original: it is built once per thread and
+// original program and kept in a small per-thread cache (isl objects live in the thread's
+// context). Programs are immutable trees, so an original is identified by its handles (the
+// body and parameter nodes); holding the PrimFunc in the cache keeps those nodes alive, so
+// their addresses cannot be reused by another program while the entry exists. The cache
+// also remembers the last few reports per original, so the verifier installed on a
+// Schedule does not check again the program a poly step has just checked.
 #include "core/poly/legality.h"
 
 #include "core/poly/dependences.h"
@@ -20,8 +30,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
-#include <mutex>
+#include <memory>
 #include <set>
 
 namespace loopscape::poly {
@@ -143,12 +154,18 @@ public:
       m_instNew = m_instNew.unite(isl::union_map(isl::manage(check(m, "renaming an instance map"))));
     }
     isl::union_map timeNew = m_instNew.reverse().apply_range(m_cur.scheduleMap());
-    isl::union_map firstTime = timeNew.lexmin();
-    isl::union_map reversed = lexGeUnionMap(firstTime, timeNew);
+    const auto firstTime = byDomain(timeNew.lexmin());
+    const auto times = byDomain(timeNew);
+    // Per (source, sink) statement pair with a dependence: the instance pairs whose source
+    // first runs at or after a run of the sink (only these pairs: the lexicographic
+    // comparison of every pair of statements is most of a check on tiled schedules).
+    std::map<std::pair<std::string, std::string>, isl::union_map> reversed;
     for (std::size_t i = 0; i < m_orig.deps.list.size(); ++i) {
       const auto& d = m_orig.deps.list[i];
       if (!m_matched.contains(d.source) || !m_matched.contains(d.sink)) continue;
-      isl::union_map bad = isl::union_map(m_orig.depIter[i]).intersect(reversed);
+      auto [it, fresh] = reversed.try_emplace({d.source, d.sink});
+      if (fresh) it->second = lexGeUnionMap(get(firstTime, d.source), get(times, d.sink));
+      isl::union_map bad = isl::union_map(m_orig.depIter[i]).intersect(it->second);
       if (bad.is_empty()) continue;
       report.legal = false;
       report.counterexample = orderCounterexample(d, bad);
@@ -162,6 +179,30 @@ public:
   }
 
 private:
+  /// `m` split by the tuple name of its domain.
+  static std::map<std::string, isl::union_map> byDomain(const isl::union_map& m) {
+    std::map<std::string, isl::union_map> out;
+    m.foreach_map([&](isl::map x) {
+      const char* n = isl_map_get_tuple_name(x.get(), isl_dim_in);
+      auto [it, fresh] = out.try_emplace(n ? n : "", isl::union_map(x));
+      if (!fresh) it->second = it->second.unite(isl::union_map(x));
+    });
+    return out;
+  }
+  static isl::union_map get(const std::map<std::string, isl::union_map>& m, const std::string& key) {
+    auto it = m.find(key);
+    return it == m.end() ? isl::union_map::empty(islContext()) : it->second;
+  }
+
+  /// Dependence `i` between the current program's statements (loops -> loops), computed once.
+  const isl::union_map& depInNew(std::size_t i) {
+    if (m_depInNew.size() != m_orig.deps.list.size()) m_depInNew.resize(m_orig.deps.list.size());
+    if (!m_depInNew[i])
+      m_depInNew[i] =
+          isl::union_map(m_orig.depIter[i]).apply_domain(m_instNew.reverse()).apply_range(m_instNew.reverse());
+    return *m_depInNew[i];
+  }
+
   /// Fills kind, instances, element and the before points from a pair in the common space.
   Counterexample describe(const Dependence& d, const std::vector<std::int64_t>& pair) {
     const ScopStatement& s = *m_orig.scop.findStatement(d.source);
@@ -209,8 +250,7 @@ private:
       for (std::size_t i = 0; i < m_orig.deps.list.size(); ++i) {
         const auto& d = m_orig.deps.list[i];
         if (!m_matched.contains(d.source) || !m_matched.contains(d.sink)) continue;
-        isl::union_map inNew =
-            isl::union_map(m_orig.depIter[i]).apply_domain(m_instNew.reverse()).apply_range(m_instNew.reverse());
+        const isl::union_map& inNew = depInNew(i);
         std::optional<Counterexample> found;
         inNew.foreach_map([&](isl::map m) {
           if (found) return;
@@ -260,6 +300,7 @@ private:
   const Scop& m_cur;
   isl::union_map m_instNew;
   std::set<std::string> m_matched;
+  std::vector<std::optional<isl::union_map>> m_depInNew;
   isl::set m_src, m_snk;
 };
 
@@ -289,6 +330,71 @@ Expected<OriginalModel> model(const ir::PrimFunc& original) {
   }
 }
 
+/// The same program: the same nodes (PrimFuncs are immutable trees of shared nodes).
+bool sameProgram(const ir::PrimFunc& a, const ir::PrimFunc& b) {
+  if (a.name != b.name || !a.body.sameAs(b.body) || a.params.size() != b.params.size()) return false;
+  for (std::size_t i = 0; i < a.params.size(); ++i)
+    if (!a.params[i].sameAs(b.params[i])) return false;
+  return true;
+}
+
+/// Per-thread cache of original models, most recently used first.
+class ModelCache {
+public:
+  struct Entry {
+    ir::PrimFunc original;                      ///< keeps the nodes the key compares alive
+    std::shared_ptr<const OriginalModel> model; ///< null when `error` is set
+    std::optional<Diagnostic> error;            ///< why the original has no model
+    /// Recent reports against this original, most recent first (the current program kept alive).
+    std::vector<std::pair<ir::PrimFunc, Expected<LegalityReport>>> reports;
+  };
+
+  Entry& get(const ir::PrimFunc& original) {
+    auto it = std::find_if(m_entries.begin(), m_entries.end(),
+                           [&](const Entry& e) { return sameProgram(e.original, original); });
+    if (it != m_entries.end()) {
+      std::rotate(m_entries.begin(), it, it + 1);
+      return m_entries.front();
+    }
+    Entry e{original, nullptr, std::nullopt, {}};
+    auto m = model(original);
+    if (m) e.model = std::make_shared<const OriginalModel>(std::move(*m));
+    else e.error = m.error();
+    if (m_entries.size() >= kModels) m_entries.pop_back();
+    m_entries.insert(m_entries.begin(), std::move(e));
+    return m_entries.front();
+  }
+
+  void clear() { m_entries.clear(); }
+
+  static constexpr std::size_t kModels = 8;
+  static constexpr std::size_t kReports = 4;
+
+private:
+  std::vector<Entry> m_entries;
+};
+
+ModelCache& modelCache() {
+  // The context first: thread_locals are destroyed in reverse order of construction, so
+  // the cached isl objects are freed before the context they live in.
+  (void)islContext();
+  thread_local ModelCache cache;
+  return cache;
+}
+
+/// The check through the cache: the model of `original` built at most once, a report for
+/// the same `current` reused.
+Expected<LegalityReport> cachedCheck(const ir::PrimFunc& original, const ir::PrimFunc& current) {
+  ModelCache::Entry& e = modelCache().get(original);
+  if (e.error) return Unexpected(*e.error);
+  for (const auto& [program, report] : e.reports)
+    if (sameProgram(program, current)) return report;
+  Expected<LegalityReport> report = checkAgainst(*e.model, current);
+  if (e.reports.size() >= ModelCache::kReports) e.reports.pop_back();
+  e.reports.insert(e.reports.begin(), {current, report});
+  return report;
+}
+
 Diagnostic illegal(const Counterexample& c, std::string_view what) {
   std::string msg = counterexampleMessage(c);
   Diagnostic d = Diagnostic::error("poly.illegal", what.empty() ? msg : fmt::format("{} is illegal: {}", what, msg));
@@ -302,10 +408,16 @@ Diagnostic illegal(const Counterexample& c, std::string_view what) {
 } // namespace
 
 Expected<LegalityReport> checkLegality(const ir::PrimFunc& original, const ir::PrimFunc& current) {
+  return cachedCheck(original, current);
+}
+
+Expected<LegalityReport> checkLegalityUncached(const ir::PrimFunc& original, const ir::PrimFunc& current) {
   auto orig = model(original);
   if (!orig) return Unexpected(orig.error());
   return checkAgainst(*orig, current);
 }
+
+void clearLegalityCache() { modelCache().clear(); }
 
 Expected<void> verifyLegality(const ir::PrimFunc& original, const ir::PrimFunc& current, std::string_view what) {
   auto report = checkLegality(original, current);
@@ -315,28 +427,11 @@ Expected<void> verifyLegality(const ir::PrimFunc& original, const ir::PrimFunc& 
 }
 
 void installLegalityVerifier(schedule::Schedule& sch) {
-  struct State {
-    std::mutex mutex;
-    ir::PrimFunc original;
-    isl_ctx* ctx = nullptr; ///< the context `model` lives in
-    std::optional<OriginalModel> model;
-    bool unavailable = false;
-  };
-  auto state = std::make_shared<State>();
-  state->original = sch.original();
-  sch.setVerifier([state](const ir::PrimFunc&, const ir::PrimFunc& after,
-                          const schedule::Instruction& instruction) -> Expected<void> {
-    std::lock_guard lock(state->mutex);
-    if (state->ctx != islContext().get()) {
-      state->model.reset();
-      state->unavailable = false;
-      auto m = model(state->original);
-      if (m) state->model = std::move(*m);
-      else state->unavailable = true;
-      state->ctx = islContext().get();
-    }
-    if (state->unavailable) return {};
-    auto report = checkAgainst(*state->model, after);
+  // The verifier holds the original (copies of the Schedule share it, as they share the
+  // original); its model comes from the calling thread's cache.
+  sch.setVerifier([original = sch.original()](const ir::PrimFunc&, const ir::PrimFunc& after,
+                                              const schedule::Instruction& instruction) -> Expected<void> {
+    auto report = checkLegality(original, after);
     if (!report || report->legal) return {};
     std::string what = instruction.kind ? std::string(instruction.kind->name) : std::string("the step");
     return Unexpected(illegal(*report->counterexample, what));

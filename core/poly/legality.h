@@ -61,7 +61,18 @@ struct LegalityReport {
 };
 
 /// Errors: "poly.non-affine", "poly.isl" ... from either program's Scop.
+/// The original's model (Scop, dependences) is built once per thread and original program
+/// (identified by its nodes: the same PrimFunc or a copy of it) and cached, with the last
+/// few reports against it; the verdict is the same as checkLegalityUncached's.
 Expected<LegalityReport> checkLegality(const ir::PrimFunc& original, const ir::PrimFunc& current);
+
+/// checkLegality with the original's model built afresh and nothing cached (the reference
+/// the cache is tested against).
+Expected<LegalityReport> checkLegalityUncached(const ir::PrimFunc& original, const ir::PrimFunc& current);
+
+/// Empties the calling thread's cache of original models and reports (benchmarks time the
+/// first check of a Schedule with it).
+void clearLegalityCache();
 
 /// The counterexample as one message (the text of the "poly.illegal" diagnostic).
 std::string counterexampleMessage(const Counterexample& c);
@@ -72,7 +83,8 @@ std::string counterexampleMessage(const Counterexample& c);
 Expected<void> verifyLegality(const ir::PrimFunc& original, const ir::PrimFunc& current, std::string_view what = {});
 
 /// Installs the verifier on `sch`: every later step is checked against the dependences of
-/// `sch.original()` (computed once per thread) and refused with "poly.illegal".
+/// `sch.original()` (through checkLegality's cache: computed once per thread) and refused
+/// with "poly.illegal".
 void installLegalityVerifier(schedule::Schedule& sch);
 
 } // namespace loopscape::poly

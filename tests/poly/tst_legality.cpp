@@ -1,10 +1,13 @@
 // Exact legality: the stencil interchange refused with its counterexample, parallel marks
 // on loops that carry a dependence refused, sequences of legal TIR primitives accepted with
-// the verifier installed, and 200 random schedule sequences classified by brute force
-// (executed instance order, every dependence pair) agreeing with the checker.
+// the verifier installed, the cached check (per-thread models of originals) agreeing with
+// an uncached one along a sequence of steps and its replayed prefixes, and 200 random
+// schedule sequences classified by brute force (executed instance order, every dependence
+// pair) agreeing with the checker.
 #include "poly_test_helpers.h"
 
 #include "core/poly/legality.h"
+#include "core/poly/poly_schedule.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/trace_script.h"
 
@@ -50,6 +53,14 @@ ir::PrimFunc program(const std::string& name) {
 
 Expected<void> applySteps(schedule::Schedule& sch, const std::string& script) {
   return schedule::applyScript(sch, script, "steps.py");
+}
+
+/// A report as one comparable line: the verdict, the counterexample, the unmatched statements.
+std::string verdict(const Expected<poly::LegalityReport>& r) {
+  if (!r) return "error " + r.error().code + ": " + r.error().message;
+  std::string out = r->legal ? "legal" : "illegal: " + poly::counterexampleMessage(*r->counterexample);
+  for (const auto& u : r->unmatched) out += " [unmatched " + u + "]";
+  return out;
 }
 
 } // namespace
@@ -160,6 +171,77 @@ private Q_SLOTS:
     auto r = applySteps(sch, script.toStdString());
     QVERIFY2(r.has_value(), r ? "" : r.error().message.c_str());
     QCOMPARE(polytest::bruteForceLegality(sch.original(), sch.func()), std::string());
+  }
+
+  void cachedCheckAgreesWithUncached() {
+    // One Schedule without the verifier (so that the illegal interchange is reached) goes
+    // through TIR and poly steps; every state, and every state rebuilt by replaying a prefix
+    // of its trace (new nodes, as undo makes them), gets the same verdict and counterexample
+    // from the cached check as from one that builds the original's model afresh.
+    poly::registerPolyInstructionKinds();
+    poly::clearLegalityCache();
+    const ir::PrimFunc original = program("stencil");
+    const std::vector<std::string> steps = {
+        "t, i = sch.get_loops(sch.get_block(\"stencil\"))\nsch.reorder(i, t)\n",
+        "i, t = sch.get_loops(sch.get_block(\"stencil\"))\nsch.reorder(t, i)\n",
+        "sch.poly_skew(band=\"t\", member=1, by_member=0, factor=1)\n",
+        "sch.poly_interchange(band=\"t\", permutation=[1, 0])\n",
+        "sch.poly_tile(band=\"i\", sizes=[2, 2])\n",
+    };
+    const std::vector<bool> legalAfter = {false, true, true, true, true};
+    schedule::Schedule sch(original);
+    std::vector<std::size_t> traceLength{sch.trace().instructions.size()};
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+      auto r = applySteps(sch, steps[k]);
+      QVERIFY2(r.has_value(), r ? "" : r.error().message.c_str());
+      traceLength.push_back(sch.trace().instructions.size());
+      const std::string uncached = verdict(poly::checkLegalityUncached(original, sch.func()));
+      QCOMPARE(verdict(poly::checkLegality(original, sch.func())), uncached);
+      QCOMPARE(verdict(poly::checkLegality(original, sch.func())), uncached); // the remembered report
+      QCOMPARE(uncached.starts_with("legal"), bool(legalAfter[k]));
+      QCOMPARE(polytest::bruteForceLegality(original, sch.func()).empty(), bool(legalAfter[k]));
+    }
+    // Undo-like: replay each prefix of the trace on the original, newest first.
+    for (std::size_t k = traceLength.size(); k-- > 0;) {
+      schedule::Trace prefix = sch.trace();
+      prefix.instructions.resize(traceLength[k]);
+      auto replayed = schedule::replayTrace(original, prefix);
+      QVERIFY2(replayed.has_value(), replayed ? "" : replayed.error().message.c_str());
+      QCOMPARE(verdict(poly::checkLegality(replayed->original(), replayed->func())),
+               verdict(poly::checkLegalityUncached(original, replayed->func())));
+    }
+    // The verifier (cached) refuses the first step with the uncached counterexample and
+    // accepts the legal poly steps.
+    schedule::Schedule verified(original);
+    poly::installLegalityVerifier(verified);
+    auto refused = applySteps(verified, steps[0]);
+    QVERIFY(!refused.has_value());
+    schedule::Schedule unchecked(original);
+    QVERIFY(applySteps(unchecked, steps[0]).has_value());
+    auto expected = poly::checkLegalityUncached(original, unchecked.func());
+    QVERIFY(expected.has_value() && !expected->legal);
+    QCOMPARE(refused.error().message, "reorder is illegal: " + poly::counterexampleMessage(*expected->counterexample));
+    QVERIFY(applySteps(verified, steps[2]).has_value());
+    QVERIFY(applySteps(verified, steps[3]).has_value());
+    QCOMPARE(verdict(poly::checkLegality(original, verified.func())), std::string("legal"));
+  }
+
+  void cacheTellsOriginalsApart() {
+    // Two originals with the same names and blocks but other sizes: the interchanged
+    // 3-step stencil is illegal against its own original, and against the 4-step one its
+    // statement does not match (other domain), whichever was cached first.
+    poly::clearLegalityCache();
+    const ir::PrimFunc three = polytest::stencil1d(3, 6), four = polytest::stencil1d(4, 6);
+    schedule::Schedule sch(three);
+    QVERIFY(applySteps(sch, "t, i = sch.get_loops(sch.get_block(\"stencil\"))\nsch.reorder(i, t)\n").has_value());
+    for (int round = 0; round < 2; ++round) {
+      QCOMPARE(verdict(poly::checkLegality(four, sch.func())), std::string("legal [unmatched stencil]"));
+      QVERIFY(verdict(poly::checkLegality(three, sch.func())).starts_with("illegal: the RAW dependence"));
+      QCOMPARE(verdict(poly::checkLegality(three, sch.func())), verdict(poly::checkLegalityUncached(three, sch.func())));
+    }
+    // A copy of the original PrimFunc (same nodes) is the same original.
+    const ir::PrimFunc copy = three;
+    QCOMPARE(verdict(poly::checkLegality(copy, sch.func())), verdict(poly::checkLegalityUncached(three, sch.func())));
   }
 
   void randomSequencesAgreeWithBruteForce() {
