@@ -265,6 +265,7 @@ private:
       }
       void visitAllocate(const Allocate& op, const Stmt& self) override {
         defined.insert(op.buffer.get());
+        for (const Expr& e : op.buffer->shape) visitExpr(e); // a heap size may name a size variable
         StmtVisitor::visitAllocate(op, self);
       }
     } free;

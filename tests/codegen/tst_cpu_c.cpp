@@ -296,6 +296,39 @@ sch.vectorize(j)
              inPlace->c_str());
   }
 
+  void parallelBodyGetsWhatItUses() {
+    // The outlined body of a parallel loop receives every buffer and variable it uses,
+    // including a size variable that only a heap allocation's extent names.
+    using namespace ir;
+    Expr n = Var::make("n", DataType::int64());
+    auto A = makeBuffer("A", DataType::float32(), {intImm(16, DataType::int64())});
+    auto Out = makeBuffer("Out", DataType::float32(), {intImm(16, DataType::int64())});
+    auto T = makeBuffer("T", DataType::float32(), {n}, MemoryScope::Global);
+    Expr r = Var::make("r", DataType::int64()), t = Var::make("t", DataType::int64());
+    auto I = [](std::int64_t v) { return intImm(v, DataType::int64()); };
+    Stmt fill = For::make(t, I(0), I(4), ForKind::Serial, BufferStore::make(T, BufferLoad::make(A, {r * I(4) + t}), {t}));
+    Stmt use = For::make(t, I(0), I(4), ForKind::Serial,
+                         BufferStore::make(Out, BufferLoad::make(T, {t}) * floatImm(2), {r * I(4) + t}));
+    codegen::LoweredFunc f;
+    f.name = "par_kernel";
+    f.params = f.flatParams = {A, Out};
+    f.sizeVars = {n};
+    f.body = For::make(r, I(0), I(4), ForKind::Parallel, Allocate::make(T, SeqStmt::make({fill, use})));
+    auto c = cpuC().source(f, "c", buildOptions());
+    QVERIFY(c.has_value());
+    QVERIFY2(c->find("static void par_kernel_par0(float* restrict A, float* restrict Out, int64_t r, int64_t n) {\n") !=
+                 std::string::npos,
+             c->c_str());
+    auto kernel = cpuC().build(f, buildOptions());
+    QVERIFY2(kernel.has_value(), kernel ? "" : renderDiagnostic(kernel.error()).c_str());
+    NDArray a({16}, DataType::float32()), out({16}, DataType::float32());
+    a.fillRandom(3);
+    std::vector<void*> pointers = {a.rawData(), out.rawData()};
+    const std::vector<std::int64_t> sizes = {4};
+    QVERIFY((*kernel)->run(pointers, sizes).has_value());
+    for (int k = 0; k < 16; ++k) QCOMPARE(out.data<float>()[k], a.data<float>()[k] * 2);
+  }
+
   void compileErrorShowsGeneratedLine() {
     EnvGuard hook("LOOPSCAPE_CPU_C_TEST_BREAK_SOURCE", "1");
     auto lowered = codegen::lower(parse(test::kSmallSamples[0].program));
