@@ -6,7 +6,9 @@
 //   --select NAME    select a loop or block first; --raise DOCK brings a dock to the
 //                    front; --dark uses the dark theme
 #include "app/gui/main_window.h"
+#include "views/schedule_tree_view.h"
 #include "views/tensorir_view.h"
+#include "views/tree_picture.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -103,6 +105,8 @@ int main(int argc, char** argv) {
       QApplication::processEvents();
       window.waitIdle();
     }
+    // The schedule-tree picture is laid out on Graphviz's thread: wait until it is shown.
+    window.scheduleTreeView()->picture()->waitRendered();
     QApplication::processEvents();
     const QPixmap pixmap = window.grab();
     if (pixmap.isNull() || !pixmap.save(shotPath)) return fail(QStringLiteral("cannot write %1").arg(shotPath));
