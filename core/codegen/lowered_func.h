@@ -8,7 +8,10 @@
 //   * every buffer access is flat: BufferLoad/BufferStore have exactly one index, the
 //     row-major (or strided) offset, on a 1-D buffer from `flatParams` or an Allocate;
 //   * intermediate buffers are Allocate statements whose buffer scope says where they
-//     live: Local -> stack (small, constant size), Global/Shared -> aligned heap;
+//     live: Local -> stack (small, constant size), Global/Shared -> aligned heap. Every
+//     target zero-fills an Allocate's buffer where it starts, as the interpreter does, so
+//     a program that reads an intermediate element before writing it (which TVM leaves
+//     undefined) reads 0 on every backend;
 //   * loop kinds: Serial, Parallel (a parallel region: iterations independent),
 //     Unrolled loops are already unrolled (none remain), Vectorized loops are gone where
 //     the body was vectorized (Ramp/Broadcast expressions of `lanes` lanes, vector
