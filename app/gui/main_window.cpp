@@ -4,6 +4,7 @@
 #include "views/code_view.h"
 #include "views/diagnostics_view.h"
 #include "views/primitive_panel.h"
+#include "views/profile_view.h"
 #include "views/program_editor.h"
 #include "views/schedule_tree_view.h"
 #include "views/tensorir_view.h"
@@ -15,6 +16,7 @@
 #include <QCloseEvent>
 #include <QDateTime>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QRegularExpression>
 #include <QLabel>
 #include <QProgressBar>
@@ -79,6 +81,8 @@ void MainWindow::createViews() {
   m_diagnostics = new views::DiagnosticsView(this);
   m_code = new views::CodeView(this);
   m_scheduleTree = new views::ScheduleTreeView(this);
+  m_profile = new views::ProfileView(this);
+  m_profileJob = new ProfileJob(this);
 }
 
 void MainWindow::createDocks() {
@@ -100,6 +104,8 @@ void MainWindow::createDocks() {
   splitDockWidget(m_programDock, m_treeDock, Qt::Vertical);
   m_codeDock = dock(QStringLiteral("codeDock"), QStringLiteral("Code"), m_code, Qt::BottomDockWidgetArea);
   tabifyDockWidget(m_diagnosticsDock, m_codeDock);
+  m_profileDock = dock(QStringLiteral("profileDock"), QStringLiteral("Profile"), m_profile, Qt::BottomDockWidgetArea);
+  tabifyDockWidget(m_codeDock, m_profileDock);
   m_diagnosticsDock->raise();
   splitDockWidget(m_primitivesDock, m_traceDock, Qt::Vertical);
   setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
@@ -169,6 +175,7 @@ void MainWindow::wireSession() {
   connect(m_session, &Session::sourceReplaced, this, [this](const QString& text) {
     m_editor->setSource(text);
     m_code->setCurrentTarget(m_session->target());
+    m_profile->setCurrentTarget(m_session->target());
     leavePreview();
     updateTitle();
   });
@@ -178,6 +185,8 @@ void MainWindow::wireSession() {
   m_session->jobs()->run<std::vector<views::TargetEntry>>(
       QStringLiteral("Scanning plugins"), [](std::stop_token, const ProgressFn&) { return availableTargets(); },
       [this](std::vector<views::TargetEntry> targets) {
+        m_profile->setTargets(targets);
+        m_profile->setCurrentTarget(m_session->target());
         m_code->setTargets(targets);
         m_code->setCurrentTarget(m_session->target());
         refreshCode();
@@ -195,6 +204,7 @@ void MainWindow::wireSession() {
     else
       m_code->setError(text, status);
   });
+  wireProfile();
   connect(m_editor, &views::ProgramEditor::sourceEdited, m_session, &Session::editSource);
   connect(m_diagnostics, &views::DiagnosticsView::jumpToSource, this, [this](int line, int column) {
     m_programDock->show();
@@ -326,12 +336,18 @@ void MainWindow::setDarkTheme(bool dark) {
   views::applyTheme(*qApp, dark);
   m_editor->setDark(dark);
   m_tensorIr->setDark(dark);
+  m_profile->setDark(dark);
   if (QAction* a = action(dark ? QStringLiteral("viewDarkTheme") : QStringLiteral("viewLightTheme")))
     a->setChecked(true);
   if (m_options.persistSettings) QSettings().setValue(QStringLiteral("view/dark"), dark);
 }
 
-bool MainWindow::waitIdle(int timeoutMs) { return m_session->jobs()->waitForIdle(timeoutMs); }
+bool MainWindow::waitIdle(int timeoutMs) {
+  QElapsedTimer timer;
+  timer.start();
+  if (!m_session->jobs()->waitForIdle(timeoutMs)) return false;
+  return m_profileJob->waitForIdle(std::max<int>(0, timeoutMs - static_cast<int>(timer.elapsed())));
+}
 
 void MainWindow::restoreLayout() {
   QSettings s;
@@ -353,6 +369,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   }
   saveLayout();
   m_session->jobs()->cancelAll();
+  m_profileJob->cancel();
   if (m_options.persistSettings) {
     // A clean exit: the recovery file is only for crashes (or kept on purpose when the
     // user closed without prompts while changes were unsaved).

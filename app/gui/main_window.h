@@ -3,12 +3,14 @@
 // objectName, so the layout saved with saveState/restoreState under kStateVersion comes
 // back). Menus hold every action, with shortcuts: File (open, samples, recent files,
 // sessions, traces), Edit (undo/redo, copy trace as TVM Python), Schedule (apply, each
-// primitive), View (docks, theme, reset layout).
+// primitive), Run (profile the current state, cancel), View (docks, theme, reset layout).
+// The profile dock runs, verifies and times states through a ProfileJob (profile_jobs.h).
 //
 // The window owns the Session (all core state) and the views; it only wires them:
 // session results → views, view events → session operations. Nothing heavy runs here.
 #pragma once
 
+#include "app/gui/profile_jobs.h"
 #include "app/gui/session.h"
 
 #include <QMainWindow>
@@ -26,6 +28,7 @@ namespace loopscape::views {
 class CodeView;
 class DiagnosticsView;
 class PrimitivePanel;
+class ProfileView;
 class ProgramEditor;
 class ScheduleTreeView;
 class TensorIrView;
@@ -45,7 +48,7 @@ struct MainWindowOptions {
 class MainWindow : public QMainWindow {
   Q_OBJECT
 public:
-  static constexpr int kStateVersion = 2; ///< bumped when the set of docks changes
+  static constexpr int kStateVersion = 3; ///< bumped when the set of docks changes
   explicit MainWindow(MainWindowOptions options = {}, QWidget* parent = nullptr);
   ~MainWindow() override;
 
@@ -57,6 +60,8 @@ public:
   views::DiagnosticsView* diagnosticsView() const { return m_diagnostics; }
   views::CodeView* codeView() const { return m_code; }
   views::ScheduleTreeView* scheduleTreeView() const { return m_scheduleTree; }
+  views::ProfileView* profileView() const { return m_profile; }
+  ProfileJob* profileJob() const { return m_profileJob; }
   /// Actions by objectName (for tests and the menus).
   QAction* action(const QString& objectName) const;
 
@@ -64,7 +69,11 @@ public:
   bool openPath(const QString& path);
   bool loadTracePath(const QString& path);
   bool saveSessionTo(const QString& path);
-  /// Waits for background jobs (events processed). For tests, screenshots, shutdown.
+  /// Profiles the current state with the profile view's options (Run → Profile); false
+  /// when there is no program or a profile run is already going.
+  bool profileCurrentState();
+  /// Waits for background jobs and a profile run (events processed). For tests,
+  /// screenshots, shutdown.
   bool waitIdle(int timeoutMs = 30000);
   /// Offers to restore the recovery file if it is newer than the last clean exit.
   void offerRecovery();
@@ -90,6 +99,7 @@ private:
   void showPreview(std::shared_ptr<const views::ProgramSnapshot> program, int row);
   void leavePreview();
   void refreshCode();
+  void wireProfile();
   void updateTitle();
   void addRecentFile(const QString& path);
   void rebuildRecentMenu();
@@ -107,6 +117,8 @@ private:
   views::DiagnosticsView* m_diagnostics = nullptr;
   views::CodeView* m_code = nullptr;
   views::ScheduleTreeView* m_scheduleTree = nullptr;
+  views::ProfileView* m_profile = nullptr;
+  ProfileJob* m_profileJob = nullptr;
   QLabel* m_previewBanner = nullptr;
   QDockWidget* m_programDock = nullptr;
   QDockWidget* m_primitivesDock = nullptr;
@@ -114,10 +126,12 @@ private:
   QDockWidget* m_diagnosticsDock = nullptr;
   QDockWidget* m_codeDock = nullptr;
   QDockWidget* m_treeDock = nullptr;
+  QDockWidget* m_profileDock = nullptr;
   bool m_codeStale = true;
   QMenu* m_recentMenu = nullptr;
   QMenu* m_viewMenu = nullptr;
   QMenu* m_scheduleMenu = nullptr;
+  QMenu* m_runMenu = nullptr;
   QProgressBar* m_progress = nullptr;
   QToolButton* m_cancel = nullptr;
   QLabel* m_statusLabel = nullptr;

@@ -138,6 +138,14 @@ void MainWindow::createActions() {
             m_editor->setFocus();
           });
 
+  connect(makeAction(QStringLiteral("runProfile"), QStringLiteral("&Profile current state"),
+                     QKeySequence(QStringLiteral("Ctrl+R"))),
+          &QAction::triggered, this, [this] { profileCurrentState(); });
+  QAction* cancelProfile = makeAction(QStringLiteral("runCancelProfile"), QStringLiteral("&Cancel profile run"),
+                                      QKeySequence(QStringLiteral("Ctrl+Shift+R")));
+  cancelProfile->setEnabled(false);
+  connect(cancelProfile, &QAction::triggered, m_profileJob, &ProfileJob::cancel);
+
   auto* themes = new QActionGroup(this);
   QAction* light = makeAction(QStringLiteral("viewLightTheme"), QStringLiteral("&Light theme"));
   QAction* dark = makeAction(QStringLiteral("viewDarkTheme"), QStringLiteral("&Dark theme"),
@@ -240,16 +248,29 @@ void MainWindow::createMenus() {
         a->setEnabled(available.contains(a->objectName().mid(10)));
   });
 
+  m_runMenu = menuBar()->addMenu(QStringLiteral("&Run"));
+  m_runMenu->setObjectName(QStringLiteral("runMenu"));
+  m_runMenu->addAction(action(QStringLiteral("runProfile")));
+  m_runMenu->addAction(action(QStringLiteral("runCancelProfile")));
+  QToolBar* runBar = addToolBar(QStringLiteral("Run tool bar"));
+  runBar->setObjectName(QStringLiteral("runToolBar"));
+  runBar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+  runBar->addAction(action(QStringLiteral("runProfile")));
+  runBar->addAction(action(QStringLiteral("runCancelProfile")));
+  runBar->toggleViewAction()->setObjectName(QStringLiteral("viewToggle_runToolBar"));
+
   m_viewMenu = menuBar()->addMenu(QStringLiteral("&View"));
   m_viewMenu->setObjectName(QStringLiteral("viewMenu"));
   int key = 3;
-  for (QDockWidget* d : {m_programDock, m_treeDock, m_primitivesDock, m_traceDock, m_diagnosticsDock, m_codeDock}) {
+  for (QDockWidget* d :
+       {m_programDock, m_treeDock, m_primitivesDock, m_traceDock, m_diagnosticsDock, m_codeDock, m_profileDock}) {
     QAction* toggle = d->toggleViewAction();
     toggle->setObjectName(QStringLiteral("viewToggle_") + d->objectName());
     toggle->setShortcut(QKeySequence(QStringLiteral("Ctrl+%1").arg(key++)));
     addAction(toggle);
     m_viewMenu->addAction(toggle);
   }
+  m_viewMenu->addAction(runBar->toggleViewAction());
   m_viewMenu->addSeparator();
   m_viewMenu->addAction(action(QStringLiteral("viewLightTheme")));
   m_viewMenu->addAction(action(QStringLiteral("viewDarkTheme")));

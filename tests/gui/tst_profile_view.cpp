@@ -1,0 +1,295 @@
+// The profile dock end to end (offscreen): a profile run of matmul (64^3) through the
+// cpu-c plugin (or cpu-llvm when cpu-c is not built) compiles, verifies and times the
+// current state in the isolated worker and adds a verified row; Cancel stops a long run
+// between repeats and leaves a "cancelled" row; a program the target refuses (a loop bound
+// to a GPU thread on a CPU target) leaves a row with the error. The machine's peak is a
+// fixed injected value, so no test pays for measuring it.
+//
+// LS_PROFILE_SCREENSHOT=FILE.png also renders the window with the profile dock raised
+// (the machine's real peak is used then): the picture in docs/screenshots/.
+#include "gui_helpers.h"
+
+#include "app/gui/code_jobs.h"
+#include "app/gui/profile_jobs.h"
+#include "views/profile_view.h"
+
+#include <QAbstractItemModelTester>
+#include <QHorizontalBarSeries>
+#include <QBarSet>
+#include <QChart>
+#include <QDockWidget>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <cmath>
+
+using namespace loopscape;
+using namespace loopscape::testing;
+
+namespace {
+
+constexpr double kFakePeakPerCore = 500; // GFLOP/s
+
+views::PrimitiveRequest loopRequest(const gui::Session& s, const std::string& kind, const std::string& loop,
+                                    std::vector<schedule::TraceValue> args, std::vector<schedule::TraceValue> attrs) {
+  views::PrimitiveRequest r;
+  r.kind = kind;
+  r.snapshot = s.state()->program;
+  const int i = r.snapshot->find(views::NodeInfo::Kind::Loop, loop);
+  r.inputs.push_back({r.snapshot->nodes[i].node});
+  for (auto& a : args) r.inputs.push_back({std::move(a)});
+  r.attrs = std::move(attrs);
+  return r;
+}
+
+QString smallMatmul() {
+  QString text = readSample(QStringLiteral("matmul.te"));
+  text.replace(QStringLiteral("M, N, K = 1024, 1024, 1024"), QStringLiteral("M, N, K = 64, 64, 64"));
+  return text;
+}
+
+} // namespace
+
+class TestProfileView : public QObject {
+  Q_OBJECT
+
+private:
+  std::unique_ptr<gui::MainWindow> m_window;
+  QString m_target;
+  std::unique_ptr<QAbstractItemModelTester> m_tester;
+
+  /// Opens the 64^3 matmul with no steps.
+  void openMatmul() {
+    gui::MainWindow& w = *m_window;
+    w.session()->openSource(smallMatmul(), QStringLiteral("matmul.te"));
+    QVERIFY(settle(w));
+    QVERIFY(w.session()->state());
+    QCOMPARE(w.session()->state()->trace->stepCount, 0);
+  }
+
+  void setOptions(int repeat, bool verify) {
+    views::ProfileOptions o;
+    o.target = m_target;
+    o.repeat = repeat;
+    o.verify = verify;
+    m_window->profileView()->setOptions(o);
+    QCOMPARE(m_window->profileView()->options().target, m_target);
+  }
+
+  const views::ProfileRow& lastRow() const { return m_window->profileView()->model()->rows().back(); }
+
+private Q_SLOTS:
+  void initTestCase() {
+    for (const views::TargetEntry& t : gui::availableTargets())
+      if (t.enabled && (t.name == QStringLiteral("cpu-c") || (t.name == QStringLiteral("cpu-llvm") && m_target.isEmpty())))
+        m_target = t.name;
+    if (m_target.isEmpty()) QSKIP("neither the cpu-c nor the cpu-llvm plugin is usable in this build");
+    m_window = makeWindow();
+    QVERIFY(settle(*m_window));
+    if (qEnvironmentVariableIsEmpty("LS_PROFILE_SCREENSHOT")) {
+      m_window->profileJob()->setPeakProvider([] {
+        codegen::MachinePeak peak;
+        peak.cores = 4;
+        peak.gflopsPerCore = kFakePeakPerCore;
+        peak.gflopsAllCores = 4 * kFakePeakPerCore;
+        peak.bandwidthGBs = 50;
+        return std::optional<codegen::MachinePeak>(peak);
+      });
+    }
+    m_tester = std::make_unique<QAbstractItemModelTester>(m_window->profileView()->model(),
+                                                          QAbstractItemModelTester::FailureReportingMode::QtTest);
+  }
+
+  void cleanupTestCase() {
+    m_tester.reset();
+    m_window.reset();
+  }
+
+  void profileJobAddsVerifiedRow() {
+    gui::MainWindow& w = *m_window;
+    openMatmul();
+    w.session()->applyPrimitive(loopRequest(*w.session(), "split", "i", {schedule::TraceList{nullptr, 16}}, {true, false}));
+    QVERIFY(settle(w));
+    QCOMPARE(w.session()->state()->trace->stepCount, 1);
+    setOptions(3, true);
+    const int before = w.profileView()->model()->rowCount();
+    QSignalSpy running(w.profileJob(), &gui::ProfileJob::runningChanged);
+    QSignalSpy stages(w.profileJob(), &gui::ProfileJob::progress);
+    w.action(QStringLiteral("runProfile"))->trigger();
+    QVERIFY(w.profileJob()->isRunning());
+    QVERIFY(!w.action(QStringLiteral("runProfile"))->isEnabled());
+    QVERIFY(w.action(QStringLiteral("runCancelProfile"))->isEnabled());
+    QVERIFY(w.waitIdle(120000));
+    QCOMPARE(running.count(), 2);
+    QCOMPARE(w.profileView()->model()->rowCount(), before + 1);
+
+    const views::ProfileRow& row = lastRow();
+    QVERIFY2(row.status == views::ProfileRow::Status::Verified, row.message.c_str());
+    QCOMPARE(row.message, std::string("verified"));
+    QCOMPARE(row.step, 1);
+    QCOMPARE(row.stepLabel, std::string("1 · split"));
+    QCOMPARE(row.target, m_target.toStdString());
+    QVERIFY(row.details.find("reference: the reference interpreter") != std::string::npos);
+    QCOMPARE(row.perRepeatMs.size(), std::size_t(3));
+    QVERIFY(row.number >= 1);
+    QVERIFY(row.medianMs > 0);
+    // 64^3 multiply-adds on the unscheduled program (the useful work), per the median.
+    const double flops = 2.0 * 64 * 64 * 64;
+    QVERIFY(std::abs(row.gflops - flops / (row.medianMs * 1e-3) / 1e9) <= 1e-9 * row.gflops);
+    QVERIFY(row.percentOfPeak.has_value());
+    QVERIFY(std::abs(*row.percentOfPeak - 100 * row.gflops / kFakePeakPerCore) <= 1e-9 * *row.percentOfPeak);
+
+    // The stages were reported in order: compiling, verifying, the three repeats, the peak.
+    QStringList seen;
+    for (const auto& args : stages) seen << args.at(0).toString();
+    QCOMPARE(seen, (QStringList{QStringLiteral("compiling"), QStringLiteral("verifying"),
+                                QStringLiteral("timing repeat 1/3"), QStringLiteral("timing repeat 2/3"),
+                                QStringLiteral("timing repeat 3/3"), QStringLiteral("reading the machine peak")}));
+
+    // The table shows the row, the chart has one bar per timed row.
+    auto* model = w.profileView()->model();
+    const int r = model->rowCount() - 1;
+    QCOMPARE(model->index(r, views::ProfileModel::StepColumn).data().toString(), QStringLiteral("1 · split"));
+    QCOMPARE(model->index(r, views::ProfileModel::TargetColumn).data().toString(), m_target);
+    QCOMPARE(model->index(r, views::ProfileModel::ResultColumn).data().toString(), QStringLiteral("verified"));
+    QCOMPARE(model->index(r, views::ProfileModel::GflopsColumn).data().toString(), QString::number(row.gflops, 'f', 2));
+    QVERIFY(!w.profileView()->isRunning());
+    const auto series = w.profileView()->chart()->series();
+    QCOMPARE(series.size(), qsizetype(1));
+    auto* bars = qobject_cast<QHorizontalBarSeries*>(series.front());
+    QVERIFY(bars);
+    // Horizontal bars: the newest row is the first (bottom) bar.
+    QCOMPARE(bars->barSets().front()->count(), r + 1);
+    QCOMPARE(bars->barSets().front()->at(0), row.gflops);
+  }
+
+  void cancelledRunAddsCancelledRow() {
+    gui::MainWindow& w = *m_window;
+    openMatmul();
+    setOptions(40, false);
+    const int before = w.profileView()->model()->rowCount();
+    bool clicked = false;
+    const auto connection = connect(w.profileJob(), &gui::ProfileJob::progress, this, [&](const QString& stage) {
+      if (clicked || stage != QStringLiteral("timing repeat 2/40")) return;
+      clicked = true;
+      auto* cancel = w.profileView()->findChild<QPushButton*>(QStringLiteral("profileCancel"));
+      QVERIFY(cancel && cancel->isEnabled());
+      QTest::mouseClick(cancel, Qt::LeftButton);
+    });
+    QVERIFY(w.profileCurrentState());
+    QVERIFY(!w.profileCurrentState()); // one run at a time
+    const bool idle = w.waitIdle(120000);
+    disconnect(connection);
+    QVERIFY(idle);
+    QVERIFY(clicked);
+    QCOMPARE(w.profileView()->model()->rowCount(), before + 1);
+    const views::ProfileRow& row = lastRow();
+    QCOMPARE(row.status, views::ProfileRow::Status::Cancelled);
+    QCOMPARE(row.step, 0);
+    QCOMPARE(row.stepLabel, std::string("original"));
+    QVERIFY(!row.timed());
+    // Stopped between repeats, long before the 40th.
+    const std::string prefix = "cancelled while timing repeat ";
+    QVERIFY2(row.message.starts_with(prefix), row.message.c_str());
+    const int at = std::stoi(row.message.substr(prefix.size()));
+    QVERIFY2(at >= 2 && at < 20, row.message.c_str());
+    QVERIFY(row.message.ends_with("/40"));
+    QCOMPARE(w.profileView()->model()->index(before, views::ProfileModel::ResultColumn).data().toString(),
+             QString::fromStdString(row.message));
+    QCOMPARE(w.profileView()->model()->index(before, views::ProfileModel::MedianColumn).data().toString(), QString());
+  }
+
+  void refusedProgramShowsTheError() {
+    gui::MainWindow& w = *m_window;
+    openMatmul();
+    w.session()->applyPrimitive(loopRequest(*w.session(), "bind", "i", {}, {"threadIdx.x"}));
+    QVERIFY(settle(w));
+    QCOMPARE(w.session()->state()->trace->stepCount, 1);
+    setOptions(2, true);
+    const int before = w.profileView()->model()->rowCount();
+    QVERIFY(w.profileCurrentState());
+    QVERIFY(w.waitIdle(120000));
+    QCOMPARE(w.profileView()->model()->rowCount(), before + 1);
+    const views::ProfileRow& row = lastRow();
+    QCOMPARE(row.status, views::ProfileRow::Status::Error);
+    QCOMPARE(row.stepLabel, std::string("1 · bind"));
+    QCOMPARE(row.message,
+             std::string("compile: loop 'i' is bound to threadIdx.x, but target device 'cpu' has no GPU threads"));
+    QVERIFY2(row.details.starts_with("compile failed [codegen.thread-binding-on-cpu]\n"), row.details.c_str());
+    QVERIFY2(row.details.find("note: use sch.parallel on this loop for CPU threads") != std::string::npos,
+             row.details.c_str());
+    QVERIFY(!row.timed());
+    QCOMPARE(w.profileView()->model()->index(before, views::ProfileModel::ResultColumn).data().toString(),
+             QString::fromStdString(row.message));
+    QVERIFY(w.profileView()->status().contains(QStringLiteral("has no GPU threads")));
+  }
+
+  void unboundSizeIsAnError() {
+    gui::MainWindow& w = *m_window;
+    w.session()->openSource(readSample(QStringLiteral("dense_dynamic.te")), QStringLiteral("dense_dynamic.te"));
+    QVERIFY(settle(w));
+    setOptions(1, false);
+    QVERIFY(w.profileCurrentState());
+    QVERIFY(w.waitIdle(120000));
+    QCOMPARE(lastRow().status, views::ProfileRow::Status::Error);
+    QCOMPARE(lastRow().message, std::string("sizes: the symbolic size 'n' has no value; enter it in Sizes (e.g. n=64)"));
+  }
+
+  void screenshot() {
+    const QString path = qEnvironmentVariable("LS_PROFILE_SCREENSHOT");
+    if (path.isEmpty()) QSKIP("set LS_PROFILE_SCREENSHOT=FILE.png to render the profile dock");
+    gui::MainWindow& w = *m_window;
+    w.profileView()->model()->clear();
+    QString text = readSample(QStringLiteral("matmul.te"));
+    text.replace(QStringLiteral("M, N, K = 1024, 1024, 1024"), QStringLiteral("M, N, K = 256, 256, 256"));
+    w.session()->openSource(text, QStringLiteral("matmul.te"));
+    QVERIFY(settle(w));
+    setOptions(5, true);
+    auto profile = [&] {
+      QVERIFY(w.profileCurrentState());
+      QVERIFY(w.waitIdle(300000));
+    };
+    profile();
+    w.session()->applyPrimitive(loopRequest(*w.session(), "split", "i", {schedule::TraceList{nullptr, 32}}, {true, false}));
+    QVERIFY(settle(w));
+    w.session()->applyPrimitive(loopRequest(*w.session(), "split", "j", {schedule::TraceList{nullptr, 32}}, {true, false}));
+    QVERIFY(settle(w));
+    profile();
+    {
+      views::PrimitiveRequest reorder;
+      reorder.kind = "reorder";
+      reorder.snapshot = w.session()->state()->program;
+      std::vector<const ir::StmtNode*> loops;
+      for (const char* name : {"i_0", "j_0", "k", "i_1", "j_1"})
+        loops.push_back(reorder.snapshot->nodes[reorder.snapshot->find(views::NodeInfo::Kind::Loop, name)].node);
+      reorder.inputs.push_back({loops});
+      w.session()->applyPrimitive(reorder);
+      QVERIFY(settle(w));
+    }
+    profile();
+    w.session()->applyPrimitive(loopRequest(*w.session(), "vectorize", "j_1", {}, {}));
+    QVERIFY(settle(w));
+    profile();
+    // The same state through the other CPU plugin, when it is built.
+    for (const views::TargetEntry& t : gui::availableTargets())
+      if (t.enabled && t.name != m_target && t.name.startsWith(QStringLiteral("cpu-"))) {
+        views::ProfileOptions o = w.profileView()->options();
+        o.target = t.name;
+        w.profileView()->setOptions(o);
+        profile();
+        break;
+      }
+    auto* dock = w.findChild<QDockWidget*>(QStringLiteral("profileDock"));
+    QVERIFY(dock);
+    dock->raise();
+    w.resize(1600, 1000);
+    w.resizeDocks({dock}, {420}, Qt::Vertical);
+    QVERIFY(settle(w));
+    QTest::qWait(200);
+    QVERIFY(w.grab().save(path));
+  }
+};
+
+QTEST_MAIN(TestProfileView)
+#include "tst_profile_view.moc"

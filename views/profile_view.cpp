@@ -1,0 +1,252 @@
+#include "views/profile_view.h"
+
+#include <QBarCategoryAxis>
+#include <QHorizontalBarSeries>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStandardItemModel>
+#include <QTableView>
+#include <QValueAxis>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace loopscape::views {
+
+ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
+  setObjectName(QStringLiteral("profileView"));
+  m_model = new ProfileModel(this);
+
+  m_target = new QComboBox(this);
+  m_target->setObjectName(QStringLiteral("profileTarget"));
+  m_target->setToolTip(QStringLiteral("The target plugin that compiles the program"));
+  m_repeat = new QSpinBox(this);
+  m_repeat->setObjectName(QStringLiteral("profileRepeat"));
+  m_repeat->setRange(1, 100);
+  m_repeat->setValue(5);
+  m_repeat->setToolTip(QStringLiteral("Timed repeats (each at least 100 ms of back-to-back calls); "
+                                      "the table shows their median"));
+  m_verify = new QCheckBox(QStringLiteral("Verify"), this);
+  m_verify->setObjectName(QStringLiteral("profileVerify"));
+  m_verify->setChecked(true);
+  m_verify->setToolTip(QStringLiteral("Compare every output with the reference interpreter on seeded random inputs"));
+  m_sizes = new QLineEdit(this);
+  m_sizes->setObjectName(QStringLiteral("profileSizes"));
+  m_sizes->setPlaceholderText(QStringLiteral("sizes, e.g. n=64"));
+  m_sizes->setToolTip(QStringLiteral("Values of the program's symbolic sizes (NAME=VALUE, separated by spaces)"));
+  m_sizes->setMaximumWidth(140);
+  m_run = new QPushButton(QStringLiteral("Run"), this);
+  m_run->setObjectName(QStringLiteral("profileRun"));
+  m_run->setToolTip(QStringLiteral("Compile, verify and time the current state (Ctrl+R)"));
+  m_cancel = new QPushButton(QStringLiteral("Cancel"), this);
+  m_cancel->setObjectName(QStringLiteral("profileCancel"));
+  m_cancel->setEnabled(false);
+  m_clear = new QPushButton(QStringLiteral("Clear"), this);
+  m_clear->setObjectName(QStringLiteral("profileClear"));
+  m_clear->setToolTip(QStringLiteral("Remove every measured row"));
+  m_progress = new QProgressBar(this);
+  m_progress->setObjectName(QStringLiteral("profileProgress"));
+  m_progress->setMaximumWidth(220);
+  m_progress->setTextVisible(true);
+  m_progress->hide();
+  m_status = new QLabel(this);
+  m_status->setObjectName(QStringLiteral("profileStatus"));
+  m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(new QLabel(QStringLiteral("Target:"), this));
+  bar->addWidget(m_target);
+  bar->addWidget(new QLabel(QStringLiteral("Repeats:"), this));
+  bar->addWidget(m_repeat);
+  bar->addWidget(m_verify);
+  bar->addWidget(m_sizes);
+  bar->addWidget(m_run);
+  bar->addWidget(m_cancel);
+  bar->addWidget(m_progress);
+  bar->addWidget(m_status, 1);
+  bar->addWidget(m_clear);
+
+  m_table = new QTableView(this);
+  m_table->setObjectName(QStringLiteral("profileTable"));
+  m_table->setModel(m_model);
+  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_table->verticalHeader()->hide();
+  m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 4);
+  for (int c = 0; c < ProfileModel::ResultColumn; ++c)
+    m_table->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+  m_table->horizontalHeader()->setStretchLastSection(true);
+  m_table->setWordWrap(false);
+  m_table->setShowGrid(false);
+  m_table->setAlternatingRowColors(true);
+
+  m_chart = new QChart;
+  m_chart->setObjectName(QStringLiteral("profileChart"));
+  m_chart->legend()->hide();
+  m_chart->setMargins(QMargins(2, 2, 2, 2));
+  m_chart->setBackgroundRoundness(0);
+  m_chartView = new QChartView(m_chart, this);
+  m_chartView->setObjectName(QStringLiteral("profileChartView"));
+  m_chartView->setRenderHint(QPainter::Antialiasing);
+  m_chartView->setMinimumWidth(220);
+
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->setObjectName(QStringLiteral("profileSplitter"));
+  split->addWidget(m_table);
+  split->addWidget(m_chartView);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
+  split->setSizes({560, 440});
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(2, 2, 2, 2);
+  layout->setSpacing(2);
+  layout->addLayout(bar);
+  layout->addWidget(split, 1);
+
+  connect(m_run, &QPushButton::clicked, this, &ProfileView::runRequested);
+  connect(m_cancel, &QPushButton::clicked, this, &ProfileView::cancelRequested);
+  connect(m_clear, &QPushButton::clicked, this, [this] {
+    m_model->clear();
+    rebuildChart();
+  });
+  setDark(false);
+  setStatus(QStringLiteral("Run (Ctrl+R) compiles, verifies and times the current state."));
+}
+
+void ProfileView::setTargets(const std::vector<TargetEntry>& targets) {
+  const QString previous = m_target->currentData().toString();
+  m_targets = targets;
+  const QSignalBlocker block(m_target);
+  m_target->clear();
+  auto* model = qobject_cast<QStandardItemModel*>(m_target->model());
+  for (const TargetEntry& t : targets) {
+    m_target->addItem(t.enabled ? t.name : t.name + QStringLiteral(" (disabled)"), t.name);
+    QStandardItem* item = model->item(m_target->count() - 1);
+    item->setToolTip(t.enabled ? t.description : t.reason);
+    if (!t.enabled) item->setEnabled(false);
+  }
+  setCurrentTarget(previous);
+  if (targets.empty()) setStatus(QStringLiteral("No target plugins found: nothing can run."));
+}
+
+void ProfileView::setCurrentTarget(const QString& name) {
+  int pick = -1;
+  for (std::size_t i = 0; i < m_targets.size(); ++i) {
+    if (!m_targets[i].enabled) continue;
+    if (pick < 0) pick = static_cast<int>(i);
+    if (m_targets[i].name == name) {
+      pick = static_cast<int>(i);
+      break;
+    }
+  }
+  if (pick >= 0) m_target->setCurrentIndex(pick);
+}
+
+ProfileOptions ProfileView::options() const {
+  return {m_target->currentData().toString(), m_repeat->value(), m_verify->isChecked(), m_sizes->text().trimmed()};
+}
+
+void ProfileView::setOptions(const ProfileOptions& options) {
+  setCurrentTarget(options.target);
+  m_repeat->setValue(options.repeat);
+  m_verify->setChecked(options.verify);
+  m_sizes->setText(options.sizes);
+}
+
+void ProfileView::setRunning(bool running) {
+  m_running = running;
+  m_run->setEnabled(!running);
+  m_cancel->setEnabled(running);
+  m_progress->setVisible(running);
+  if (running) {
+    m_progress->setRange(0, 0);
+    m_progress->setFormat(QStringLiteral("starting"));
+  }
+}
+
+void ProfileView::setProgress(const QString& stage, int done, int total) {
+  m_progress->setRange(0, total);
+  m_progress->setValue(done);
+  m_progress->setFormat(stage);
+  m_progress->setToolTip(stage);
+}
+
+void ProfileView::setStatus(const QString& text) { m_status->setText(text); }
+QString ProfileView::status() const { return m_status->text(); }
+
+void ProfileView::addRow(ProfileRow row) {
+  m_model->addRow(std::move(row));
+  m_table->scrollToBottom();
+  rebuildChart();
+}
+
+void ProfileView::setDark(bool dark) {
+  m_dark = dark;
+  m_chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+  const QPalette pal = palette();
+  m_chart->setBackgroundBrush(pal.color(QPalette::Base));
+  m_chart->setTitleBrush(pal.color(QPalette::Text));
+  rebuildChart();
+}
+
+void ProfileView::rebuildChart() {
+  m_chart->removeAllSeries();
+  for (QAbstractAxis* axis : m_chart->axes()) {
+    m_chart->removeAxis(axis);
+    delete axis;
+  }
+  // Horizontal bars leave room for the labels; the first row is the top bar.
+  auto* set = new QBarSet(QStringLiteral("GFLOP/s"));
+  QStringList categories;
+  double top = 0;
+  const auto& rows = m_model->rows();
+  for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
+    if (!it->timed()) continue;
+    *set << it->gflops;
+    categories << QString::fromStdString(it->label());
+    top = std::max(top, it->gflops);
+  }
+  m_chart->setTitle(categories.isEmpty() ? QStringLiteral("GFLOP/s of the measured states (none yet)")
+                                         : QStringLiteral("GFLOP/s of the measured states"));
+  if (categories.isEmpty()) {
+    delete set;
+    return;
+  }
+  set->setColor(m_dark ? QColor(80, 160, 255) : QColor(42, 110, 190));
+  set->setBorderColor(set->color());
+  set->setLabelColor(palette().color(QPalette::Text));
+  auto* series = new QHorizontalBarSeries;
+  series->append(set);
+  series->setLabelsVisible(true);
+  series->setLabelsFormat(QStringLiteral("@value"));
+  series->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);
+  series->setLabelsPrecision(3);
+  m_chart->addSeries(series);
+  auto* labels = new QBarCategoryAxis;
+  labels->append(categories);
+  auto* values = new QValueAxis;
+  values->setRange(0, top > 0 ? top * 1.2 : 1);
+  values->setTickCount(5);
+  values->applyNiceNumbers();
+  values->setLabelFormat(QStringLiteral("%.3g"));
+  values->setTitleText(QStringLiteral("GFLOP/s"));
+  m_chart->addAxis(labels, Qt::AlignLeft);
+  m_chart->addAxis(values, Qt::AlignBottom);
+  series->attachAxis(labels);
+  series->attachAxis(values);
+}
+
+} // namespace loopscape::views

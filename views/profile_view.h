@@ -1,0 +1,86 @@
+// ProfileView: runs, verifies and times the current state (the profile job does the work
+// in the background; see app/gui/profile_jobs.h) and compares the measured states. A
+// bar of options (target plugin, repeat count, verify, symbolic sizes), Run and Cancel
+// buttons with a progress bar naming the stage (compiling, verifying, timing repeat i/N),
+// the table of measured states (ProfileModel) and a bar chart (Qt Charts, horizontal
+// bars, the first row on top) of their GFLOP/s labelled by trace step and target. The view only reports what the user asked for.
+#pragma once
+
+#include "views/code_view.h"
+#include "views/profile_model.h"
+
+#include <QWidget>
+
+class QChart;
+class QChartView;
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTableView;
+
+namespace loopscape::views {
+
+struct ProfileOptions {
+  QString target;
+  int repeat = 5;
+  bool verify = true;
+  QString sizes; ///< "n=64 m=8": values of the program's symbolic sizes
+};
+
+class ProfileView : public QWidget {
+  Q_OBJECT
+public:
+  explicit ProfileView(QWidget* parent = nullptr);
+
+  ProfileModel* model() const { return m_model; }
+  QTableView* table() const { return m_table; }
+  QChart* chart() const { return m_chart; }
+
+  /// The plugins found; disabled ones are listed greyed out with the reason.
+  void setTargets(const std::vector<TargetEntry>& targets);
+  void setCurrentTarget(const QString& name);
+  ProfileOptions options() const;
+  void setOptions(const ProfileOptions& options);
+
+  /// Running: Run disabled, Cancel enabled, the progress bar shown.
+  void setRunning(bool running);
+  bool isRunning() const { return m_running; }
+  /// The stage of the run in progress ("timing repeat 2/5"), `done` of `total` stages.
+  void setProgress(const QString& stage, int done, int total);
+  /// The status line (the last result, or why nothing can run).
+  void setStatus(const QString& text);
+  QString status() const;
+  /// Appends a measured state to the table and the chart.
+  void addRow(ProfileRow row);
+  void setDark(bool dark);
+
+Q_SIGNALS:
+  void runRequested();
+  void cancelRequested();
+
+private:
+  void rebuildChart();
+
+  ProfileModel* m_model;
+  std::vector<TargetEntry> m_targets;
+  QComboBox* m_target;
+  QSpinBox* m_repeat;
+  QCheckBox* m_verify;
+  QLineEdit* m_sizes;
+  QPushButton* m_run;
+  QPushButton* m_cancel;
+  QPushButton* m_clear;
+  QProgressBar* m_progress;
+  QLabel* m_status;
+  QTableView* m_table;
+  QChart* m_chart;
+  QChartView* m_chartView;
+  bool m_running = false;
+  bool m_dark = false;
+};
+
+} // namespace loopscape::views
