@@ -16,6 +16,7 @@
 #include "core/poly/legality.h"
 
 #include "core/poly/dependences.h"
+#include "core/poly/legality_detail.h"
 #include "core/poly/isl_util.h"
 #include "core/poly/scop.h"
 
@@ -66,13 +67,6 @@ std::string counterexampleMessage(const Counterexample& c) {
 }
 
 namespace {
-
-/// The original program's model in the common space.
-struct OriginalModel {
-  Scop scop;
-  Dependences deps;
-  std::vector<isl::map> depIter; ///< per dependence: { S[iterators] -> T[iterators] }
-};
 
 OriginalModel buildOriginal(Scop scop, Dependences deps) {
   OriginalModel m{std::move(scop), std::move(deps), {}};
@@ -330,14 +324,6 @@ Expected<OriginalModel> model(const ir::PrimFunc& original) {
   }
 }
 
-/// The same program: the same nodes (PrimFuncs are immutable trees of shared nodes).
-bool sameProgram(const ir::PrimFunc& a, const ir::PrimFunc& b) {
-  if (a.name != b.name || !a.body.sameAs(b.body) || a.params.size() != b.params.size()) return false;
-  for (std::size_t i = 0; i < a.params.size(); ++i)
-    if (!a.params[i].sameAs(b.params[i])) return false;
-  return true;
-}
-
 /// Per-thread cache of original models, most recently used first.
 class ModelCache {
 public:
@@ -406,6 +392,19 @@ Diagnostic illegal(const Counterexample& c, std::string_view what) {
 }
 
 } // namespace
+
+bool detail::sameProgram(const ir::PrimFunc& a, const ir::PrimFunc& b) {
+  if (a.name != b.name || !a.body.sameAs(b.body) || a.params.size() != b.params.size()) return false;
+  for (std::size_t i = 0; i < a.params.size(); ++i)
+    if (!a.params[i].sameAs(b.params[i])) return false;
+  return true;
+}
+
+Expected<std::shared_ptr<const OriginalModel>> detail::originalModel(const ir::PrimFunc& original) {
+  ModelCache::Entry& e = modelCache().get(original);
+  if (e.error) return Unexpected(*e.error);
+  return e.model;
+}
 
 Expected<LegalityReport> checkLegality(const ir::PrimFunc& original, const ir::PrimFunc& current) {
   return cachedCheck(original, current);

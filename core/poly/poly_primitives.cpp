@@ -4,6 +4,7 @@
 #include "core/poly/ast_to_tir.h"
 #include "core/poly/isl_util.h"
 #include "core/poly/legality.h"
+#include "core/poly/legality_detail.h"
 #include "core/poly/poly_auto_detail.h"
 #include "core/poly/poly_schedule.h"
 #include "core/poly/tree_transform.h"
@@ -14,7 +15,9 @@
 #include <fmt/format.h>
 
 #include <functional>
+#include <memory>
 #include <mutex>
+#include <optional>
 
 namespace loopscape::poly {
 
@@ -26,7 +29,9 @@ using schedule::TraceValue;
 
 namespace {
 
-using Edit = std::function<Expected<isl::schedule>(const Scop&)>;
+/// Edits the schedule tree of `scop`; `deps` are its dependences when already known (null
+/// otherwise: an edit that needs them computes them).
+using Edit = std::function<Expected<isl::schedule>(const Scop& scop, const Dependences* deps)>;
 
 Expected<std::string> stringAttr(const TraceValue& v, std::string_view prim, std::string_view name) {
   if (const auto* s = v.get<std::string>()) return *s;
@@ -55,11 +60,22 @@ Expected<std::vector<std::int64_t>> intListAttr(const Schedule& sch, const Trace
 
 /// One poly step: edit the current program's tree, regenerate, check against the original.
 Expected<std::vector<RV>> polyStep(Schedule& sch, std::string_view prim, const Edit& edit) {
-  auto scop = extractScop(sch.func());
-  if (!scop) return Unexpected(scop.error());
+  // On the original program itself (the first step of a Schedule, or one after undoing back
+  // to it) the Scop and the dependences are those of the legality check's cached model.
+  std::shared_ptr<const detail::OriginalModel> model;
+  if (detail::sameProgram(sch.func(), sch.original()))
+    if (auto m = detail::originalModel(sch.original())) model = *m;
+  std::optional<Scop> extracted;
+  if (!model) {
+    auto s = extractScop(sch.func());
+    if (!s) return Unexpected(s.error());
+    extracted = std::move(*s);
+  }
+  const Scop* scop = model ? &model->scop : &*extracted;
+  const Dependences* deps = model ? &model->deps : nullptr;
   Expected<isl::schedule> tree = [&]() -> Expected<isl::schedule> {
     try {
-      return edit(*scop);
+      return edit(*scop, deps);
     } catch (const isl::exception& e) {
       return Unexpected(Diagnostic::error("poly.isl", fmt::format("{} failed in isl: {}", prim, e.what())));
     } catch (const detail::IslError& e) {
@@ -102,7 +118,9 @@ Expected<std::vector<RV>> applyAuto(Schedule& sch, const std::vector<TraceValue>
     if (!tile) return Unexpected(tile.error());
     o.tile = *tile;
   }
-  return polyStep(sch, prim, [&](const Scop& scop) { return computeIslSchedule(scop, o); });
+  return polyStep(sch, prim, [&](const Scop& scop, const Dependences* deps) {
+    return deps ? computeIslSchedule(scop, *deps, o) : computeIslSchedule(scop, o);
+  });
 }
 
 Expected<std::vector<RV>> applyTile(Schedule& sch, const std::vector<TraceValue>&, const std::vector<TraceValue>& attrs) {
@@ -111,7 +129,9 @@ Expected<std::vector<RV>> applyTile(Schedule& sch, const std::vector<TraceValue>
   if (!band) return Unexpected(band.error());
   auto sizes = intListAttr(sch, attrs[1], prim, "sizes");
   if (!sizes) return Unexpected(sizes.error());
-  return polyStep(sch, prim, [&](const Scop& scop) { return tileBand(scop.schedule, *band, *sizes); });
+  return polyStep(sch, prim, [&](const Scop& scop, const Dependences*) {
+    return tileBand(scop.schedule, *band, *sizes);
+  });
 }
 
 Expected<std::vector<RV>> applyInterchange(Schedule& sch, const std::vector<TraceValue>&,
@@ -121,7 +141,9 @@ Expected<std::vector<RV>> applyInterchange(Schedule& sch, const std::vector<Trac
   if (!band) return Unexpected(band.error());
   auto perm = intListAttr(sch, attrs[1], prim, "permutation");
   if (!perm) return Unexpected(perm.error());
-  return polyStep(sch, prim, [&](const Scop& scop) { return interchangeBand(scop.schedule, *band, *perm); });
+  return polyStep(sch, prim, [&](const Scop& scop, const Dependences*) {
+    return interchangeBand(scop.schedule, *band, *perm);
+  });
 }
 
 Expected<std::vector<RV>> applySkew(Schedule& sch, const std::vector<TraceValue>&, const std::vector<TraceValue>& attrs) {
@@ -134,7 +156,9 @@ Expected<std::vector<RV>> applySkew(Schedule& sch, const std::vector<TraceValue>
   if (!member) return Unexpected(member.error());
   if (!by) return Unexpected(by.error());
   if (!factor) return Unexpected(factor.error());
-  return polyStep(sch, prim, [&](const Scop& scop) { return skewBand(scop.schedule, *band, *member, *by, *factor); });
+  return polyStep(sch, prim, [&](const Scop& scop, const Dependences*) {
+    return skewBand(scop.schedule, *band, *member, *by, *factor);
+  });
 }
 
 Expected<std::vector<RV>> applyShift(Schedule& sch, const std::vector<TraceValue>&, const std::vector<TraceValue>& attrs) {
@@ -145,8 +169,9 @@ Expected<std::vector<RV>> applyShift(Schedule& sch, const std::vector<TraceValue
   if (!member) return Unexpected(member.error());
   auto offset = intAttr(sch, attrs[2], prim, "offset");
   if (!offset) return Unexpected(offset.error());
-  return polyStep(sch, prim,
-                  [&](const Scop& scop) { return shiftStatement(scop.schedule, scop, *stmt, *member, *offset); });
+  return polyStep(sch, prim, [&](const Scop& scop, const Dependences*) {
+    return shiftStatement(scop.schedule, scop, *stmt, *member, *offset);
+  });
 }
 
 Expected<std::vector<RV>> applyFuse(Schedule& sch, const std::vector<TraceValue>& inputs, const std::vector<TraceValue>&) {
@@ -157,7 +182,7 @@ Expected<std::vector<RV>> applyFuse(Schedule& sch, const std::vector<TraceValue>
     if (!s) return Unexpected(s.error());
     loops.push_back(*s);
   }
-  return polyStep(sch, prim, [&](const Scop& scop) { return fuseBands(scop.schedule, loops); });
+  return polyStep(sch, prim, [&](const Scop& scop, const Dependences*) { return fuseBands(scop.schedule, loops); });
 }
 
 Expected<std::vector<RV>> applyDistribute(Schedule& sch, const std::vector<TraceValue>&,
@@ -165,7 +190,9 @@ Expected<std::vector<RV>> applyDistribute(Schedule& sch, const std::vector<Trace
   const std::string_view prim = "poly_distribute";
   auto band = stringAttr(attrs[0], prim, "band");
   if (!band) return Unexpected(band.error());
-  return polyStep(sch, prim, [&](const Scop& scop) { return distributeBand(scop.schedule, *band); });
+  return polyStep(sch, prim, [&](const Scop& scop, const Dependences*) {
+    return distributeBand(scop.schedule, *band);
+  });
 }
 
 Expected<std::vector<RV>> applyMark(Schedule& sch, const std::vector<TraceValue>&, const std::vector<TraceValue>& attrs) {
@@ -176,7 +203,9 @@ Expected<std::vector<RV>> applyMark(Schedule& sch, const std::vector<TraceValue>
   if (!member) return Unexpected(member.error());
   auto kind = stringAttr(attrs[2], prim, "kind");
   if (!kind) return Unexpected(kind.error());
-  return polyStep(sch, prim, [&](const Scop& scop) { return markMember(scop.schedule, *band, *member, *kind); });
+  return polyStep(sch, prim, [&](const Scop& scop, const Dependences*) {
+    return markMember(scop.schedule, *band, *member, *kind);
+  });
 }
 
 Expected<std::vector<RV>> applyComputeAtTile(Schedule& sch, const std::vector<TraceValue>&,
@@ -186,7 +215,9 @@ Expected<std::vector<RV>> applyComputeAtTile(Schedule& sch, const std::vector<Tr
   if (!block) return Unexpected(block.error());
   auto loop = stringAttr(attrs[1], prim, "loop");
   if (!loop) return Unexpected(loop.error());
-  return polyStep(sch, prim, [&](const Scop& scop) { return computeAtTile(scop.schedule, scop, *block, *loop); });
+  return polyStep(sch, prim, [&](const Scop& scop, const Dependences*) {
+    return computeAtTile(scop.schedule, scop, *block, *loop);
+  });
 }
 
 } // namespace

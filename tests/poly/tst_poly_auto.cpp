@@ -1,8 +1,10 @@
 // poly_auto: the isl scheduler on every sample (small copies), with both fusion settings
 // and with tiling; the regenerated program must compute what the original computes
 // (exact for integer programs, rtol 1e-5 for floats whose reductions may be reordered),
-// and must be legal against the original dependences. Bad options and an exhausted
-// operation bound are refused with their codes.
+// and must be legal against the original dependences. A step on the original program
+// (Scop and dependences from the legality check's cached model) gives what polyAuto
+// computes from scratch. Bad options and an exhausted operation bound are refused with
+// their codes.
 #include "poly_codegen_test_util.h"
 
 #include "core/ir/printer.h"
@@ -26,6 +28,7 @@ private Q_SLOTS:
   void goldens_data();
   void goldens();
   void instructionAndTrace();
+  void stepOnOriginalUsesCachedModel();
   void badOption();
   void quota();
 };
@@ -135,6 +138,33 @@ void TstPolyAuto::instructionAndTrace() {
   auto replay = schedule::replayTrace(f, sch.trace());
   QVERIFY(replay.has_value());
   QCOMPARE(ir::printPrimFunc(replay->func()), ir::printPrimFunc(sch.func()));
+}
+
+void TstPolyAuto::stepOnOriginalUsesCachedModel() {
+  // A poly step on the original program takes its Scop and dependences from the legality
+  // check's cached model; the result is the program polyAuto computes from scratch, whether
+  // the model was cached before the step or not, and a step on a later state (not the
+  // original: Scop and dependences extracted) still agrees with polyAuto.
+  ir::PrimFunc f = parseTe(smallSample("conv_bias_relu.te", "N, C, H, W = 1, 16, 32, 32", "N, C, H, W = 1, 2, 4, 4"));
+  for (const char* fusion : {"max", "min"}) {
+    poly::PolyAutoOptions o;
+    o.fusion = fusion;
+    auto fresh = poly::polyAuto(f, o);
+    QVERIFY2(fresh.has_value(), fresh ? "" : renderDiagnostic(fresh.error()).c_str());
+    for (bool cachedBefore : {false, true}) {
+      poly::clearLegalityCache();
+      if (cachedBefore) QVERIFY(poly::checkLegality(f, f).has_value());
+      schedule::Schedule sch(f);
+      auto r = sch.apply("poly_auto", {}, {std::string(fusion), false, true, "isl", schedule::TraceList{}});
+      QVERIFY2(r.has_value(), r ? "" : renderDiagnostic(r.error()).c_str());
+      QCOMPARE(ir::printPrimFunc(sch.func()), ir::printPrimFunc(*fresh));
+      auto again = sch.apply("poly_auto", {}, {std::string(fusion), false, true, "isl", schedule::TraceList{}});
+      QVERIFY2(again.has_value(), again ? "" : renderDiagnostic(again.error()).c_str());
+      auto expected = poly::polyAuto(*fresh, o);
+      QVERIFY(expected.has_value());
+      QCOMPARE(ir::printPrimFunc(sch.func()), ir::printPrimFunc(*expected));
+    }
+  }
 }
 
 void TstPolyAuto::badOption() {
