@@ -50,9 +50,10 @@ Row failed(Row row, const std::string& stage, const Diagnostic& d) {
   return row;
 }
 
-Row cancelled(Row row, int done, int total) {
+/// `when`: "while compiling", "after 2 of 40 timing repeats".
+Row cancelled(Row row, const std::string& when) {
   row.status = Row::Status::Cancelled;
-  row.message = "cancelled while " + profileStageText(done, total);
+  row.message = "cancelled " + when;
   row.perRepeatMs.clear();
   return row;
 }
@@ -146,7 +147,7 @@ Row runProfile(const ProfileRequest& request, std::stop_token stop,
   }
   auto built = build(*target, request.scheduled, *sizes);
   if (!built) return failed(row, "compile", built.error());
-  if (stop.stop_requested()) return cancelled(row, 1, total);
+  if (stop.stop_requested()) return cancelled(row, "while compiling");
 
   auto args = codegen::makeArguments(request.original, *sizes, request.seed);
   if (!args) return failed(row, "inputs", args.error());
@@ -159,18 +160,23 @@ Row runProfile(const ProfileRequest& request, std::stop_token stop,
   row.message = "not verified";
   if (request.verify) {
     progress(1, total);
+    // A stop request is seen before each build and run the verification makes.
+    const Diagnostic stopped = Diagnostic::error("profile.cancelled", "cancelled");
     auto underTest = [&](std::span<ir::NDArray> a) -> Expected<void> {
+      if (stop.stop_requested()) return Unexpected(stopped);
       auto ran = codegen::runKernel(built->func, *built->kernel, a, built->sizeArgs, runOptions);
       if (!ran) return Unexpected(ran.error());
       return {};
     };
     std::shared_ptr<Built> reference;
     auto compiledReference = [&](std::span<ir::NDArray> a) -> Expected<void> {
+      if (stop.stop_requested()) return Unexpected(stopped);
       if (!reference) {
         auto b = build(*target, request.original, *sizes);
         if (!b) return Unexpected(b.error());
         reference = std::make_shared<Built>(std::move(*b));
       }
+      if (stop.stop_requested()) return Unexpected(stopped);
       auto ran = codegen::runKernel(reference->func, *reference->kernel, a, reference->sizeArgs, runOptions);
       if (!ran) return Unexpected(ran.error());
       return {};
@@ -178,6 +184,7 @@ Row runProfile(const ProfileRequest& request, std::stop_token stop,
     codegen::VerifyOptions verifyOptions;
     verifyOptions.interpretLimit = request.interpretLimit;
     auto report = codegen::verify(request.original, *sizes, *args, underTest, compiledReference, verifyOptions);
+    if (stop.stop_requested()) return cancelled(row, "while verifying");
     if (!report) return failed(row, "verify", report.error());
     std::string checks;
     for (const codegen::OutputCheck& check : report->outputs)
@@ -201,7 +208,7 @@ Row runProfile(const ProfileRequest& request, std::stop_token stop,
   const auto outputs = codegen::outputParams(request.original);
   codegen::TimingResult timing;
   for (int i = 0; i < request.repeat; ++i) {
-    if (stop.stop_requested()) return cancelled(row, 2 + i, total);
+    if (stop.stop_requested()) return cancelled(row, fmt::format("after {} of {} timing repeats", i, request.repeat));
     progress(2 + i, total);
     std::vector<ir::NDArray> timedArgs;
     for (std::size_t p = 0; p < args->size(); ++p) {
@@ -216,7 +223,7 @@ Row runProfile(const ProfileRequest& request, std::stop_token stop,
     timing.number = ran->timing.number;
     timing.perRepeat.push_back(ran->timing.perRepeat.front());
   }
-  if (stop.stop_requested()) return cancelled(row, total, total);
+  if (stop.stop_requested()) return cancelled(row, fmt::format("after {0} of {0} timing repeats", request.repeat));
 
   // 4. The work and the machine's peak.
   progress(total, total);

@@ -9,8 +9,10 @@
 // per machine, measured once, about a second, the first time). Each repeat is one worker
 // run (one warm-up call, then `number` timed calls, `number` chosen by the first repeat to
 // last at least minRepeatMs), so a stop request skips the remaining stages and repeats,
-// and the result is a row saying "cancelled" and at which stage. A run that is already in
-// the worker finishes that one repeat (bounded by the worker's time limit).
+// and the result is a row saying "cancelled" and when ("cancelled while compiling",
+// "... while verifying", "... after 2 of 40 timing repeats"). Verification checks the
+// request before each build and run it makes. A kernel call already in the worker
+// finishes (bounded by the worker's time limit): runKernel cannot be interrupted.
 //
 // ProfileJob drives one run at a time from the GUI thread: progress and the finished row
 // arrive as signals on the GUI thread; a cancelled run still delivers its row.
