@@ -7,6 +7,7 @@
 #include <QChartView>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -196,7 +197,9 @@ void ProfileView::addRow(ProfileRow row) {
 void ProfileView::setDark(bool dark) {
   m_dark = dark;
   m_chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
-  const QPalette pal = palette();
+  // The application's palette: applyTheme has just set it, while this widget's own
+  // palette may not have received the change yet.
+  const QPalette pal = QGuiApplication::palette();
   m_chart->setBackgroundBrush(pal.color(QPalette::Base));
   m_chart->setTitleBrush(pal.color(QPalette::Text));
   rebuildChart();
@@ -227,7 +230,7 @@ void ProfileView::rebuildChart() {
   }
   set->setColor(m_dark ? QColor(80, 160, 255) : QColor(42, 110, 190));
   set->setBorderColor(set->color());
-  set->setLabelColor(palette().color(QPalette::Text));
+  set->setLabelColor(QGuiApplication::palette().color(QPalette::Text));
   auto* series = new QHorizontalBarSeries;
   series->append(set);
   series->setLabelsVisible(true);

@@ -6,7 +6,8 @@
 // fixed injected value, so no test pays for measuring it.
 //
 // LS_PROFILE_SCREENSHOT=FILE.png also renders the window with the profile dock raised
-// (the machine's real peak is used then): the picture in docs/screenshots/.
+// (the machine's real peak is used then; LS_PROFILE_SCREENSHOT_DARK=1 for the dark
+// theme): the picture in docs/screenshots/.
 #include "gui_helpers.h"
 
 #include "app/gui/code_jobs.h"
@@ -18,6 +19,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QDockWidget>
+#include <QGuiApplication>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTest>
@@ -225,15 +227,41 @@ private Q_SLOTS:
     QVERIFY(w.profileView()->status().contains(QStringLiteral("has no GPU threads")));
   }
 
-  void unboundSizeIsAnError() {
+  void symbolicSizesComeFromTheSizesField() {
     gui::MainWindow& w = *m_window;
     w.session()->openSource(readSample(QStringLiteral("dense_dynamic.te")), QStringLiteral("dense_dynamic.te"));
     QVERIFY(settle(w));
-    setOptions(1, false);
-    QVERIFY(w.profileCurrentState());
-    QVERIFY(w.waitIdle(120000));
+    auto run = [&](const QString& sizes) {
+      views::ProfileOptions o{m_target, 1, true, sizes};
+      w.profileView()->setOptions(o);
+      QVERIFY(w.profileCurrentState());
+      QVERIFY(w.waitIdle(120000));
+    };
+    run(QString());
     QCOMPARE(lastRow().status, views::ProfileRow::Status::Error);
     QCOMPARE(lastRow().message, std::string("sizes: the symbolic size 'n' has no value; enter it in Sizes (e.g. n=64)"));
+    run(QStringLiteral("m=3"));
+    QCOMPARE(lastRow().message,
+             std::string("sizes: size 'm=3': 'm' is not a symbolic size of the program (n)"));
+    run(QStringLiteral("n=0"));
+    QCOMPARE(lastRow().message,
+             std::string("sizes: size 'n=0': expected NAME=VALUE with a positive integer VALUE"));
+    run(QStringLiteral("n=3"));
+    QVERIFY2(lastRow().status == views::ProfileRow::Status::Verified, lastRow().message.c_str());
+    // 3 x 1000 outputs, 512 multiply-adds each.
+    QVERIFY(std::abs(lastRow().gflops - 2.0 * 3 * 1000 * 512 / (lastRow().medianMs * 1e-3) / 1e9) <=
+            1e-9 * lastRow().gflops);
+  }
+
+  void chartFollowsTheTheme() {
+    gui::MainWindow& w = *m_window;
+    QChart* chart = w.profileView()->chart();
+    w.setDarkTheme(true);
+    QCOMPARE(chart->theme(), QChart::ChartThemeDark);
+    QCOMPARE(chart->backgroundBrush().color(), QColor(30, 30, 32)); // the dark theme's Base
+    w.setDarkTheme(false);
+    QCOMPARE(chart->theme(), QChart::ChartThemeLight);
+    QCOMPARE(chart->backgroundBrush().color(), QGuiApplication::palette().color(QPalette::Base));
   }
 
   void screenshot() {
@@ -241,6 +269,7 @@ private Q_SLOTS:
     if (path.isEmpty()) QSKIP("set LS_PROFILE_SCREENSHOT=FILE.png to render the profile dock");
     gui::MainWindow& w = *m_window;
     w.profileView()->model()->clear();
+    if (qEnvironmentVariableIsSet("LS_PROFILE_SCREENSHOT_DARK")) w.setDarkTheme(true);
     QString text = readSample(QStringLiteral("matmul.te"));
     text.replace(QStringLiteral("M, N, K = 1024, 1024, 1024"), QStringLiteral("M, N, K = 256, 256, 256"));
     w.session()->openSource(text, QStringLiteral("matmul.te"));
