@@ -16,7 +16,7 @@
 #include "core/poly/legality.h"
 
 #include "core/poly/dependences.h"
-#include "core/poly/legality_detail.h"
+#include "core/poly/program_analysis.h"
 #include "core/poly/isl_util.h"
 #include "core/poly/scop.h"
 
@@ -67,6 +67,13 @@ std::string counterexampleMessage(const Counterexample& c) {
 }
 
 namespace {
+
+/// The original program's model in the common space.
+struct OriginalModel {
+  Scop scop;
+  Dependences deps;
+  std::vector<isl::map> depIter; ///< per dependence: { S[iterators] -> T[iterators] }
+};
 
 OriginalModel buildOriginal(Scop scop, Dependences deps) {
   OriginalModel m{std::move(scop), std::move(deps), {}};
@@ -324,6 +331,20 @@ Expected<OriginalModel> model(const ir::PrimFunc& original) {
   }
 }
 
+/// model() from the thread's program analyses (the Scop and dependences other entry points
+/// may already have computed for the same program).
+Expected<OriginalModel> cachedModel(const ir::PrimFunc& original) {
+  auto analysis = analyzeProgram(original);
+  if (!analysis) return Unexpected(analysis.error());
+  try {
+    return buildOriginal((*analysis)->scop, (*analysis)->deps);
+  } catch (const isl::exception& e) {
+    return Unexpected(Diagnostic::error("poly.isl", std::string("isl failed: ") + e.what()));
+  } catch (const IslError& e) {
+    return Unexpected(Diagnostic::error("poly.isl", std::string("isl failed: ") + e.what()));
+  }
+}
+
 /// Per-thread cache of original models, most recently used first.
 class ModelCache {
 public:
@@ -343,7 +364,7 @@ public:
       return m_entries.front();
     }
     Entry e{original, nullptr, std::nullopt, {}};
-    auto m = model(original);
+    auto m = cachedModel(original);
     if (m) e.model = std::make_shared<const OriginalModel>(std::move(*m));
     else e.error = m.error();
     if (m_entries.size() >= kModels) m_entries.pop_back();
@@ -393,19 +414,6 @@ Diagnostic illegal(const Counterexample& c, std::string_view what) {
 
 } // namespace
 
-bool detail::sameProgram(const ir::PrimFunc& a, const ir::PrimFunc& b) {
-  if (a.name != b.name || !a.body.sameAs(b.body) || a.params.size() != b.params.size()) return false;
-  for (std::size_t i = 0; i < a.params.size(); ++i)
-    if (!a.params[i].sameAs(b.params[i])) return false;
-  return true;
-}
-
-Expected<std::shared_ptr<const OriginalModel>> detail::originalModel(const ir::PrimFunc& original) {
-  ModelCache::Entry& e = modelCache().get(original);
-  if (e.error) return Unexpected(*e.error);
-  return e.model;
-}
-
 Expected<LegalityReport> checkLegality(const ir::PrimFunc& original, const ir::PrimFunc& current) {
   return cachedCheck(original, current);
 }
@@ -416,7 +424,10 @@ Expected<LegalityReport> checkLegalityUncached(const ir::PrimFunc& original, con
   return checkAgainst(*orig, current);
 }
 
-void clearLegalityCache() { modelCache().clear(); }
+void clearLegalityCache() {
+  modelCache().clear();
+  clearProgramAnalyses();
+}
 
 Expected<void> verifyLegality(const ir::PrimFunc& original, const ir::PrimFunc& current, std::string_view what) {
   auto report = checkLegality(original, current);

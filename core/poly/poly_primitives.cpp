@@ -4,9 +4,9 @@
 #include "core/poly/ast_to_tir.h"
 #include "core/poly/isl_util.h"
 #include "core/poly/legality.h"
-#include "core/poly/legality_detail.h"
 #include "core/poly/poly_auto_detail.h"
 #include "core/poly/poly_schedule.h"
+#include "core/poly/program_analysis.h"
 #include "core/poly/tree_transform.h"
 
 #include "core/schedule/instruction.h"
@@ -59,20 +59,26 @@ Expected<std::vector<std::int64_t>> intListAttr(const Schedule& sch, const Trace
 }
 
 /// One poly step: edit the current program's tree, regenerate, check against the original.
-Expected<std::vector<RV>> polyStep(Schedule& sch, std::string_view prim, const Edit& edit) {
-  // On the original program itself (the first step of a Schedule, or one after undoing back
-  // to it) the Scop and the dependences are those of the legality check's cached model.
-  std::shared_ptr<const detail::OriginalModel> model;
-  if (detail::sameProgram(sch.func(), sch.original()))
-    if (auto m = detail::originalModel(sch.original())) model = *m;
+/// The Scop (and the dependences, for an edit that needs them) come from the thread's
+/// program analyses when another entry point has analysed this program already (the views
+/// of the state, the legality model of the original).
+Expected<std::vector<RV>> polyStep(Schedule& sch, std::string_view prim, const Edit& edit, bool needsDependences = false) {
+  std::shared_ptr<const detail::ProgramAnalysis> analysis;
+  if (needsDependences) {
+    auto a = detail::analyzeProgram(sch.func());
+    if (!a) return Unexpected(a.error());
+    analysis = *a;
+  } else {
+    analysis = detail::cachedProgramAnalysis(sch.func());
+  }
   std::optional<Scop> extracted;
-  if (!model) {
+  if (!analysis) {
     auto s = extractScop(sch.func());
     if (!s) return Unexpected(s.error());
     extracted = std::move(*s);
   }
-  const Scop* scop = model ? &model->scop : &*extracted;
-  const Dependences* deps = model ? &model->deps : nullptr;
+  const Scop* scop = analysis ? &analysis->scop : &*extracted;
+  const Dependences* deps = analysis ? &analysis->deps : nullptr;
   Expected<isl::schedule> tree = [&]() -> Expected<isl::schedule> {
     try {
       return edit(*scop, deps);
@@ -118,9 +124,12 @@ Expected<std::vector<RV>> applyAuto(Schedule& sch, const std::vector<TraceValue>
     if (!tile) return Unexpected(tile.error());
     o.tile = *tile;
   }
-  return polyStep(sch, prim, [&](const Scop& scop, const Dependences* deps) {
-    return deps ? computeIslSchedule(scop, *deps, o) : computeIslSchedule(scop, o);
-  });
+  return polyStep(
+      sch, prim,
+      [&](const Scop& scop, const Dependences* deps) {
+        return deps ? computeIslSchedule(scop, *deps, o) : computeIslSchedule(scop, o);
+      },
+      /*needsDependences=*/true);
 }
 
 Expected<std::vector<RV>> applyTile(Schedule& sch, const std::vector<TraceValue>&, const std::vector<TraceValue>& attrs) {

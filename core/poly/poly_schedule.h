@@ -20,8 +20,8 @@
 //
 // The poly primitives (registered by registerPolyInstructionKinds) are Loopscape-only:
 // TVM's tir.Schedule has no such methods. Each one extracts the Scop of the current
-// program (on the original program itself: the legality check's cached Scop and
-// dependences), edits its schedule tree (tree_transform.h), regenerates the PrimFunc and
+// program (or takes it, with its dependences, from the thread's cached analysis of that
+// program: program_analysis.h), edits its schedule tree (tree_transform.h), regenerates the PrimFunc and
 // checks it against the dependences of the ORIGINAL program (legality.h); an illegal result is
 // refused as "schedule.<primitive>.illegal" with the counterexample. Arguments are
 // literals (loop names, block names, integers), so traces stay readable and replay:

@@ -2,6 +2,7 @@
 
 #include "core/poly/dependences.h"
 #include "core/poly/isl_util.h"
+#include "core/poly/program_analysis.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -11,10 +12,12 @@ namespace loopscape::poly {
 using namespace detail;
 
 Expected<DependenceReport> analyzeDependences(const ir::PrimFunc& func) {
-  auto scop = extractScop(func);
-  if (!scop) return Unexpected(scop.error());
-  auto deps = computeDependences(*scop);
-  if (!deps) return Unexpected(deps.error());
+  // The Scop and dependences are shared with the other entry points that analyse the same
+  // program on this thread (program_analysis.h).
+  auto analysis = analyzeProgram(func);
+  if (!analysis) return Unexpected(analysis.error());
+  const Scop* scop = &(*analysis)->scop;
+  const Dependences* deps = &(*analysis)->deps;
   auto loops = loopDependences(*scop, *deps);
   if (!loops) return Unexpected(loops.error());
   try {

@@ -2,6 +2,7 @@
 
 #include "core/poly/dependences.h"
 #include "core/poly/isl_util.h"
+#include "core/poly/program_analysis.h"
 
 #include <isl/aff.h>
 #include <isl/schedule_node.h>
@@ -131,10 +132,12 @@ void render(const TreeNodeView& v, int indent, std::string& out) {
 } // namespace
 
 Expected<TreeDescription> describeScheduleTree(const ir::PrimFunc& func) {
-  auto scop = extractScop(func);
-  if (!scop) return Unexpected(scop.error());
-  auto deps = computeDependences(*scop);
-  if (!deps) return Unexpected(deps.error());
+  // The Scop and dependences are shared with the other entry points that analyse the same
+  // program on this thread (program_analysis.h).
+  auto analysis = analyzeProgram(func);
+  if (!analysis) return Unexpected(analysis.error());
+  const Scop* scop = &(*analysis)->scop;
+  const Dependences* deps = &(*analysis)->deps;
   auto loops = loopDependences(*scop, *deps);
   if (!loops) return Unexpected(loops.error());
   try {

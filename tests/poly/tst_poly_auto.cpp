@@ -1,9 +1,8 @@
 // poly_auto: the isl scheduler on every sample (small copies), with both fusion settings
 // and with tiling; the regenerated program must compute what the original computes
 // (exact for integer programs, rtol 1e-5 for floats whose reductions may be reordered),
-// and must be legal against the original dependences. A step on the original program
-// (Scop and dependences from the legality check's cached model) gives what polyAuto
-// computes from scratch. Bad options and an exhausted operation bound are refused with
+// and must be legal against the original dependences. A step on a cached analysis of its
+// program gives what polyAuto computes from scratch. Bad options and an exhausted operation bound are refused with
 // their codes.
 #include "poly_codegen_test_util.h"
 
@@ -28,7 +27,7 @@ private Q_SLOTS:
   void goldens_data();
   void goldens();
   void instructionAndTrace();
-  void stepOnOriginalUsesCachedModel();
+  void stepUsesCachedAnalysis();
   void badOption();
   void quota();
 };
@@ -140,11 +139,11 @@ void TstPolyAuto::instructionAndTrace() {
   QCOMPARE(ir::printPrimFunc(replay->func()), ir::printPrimFunc(sch.func()));
 }
 
-void TstPolyAuto::stepOnOriginalUsesCachedModel() {
-  // A poly step on the original program takes its Scop and dependences from the legality
-  // check's cached model; the result is the program polyAuto computes from scratch, whether
-  // the model was cached before the step or not, and a step on a later state (not the
-  // original: Scop and dependences extracted) still agrees with polyAuto.
+void TstPolyAuto::stepUsesCachedAnalysis() {
+  // A poly step takes the Scop and dependences of its program from the thread's cached
+  // analysis (program_analysis.h); the result is the program polyAuto computes from
+  // scratch, whether the original was analysed before the step (by a legality check) or
+  // not, and so is a second step on the result.
   ir::PrimFunc f = parseTe(smallSample("conv_bias_relu.te", "N, C, H, W = 1, 16, 32, 32", "N, C, H, W = 1, 2, 4, 4"));
   for (const char* fusion : {"max", "min"}) {
     poly::PolyAutoOptions o;
