@@ -1,10 +1,12 @@
 // MainWindow: the profile dock. Run → Profile current state (Ctrl+R) hands the current
-// state and the profile view's options to the ProfileJob; its progress and its row come
-// back to the view. One run at a time; Cancel (the view's button or Ctrl+Shift+R) stops
+// state (or, while the TensorIR view shows a trace step, that step's program) and the
+// profile view's options to the ProfileJob; its progress and its row come back to the
+// view. One run at a time; Cancel (the view's button or Ctrl+Shift+R) stops
 // it at the next stage and leaves a "cancelled" row.
 #include "app/gui/main_window.h"
 
 #include "views/profile_view.h"
+#include "views/tensorir_view.h"
 
 #include <QAction>
 #include <QDockWidget>
@@ -53,6 +55,17 @@ bool MainWindow::profileCurrentState() {
   request.stepLabel = "original";
   if (request.step > 0 && !state->trace->rows.empty())
     request.stepLabel = std::to_string(request.step) + " · " + state->trace->rows.back().kind;
+  // While the TensorIR view shows a trace step, that step is what is measured.
+  if (m_previewing && m_tensorIr->snapshot()) {
+    request.scheduled = m_tensorIr->snapshot()->func;
+    request.step = 0;
+    request.stepLabel = "original";
+    if (m_previewRow >= 0 && m_previewRow < static_cast<int>(state->trace->rows.size())) {
+      const views::TraceRow& row = state->trace->rows[m_previewRow];
+      request.step = row.step;
+      request.stepLabel = std::to_string(row.step) + " · " + row.kind;
+    }
+  }
   request.target = options.target.toStdString();
   request.repeat = options.repeat;
   request.verify = options.verify;

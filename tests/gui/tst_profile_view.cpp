@@ -166,6 +166,38 @@ private Q_SLOTS:
     QCOMPARE(bars->barSets().front()->at(0), row.gflops);
   }
 
+  void previewedStepIsTheOneMeasured() {
+    gui::MainWindow& w = *m_window;
+    openMatmul();
+    w.session()->applyPrimitive(loopRequest(*w.session(), "split", "j", {schedule::TraceList{nullptr, 8}}, {true, false}));
+    QVERIFY(settle(w));
+    w.session()->applyPrimitive(loopRequest(*w.session(), "bind", "i", {}, {"threadIdx.x"}));
+    QVERIFY(settle(w));
+    QCOMPARE(w.session()->state()->trace->stepCount, 2);
+    setOptions(1, true);
+    // The current state (step 2) binds a GPU thread: refused by the CPU target.
+    QVERIFY(w.profileCurrentState());
+    QVERIFY(w.waitIdle(120000));
+    QCOMPARE(lastRow().stepLabel, std::string("2 · bind"));
+    QCOMPARE(lastRow().status, views::ProfileRow::Status::Error);
+    // Showing step 1 (the split, the last instruction of that step) measures step 1.
+    const auto& rows = w.session()->state()->trace->rows;
+    int splitRow = -1;
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      if (rows[r].kind == "split") splitRow = static_cast<int>(r);
+    QVERIFY(splitRow >= 0);
+    w.session()->previewInstruction(splitRow);
+    QVERIFY(settle(w));
+    QVERIFY(w.isPreviewing());
+    QVERIFY(w.profileCurrentState());
+    QVERIFY(w.waitIdle(120000));
+    QCOMPARE(lastRow().stepLabel, std::string("1 · split"));
+    QCOMPARE(lastRow().step, 1);
+    QVERIFY2(lastRow().status == views::ProfileRow::Status::Verified, lastRow().message.c_str());
+    w.action(QStringLiteral("scheduleBackToCurrent"))->trigger();
+    QVERIFY(!w.isPreviewing());
+  }
+
   void cancelledRunAddsCancelledRow() {
     gui::MainWindow& w = *m_window;
     openMatmul();
