@@ -22,6 +22,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <map>
 
 namespace loopscape::views {
 
@@ -215,11 +216,21 @@ void ProfileView::rebuildChart() {
   auto* set = new QBarSet(QStringLiteral("GFLOP/s"));
   QStringList categories;
   double top = 0;
+  // Category names must be unique: a state measured again is "label (2)", "label (3)".
+  std::vector<QString> names;
+  std::map<QString, int> seen;
+  for (const ProfileRow& row : m_model->rows()) {
+    if (!row.timed()) continue;
+    const QString label = QString::fromStdString(row.label());
+    const int n = ++seen[label];
+    names.push_back(n == 1 ? label : QStringLiteral("%1 (%2)").arg(label).arg(n));
+  }
   const auto& rows = m_model->rows();
+  auto name = names.rbegin();
   for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
     if (!it->timed()) continue;
     *set << it->gflops;
-    categories << QString::fromStdString(it->label());
+    categories << *name++;
     top = std::max(top, it->gflops);
   }
   m_chart->setTitle(categories.isEmpty() ? QStringLiteral("GFLOP/s of the measured states (none yet)")

@@ -17,6 +17,7 @@
 #include <QAbstractItemModelTester>
 #include <QHorizontalBarSeries>
 #include <QBarSet>
+#include <QBarCategoryAxis>
 #include <QChart>
 #include <QDockWidget>
 #include <QGuiApplication>
@@ -164,6 +165,21 @@ private Q_SLOTS:
     // Horizontal bars: the newest row is the first (bottom) bar.
     QCOMPARE(bars->barSets().front()->count(), r + 1);
     QCOMPARE(bars->barSets().front()->at(0), row.gflops);
+    auto categories = [&] {
+      for (QAbstractAxis* axis : w.profileView()->chart()->axes(Qt::Vertical))
+        if (auto* c = qobject_cast<QBarCategoryAxis*>(axis)) return c->categories();
+      return QStringList();
+    };
+    const QString label = QStringLiteral("1 · split / ") + m_target;
+    QCOMPARE(categories().front(), label);
+
+    // The same state measured again: a second bar with its own category.
+    QVERIFY(w.profileCurrentState());
+    QVERIFY(w.waitIdle(120000));
+    bars = qobject_cast<QHorizontalBarSeries*>(w.profileView()->chart()->series().front()); // rebuilt per row
+    QVERIFY(bars);
+    QCOMPARE(bars->barSets().front()->count(), r + 2);
+    QCOMPARE(categories().mid(0, 2), (QStringList{label + QStringLiteral(" (2)"), label}));
   }
 
   void previewedStepIsTheOneMeasured() {
