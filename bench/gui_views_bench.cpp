@@ -78,15 +78,16 @@ std::vector<Case> cases() {
        }},
       {"fuse yy, xx",
        [](const views::ProgramSnapshot& s) {
-         return views::PrimitiveRequest{"fuse", {{std::vector<const ir::StmtNode*>{loop(s, "yy"), loop(s, "xx")}}},
-                                        {true}};
+         return views::PrimitiveRequest{
+             "fuse", {{std::vector<const ir::StmtNode*>{loop(s, "yy"), loop(s, "xx")}}}, {true}};
        }},
       {"parallel ff",
-       [](const views::ProgramSnapshot& s) { return views::PrimitiveRequest{"parallel", {{loop(s, "ff")}}, {}}; }},
+       [](const views::ProgramSnapshot& s) {
+         return views::PrimitiveRequest{"parallel", {{loop(s, "ff")}}, {}};
+       }},
       {"compute_inline pad_temp",
        [](const views::ProgramSnapshot& s) {
-         return views::PrimitiveRequest{
-             "compute_inline", {{node(s, views::NodeInfo::Kind::Block, "pad_temp")}}, {}};
+         return views::PrimitiveRequest{"compute_inline", {{node(s, views::NodeInfo::Kind::Block, "pad_temp")}}, {}};
        }},
       {"poly_tile yy [8, 8]",
        [](const views::ProgramSnapshot&) {
@@ -161,7 +162,8 @@ int main(int argc, char** argv) {
       const double elapsed = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
       if (!ok) {
         const auto& d = session->diagnostics();
-        std::printf("%-26s refused or timed out: %s\n", c.label, d.empty() ? "(no diagnostic)" : d.front().message.c_str());
+        std::printf("%-26s refused or timed out: %s\n", c.label,
+                    d.empty() ? "(no diagnostic)" : d.front().message.c_str());
         failed = true;
         break;
       }
@@ -210,9 +212,7 @@ int main(int argc, char** argv) {
     views::PrimitiveRequest request = c.build(*base->program);
     request.snapshot = base->program;
     std::vector<double> apply, snapshot, analysis;
-    auto ms = [](Clock::time_point t0) {
-      return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    };
+    auto ms = [](Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); };
     for (int r = 0; r < runs; ++r) {
       schedule::Schedule sch = base->schedule;
       auto t0 = Clock::now();

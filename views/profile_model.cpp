@@ -69,7 +69,8 @@ QVariant ProfileModel::data(const QModelIndex& index, int role) const {
   case Qt::ToolTipRole: {
     if (index.column() == MedianColumn && row.timed()) {
       QStringList repeats;
-      for (double ms : row.perRepeatMs) repeats << numberText(ms, 4);
+      for (double ms : row.perRepeatMs)
+        repeats << numberText(ms, 4);
       return QStringLiteral("%1 repeat(s) of %2 call(s); ms per call: %3")
           .arg(row.perRepeatMs.size())
           .arg(row.number)

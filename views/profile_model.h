@@ -21,14 +21,14 @@ struct ProfileRow {
     Error,       ///< could not be compiled, run or verified (message says why)
     Cancelled,   ///< the user stopped the run (message says at which stage)
   };
-  int step = 0;           ///< trace step of the measured state (0: the original program)
-  std::string stepLabel;  ///< "original", "3 · split"
-  std::string target;     ///< plugin name, "cpu-c"
+  int step = 0;          ///< trace step of the measured state (0: the original program)
+  std::string stepLabel; ///< "original", "3 · split"
+  std::string target;    ///< plugin name, "cpu-c"
   Status status = Status::Error;
-  std::string message;    ///< the result column: "verified", the error's message, ...
-  std::string details;    ///< tooltip: the rendered diagnostic or the output checks
+  std::string message;             ///< the result column: "verified", the error's message, ...
+  std::string details;             ///< tooltip: the rendered diagnostic or the output checks
   std::vector<double> perRepeatMs; ///< milliseconds per call of each repeat (empty: not timed)
-  int number = 0;         ///< calls per repeat
+  int number = 0;                  ///< calls per repeat
   double medianMs = 0;
   double gflops = 0;
   std::optional<double> percentOfPeak; ///< absent without a machine peak

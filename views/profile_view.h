@@ -3,7 +3,8 @@
 // bar of options (target plugin, repeat count, verify, symbolic sizes), Run and Cancel
 // buttons with a progress bar naming the stage (compiling, verifying, timing repeat i/N),
 // the table of measured states (ProfileModel) and a bar chart (Qt Charts, horizontal
-// bars, the first row on top) of their GFLOP/s labelled by trace step and target. The view only reports what the user asked for.
+// bars, the first row on top) of their GFLOP/s labelled by trace step and target. The view only reports what the user
+// asked for.
 #pragma once
 
 #include "views/code_view.h"

@@ -71,8 +71,8 @@ bool MainWindow::profileCurrentState() {
   request.verify = options.verify;
   request.sizes = options.sizes.toStdString();
   m_session->setTarget(options.target);
-  m_profile->setStatus(QStringLiteral("Profiling %1 on %2…")
-                           .arg(QString::fromStdString(request.stepLabel), options.target));
+  m_profile->setStatus(
+      QStringLiteral("Profiling %1 on %2…").arg(QString::fromStdString(request.stepLabel), options.target));
   return m_profileJob->start(std::move(request));
 }
 

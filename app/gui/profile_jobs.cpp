@@ -90,7 +90,8 @@ std::string profileStageText(int done, int total) {
 
 Expected<ir::SizeBindings> parseSizeBindings(const ir::PrimFunc& func, const std::string& text) {
   std::vector<std::string> known;
-  for (const auto& v : func.sizeVars()) known.push_back(v.as<ir::Var>()->name);
+  for (const auto& v : func.sizeVars())
+    known.push_back(v.as<ir::Var>()->name);
   std::string spaced = text;
   for (char& c : spaced)
     if (c == ',' || c == ';') c = ' ';
@@ -108,9 +109,8 @@ Expected<ir::SizeBindings> parseSizeBindings(const ir::PrimFunc& func, const std
     const std::string name = item.substr(0, eq);
     if (std::find(known.begin(), known.end(), name) == known.end())
       return Unexpected(Diagnostic::error(
-          "profile.bad-size",
-          fmt::format("size '{}': '{}' is not a symbolic size of the program ({})", item, name,
-                      known.empty() ? "it has none" : fmt::format("{}", fmt::join(known, ", ")))));
+          "profile.bad-size", fmt::format("size '{}': '{}' is not a symbolic size of the program ({})", item, name,
+                                          known.empty() ? "it has none" : fmt::format("{}", fmt::join(known, ", ")))));
     bindings[name] = value;
   }
   for (const auto& name : known)
@@ -142,8 +142,8 @@ Row runProfile(const ProfileRequest& request, std::stop_token stop,
     const codegen::ToolchainStatus toolchain = target->toolchain();
     if (!toolchain.usable)
       return failed(row, "target",
-                    Diagnostic::error("profile.toolchain-unusable",
-                                      fmt::format("target '{}' cannot build here: {}", request.target, toolchain.message)));
+                    Diagnostic::error("profile.toolchain-unusable", fmt::format("target '{}' cannot build here: {}",
+                                                                                request.target, toolchain.message)));
   }
   auto built = build(*target, request.scheduled, *sizes);
   if (!built) return failed(row, "compile", built.error());
@@ -235,7 +235,8 @@ Row runProfile(const ProfileRequest& request, std::stop_token stop,
   else
     profile.peak = codegen::machinePeak();
   profile.threads = codegen::usesParallelLoops(request.scheduled) ? codegen::coreCount() : 1;
-  for (double s : timing.perRepeat) row.perRepeatMs.push_back(s * 1e3);
+  for (double s : timing.perRepeat)
+    row.perRepeatMs.push_back(s * 1e3);
   row.number = timing.number;
   row.medianMs = timing.median() * 1e3;
   row.gflops = profile.gflops();

@@ -51,7 +51,7 @@ struct ProfileRequest {
   double timeoutSeconds = 10;  ///< limit of each worker run
   double interpretLimit = 2e7; ///< above: the compiled unscheduled program is the reference
   std::uint64_t seed = 0;
-  PeakProvider peak;           ///< empty: codegen::machinePeak()
+  PeakProvider peak; ///< empty: codegen::machinePeak()
 };
 
 /// Stage `done` of `total` (as ProgressFn reports them): 0 compiling, 1 verifying,

@@ -15,12 +15,12 @@
 #include "views/profile_view.h"
 
 #include <QAbstractItemModelTester>
-#include <QHorizontalBarSeries>
-#include <QBarSet>
 #include <QBarCategoryAxis>
+#include <QBarSet>
 #include <QChart>
 #include <QDockWidget>
 #include <QGuiApplication>
+#include <QHorizontalBarSeries>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTest>
@@ -41,7 +41,8 @@ views::PrimitiveRequest loopRequest(const gui::Session& s, const std::string& ki
   r.snapshot = s.state()->program;
   const int i = r.snapshot->find(views::NodeInfo::Kind::Loop, loop);
   r.inputs.push_back({r.snapshot->nodes[i].node});
-  for (auto& a : args) r.inputs.push_back({std::move(a)});
+  for (auto& a : args)
+    r.inputs.push_back({std::move(a)});
   r.attrs = std::move(attrs);
   return r;
 }
@@ -85,7 +86,8 @@ private:
 private Q_SLOTS:
   void initTestCase() {
     for (const views::TargetEntry& t : gui::availableTargets())
-      if (t.enabled && (t.name == QStringLiteral("cpu-c") || (t.name == QStringLiteral("cpu-llvm") && m_target.isEmpty())))
+      if (t.enabled &&
+          (t.name == QStringLiteral("cpu-c") || (t.name == QStringLiteral("cpu-llvm") && m_target.isEmpty())))
         m_target = t.name;
     if (m_target.isEmpty()) QSKIP("neither the cpu-c nor the cpu-llvm plugin is usable in this build");
     m_window = makeWindow();
@@ -112,7 +114,8 @@ private Q_SLOTS:
   void profileJobAddsVerifiedRow() {
     gui::MainWindow& w = *m_window;
     openMatmul();
-    w.session()->applyPrimitive(loopRequest(*w.session(), "split", "i", {schedule::TraceList{nullptr, 16}}, {true, false}));
+    w.session()->applyPrimitive(
+        loopRequest(*w.session(), "split", "i", {schedule::TraceList{nullptr, 16}}, {true, false}));
     QVERIFY(settle(w));
     QCOMPARE(w.session()->state()->trace->stepCount, 1);
     setOptions(3, true);
@@ -145,7 +148,8 @@ private Q_SLOTS:
 
     // The stages were reported in order: compiling, verifying, the three repeats, the peak.
     QStringList seen;
-    for (const auto& args : stages) seen << args.at(0).toString();
+    for (const auto& args : stages)
+      seen << args.at(0).toString();
     QCOMPARE(seen, (QStringList{QStringLiteral("compiling"), QStringLiteral("verifying"),
                                 QStringLiteral("timing repeat 1/3"), QStringLiteral("timing repeat 2/3"),
                                 QStringLiteral("timing repeat 3/3"), QStringLiteral("reading the machine peak")}));
@@ -185,7 +189,8 @@ private Q_SLOTS:
   void previewedStepIsTheOneMeasured() {
     gui::MainWindow& w = *m_window;
     openMatmul();
-    w.session()->applyPrimitive(loopRequest(*w.session(), "split", "j", {schedule::TraceList{nullptr, 8}}, {true, false}));
+    w.session()->applyPrimitive(
+        loopRequest(*w.session(), "split", "j", {schedule::TraceList{nullptr, 8}}, {true, false}));
     QVERIFY(settle(w));
     w.session()->applyPrimitive(loopRequest(*w.session(), "bind", "i", {}, {"threadIdx.x"}));
     QVERIFY(settle(w));
@@ -287,13 +292,12 @@ private Q_SLOTS:
     };
     run(QString());
     QCOMPARE(lastRow().status, views::ProfileRow::Status::Error);
-    QCOMPARE(lastRow().message, std::string("sizes: the symbolic size 'n' has no value; enter it in Sizes (e.g. n=64)"));
+    QCOMPARE(lastRow().message,
+             std::string("sizes: the symbolic size 'n' has no value; enter it in Sizes (e.g. n=64)"));
     run(QStringLiteral("m=3"));
-    QCOMPARE(lastRow().message,
-             std::string("sizes: size 'm=3': 'm' is not a symbolic size of the program (n)"));
+    QCOMPARE(lastRow().message, std::string("sizes: size 'm=3': 'm' is not a symbolic size of the program (n)"));
     run(QStringLiteral("n=0"));
-    QCOMPARE(lastRow().message,
-             std::string("sizes: size 'n=0': expected NAME=VALUE with a positive integer VALUE"));
+    QCOMPARE(lastRow().message, std::string("sizes: size 'n=0': expected NAME=VALUE with a positive integer VALUE"));
     run(QStringLiteral("n=3"));
     QVERIFY2(lastRow().status == views::ProfileRow::Status::Verified, lastRow().message.c_str());
     // 3 x 1000 outputs, 512 multiply-adds each.
@@ -328,9 +332,11 @@ private Q_SLOTS:
       QVERIFY(w.waitIdle(300000));
     };
     profile();
-    w.session()->applyPrimitive(loopRequest(*w.session(), "split", "i", {schedule::TraceList{nullptr, 32}}, {true, false}));
+    w.session()->applyPrimitive(
+        loopRequest(*w.session(), "split", "i", {schedule::TraceList{nullptr, 32}}, {true, false}));
     QVERIFY(settle(w));
-    w.session()->applyPrimitive(loopRequest(*w.session(), "split", "j", {schedule::TraceList{nullptr, 32}}, {true, false}));
+    w.session()->applyPrimitive(
+        loopRequest(*w.session(), "split", "j", {schedule::TraceList{nullptr, 32}}, {true, false}));
     QVERIFY(settle(w));
     profile();
     {
