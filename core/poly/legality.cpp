@@ -7,8 +7,8 @@
 // The original program's model (its Scop, its dependences and their images in the common
 // space) is what a check costs most (about 70 ms of the 90 on conv_bias_relu), and every
 // check of one Schedule is against the same original: it is built once per thread and
-// original program and kept in a small per-thread cache (isl objects live in the thread's
-// context). Programs are immutable trees, so an original is identified by its handles (the
+// original program (from the thread's analysis of that program, program_analysis.h) and
+// kept in a small per-thread cache (isl objects live in the thread's context). Programs are immutable trees, so an original is identified by its handles (the
 // body and parameter nodes); holding the PrimFunc in the cache keeps those nodes alive, so
 // their addresses cannot be reused by another program while the entry exists. The cache
 // also remembers the last few reports per original, so the verifier installed on a
