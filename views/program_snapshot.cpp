@@ -129,7 +129,18 @@ std::vector<int> ProgramSnapshot::loopsOfBlockBelow(int index) const {
   return {};
 }
 
-std::shared_ptr<const ProgramSnapshot> makeSnapshot(const schedule::Schedule& sch) {
+static void attachTree(ProgramSnapshot& snap, poly::TreeFacts facts) {
+  auto scheduleTree = poly::describeScheduleTree(snap.func, facts);
+  if (scheduleTree) {
+    snap.tree = std::make_shared<const poly::TreeDescription>(std::move(*scheduleTree));
+    snap.treeError.clear();
+  } else {
+    snap.tree.reset();
+    snap.treeError = scheduleTree.error().message;
+  }
+}
+
+std::shared_ptr<const ProgramSnapshot> makeSnapshot(const schedule::Schedule& sch, SnapshotFacts facts) {
   auto snap = std::make_shared<ProgramSnapshot>();
   snap->func = sch.func();
   snap->instructionCount = static_cast<int>(sch.trace().instructions.size());
@@ -181,13 +192,23 @@ std::shared_ptr<const ProgramSnapshot> makeSnapshot(const schedule::Schedule& sc
       }
   }
   for (NodeInfo& info : snap->nodes) info.depth = info.parent < 0 ? 0 : snap->nodes[info.parent].depth + 1;
+  if (facts == SnapshotFacts::Structure) {
+    snap->analysisPending = true;
+    attachTree(*snap, poly::TreeFacts::StructureOnly);
+    return snap;
+  }
   attachDependences(*snap);
-  auto scheduleTree = poly::describeScheduleTree(snap->func);
-  if (scheduleTree)
-    snap->tree = std::make_shared<const poly::TreeDescription>(std::move(*scheduleTree));
-  else
-    snap->treeError = scheduleTree.error().message;
+  attachTree(*snap, poly::TreeFacts::WithDependences);
   return snap;
+}
+
+std::shared_ptr<const ProgramSnapshot> withAnalysis(const std::shared_ptr<const ProgramSnapshot>& snap) {
+  if (!snap || !snap->analysisPending) return snap;
+  auto full = std::make_shared<ProgramSnapshot>(*snap);
+  full->analysisPending = false;
+  attachDependences(*full);
+  attachTree(*full, poly::TreeFacts::WithDependences);
+  return full;
 }
 
 } // namespace loopscape::views

@@ -59,9 +59,15 @@ struct ProgramSnapshot {
   std::vector<NodeInfo> nodes; ///< in printing order
   int instructionCount = 0;    ///< length of the trace this state is the result of
   std::string dependenceError; ///< why loops have no dependence facts ("" when they have)
+  /// Built without the dependence analysis (makeSnapshot with Facts::Structure): the loops'
+  /// `parallel` facts and the tree's member flags come with withAnalysis's copy.
+  bool analysisPending = false;
   /// The isl schedule tree of the program (core/poly), or null with `treeError`.
   std::shared_ptr<const poly::TreeDescription> tree;
   std::string treeError;
+  /// The same program state (the same IR nodes, hence the same text and node indices):
+  /// true for a Structure snapshot and its withAnalysis copy.
+  bool sameProgramAs(const ProgramSnapshot& other) const { return func.body.sameAs(other.func.body); }
   /// Snapshot index of the `ordinal`-th loop in program order (-1 if out of range).
   int loopByOrdinal(int ordinal) const;
   /// Program-order ordinal of loop `index` (-1 for a block).
@@ -79,7 +85,18 @@ struct ProgramSnapshot {
   std::vector<int> loopsOfBlockBelow(int index) const;
 };
 
-/// The snapshot of the schedule's current program, with the loops' dependence facts.
-std::shared_ptr<const ProgramSnapshot> makeSnapshot(const schedule::Schedule& sch);
+/// What a snapshot holds: everything, or the text, nodes and schedule-tree structure alone
+/// (a few ms; the dependence analysis of a convolution takes 50-250 ms), for views that
+/// update at once and take the dependence facts when withAnalysis delivers them.
+enum class SnapshotFacts { All, Structure };
+
+/// The snapshot of the schedule's current program, with the loops' dependence facts unless
+/// `facts` is Structure.
+std::shared_ptr<const ProgramSnapshot> makeSnapshot(const schedule::Schedule& sch,
+                                                    SnapshotFacts facts = SnapshotFacts::All);
+
+/// A copy of a Structure snapshot with the dependence facts and the full schedule tree (the
+/// same program, text and node indices); `snap` itself if it is not pending.
+std::shared_ptr<const ProgramSnapshot> withAnalysis(const std::shared_ptr<const ProgramSnapshot>& snap);
 
 } // namespace loopscape::views

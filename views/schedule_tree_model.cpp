@@ -55,8 +55,9 @@ void ScheduleTreeModel::setSnapshot(std::shared_ptr<const ProgramSnapshot> snaps
       member->label = QStringLiteral("member %1").arg(qs(m.name));
       QStringList flags;
       if (m.coincident) flags << QStringLiteral("coincident");
-      flags << (m.parallel ? QStringLiteral("parallel") : QStringLiteral("carries dependences"));
-      member->label += QStringLiteral(" (%1)").arg(flags.join(QStringLiteral(", ")));
+      if (m_snapshot->tree->dependencesKnown)
+        flags << (m.parallel ? QStringLiteral("parallel") : QStringLiteral("carries dependences"));
+      if (!flags.isEmpty()) member->label += QStringLiteral(" (%1)").arg(flags.join(QStringLiteral(", ")));
       member->detail = oneLine(m.schedule);
       member->full = qs(m.schedule);
       member->loopOrdinal = m.loopIndex;

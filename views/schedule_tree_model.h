@@ -23,6 +23,7 @@ public:
   ~ScheduleTreeModel() override;
 
   void setSnapshot(std::shared_ptr<const ProgramSnapshot> snapshot);
+  const std::shared_ptr<const ProgramSnapshot>& snapshot() const { return m_snapshot; }
   /// The row of the band member for the loop with program-order `ordinal` (invalid if none).
   QModelIndex indexForLoop(int ordinal) const;
 

@@ -26,6 +26,12 @@ void TensorIrView::setSnapshot(std::shared_ptr<const ProgramSnapshot> snapshot) 
   std::optional<std::pair<NodeInfo::Kind, std::string>> keep;
   if (m_snapshot && m_selected >= 0) keep.emplace(m_snapshot->nodes[m_selected].kind, m_snapshot->nodes[m_selected].name);
   const int scroll = verticalScrollBar()->value();
+  if (m_snapshot && snapshot && m_snapshot->sameProgramAs(*snapshot)) {
+    // The analysed copy of the shown state: same text and nodes, so the selection, the
+    // cursor and the scroll stay; only the loops' dependence facts are new.
+    m_snapshot = std::move(snapshot);
+    return;
+  }
   m_snapshot = std::move(snapshot);
   setPlainText(m_snapshot ? QString::fromStdString(m_snapshot->text) : QString());
   verticalScrollBar()->setValue(scroll);
@@ -139,6 +145,8 @@ QString TensorIrView::describeNode(int index) const {
     } else if (!m_snapshot->dependenceError.empty()) {
       s += QStringLiteral("<br>dependences: unavailable (%1)")
                .arg(QString::fromStdString(m_snapshot->dependenceError).toHtmlEscaped());
+    } else if (m_snapshot->analysisPending) {
+      s += QStringLiteral("<br>dependences: being analysed");
     }
     if (!n.blocksBelow.empty()) {
       QStringList blocks;

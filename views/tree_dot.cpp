@@ -209,8 +209,9 @@ std::string memberCell(const poly::TreeNodeView& band, int index, const DotPalet
   const std::string id = bandMemberId(band.id, index);
   std::string content =
       fmt::format("<B>{}</B>{}={}{}", html(m.name), kSpace, kSpace, html(clip(detail::scheduleExpression(m.schedule))));
-  content += fmt::format("{0}{0}<FONT COLOR=\"{1}\">{2}</FONT>", kSpace, m.parallel ? p.parallel : p.carried,
-                         m.parallel ? "parallel" : "carries deps");
+  if (!p.parallel.empty())
+    content += fmt::format("{0}{0}<FONT COLOR=\"{1}\">{2}</FONT>", kSpace, m.parallel ? p.parallel : p.carried,
+                           m.parallel ? "parallel" : "carries deps");
   if (m.coincident) content += fmt::format("{}{}", kSpace, muted(p, "coincident"));
   return fmt::format("<TD ALIGN=\"LEFT\" ID=\"{0}\" HREF=\"#{0}\" TOOLTIP=\"{1}\" BGCOLOR=\"{2}\">{3}</TD>", id,
                      html(m.schedule), p.bandFill, content);
@@ -264,7 +265,9 @@ void emit(const poly::TreeNodeView& n, const DotPalette& p, std::string& out) {
 
 } // namespace
 
-std::string scheduleTreeDot(const poly::TreeNodeView& root, const DotPalette& palette) {
+std::string scheduleTreeDot(const poly::TreeNodeView& root, const DotPalette& colours, bool dependenceFlags) {
+  DotPalette palette = colours;
+  if (!dependenceFlags) palette.parallel = palette.carried = ""; // no member flags
   std::string out = "digraph schedule_tree {\n";
   out += fmt::format("  graph [id=\"schedule_tree\", bgcolor=\"{}\", ordering=out, nodesep=0.25, ranksep=0.2, "
                      "pad=0.1];\n",

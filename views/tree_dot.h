@@ -24,7 +24,7 @@ struct DotPalette {
   std::string background;
   std::string text, muted, edge, border;
   std::string domainFill, bandFill, sequenceFill, filterFill, markFill, otherFill, leafFill;
-  std::string parallel, carried; ///< the member flags "parallel" and "carries deps"
+  std::string parallel, carried; ///< the member flags "parallel" and "carries deps" (none when empty)
 };
 
 DotPalette lightDotPalette();
@@ -35,8 +35,9 @@ std::string bandMemberId(const std::string& bandId, int member);
 /// The SVG id Graphviz gives the anchor of member `memberId` ("a_" + memberId).
 std::string memberAnchorId(const std::string& memberId);
 
-/// The DOT text of the tree rooted at `root`, laid out top to bottom.
-std::string scheduleTreeDot(const poly::TreeNodeView& root, const DotPalette& palette);
+/// The DOT text of the tree rooted at `root`, laid out top to bottom; band members show
+/// "parallel" / "carries deps" when `dependenceFlags` (the tree's dependencesKnown).
+std::string scheduleTreeDot(const poly::TreeNodeView& root, const DotPalette& palette, bool dependenceFlags = true);
 
 namespace detail {
 /// The pieces of an isl union set/map/function `[p] -> { A; B }` at nesting depth 0

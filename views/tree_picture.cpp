@@ -139,7 +139,7 @@ void TreePicture::requestRender() {
   }
   const bool dark = palette().color(QPalette::Base).lightness() < 128;
   std::function<std::string()> dot = [tree = m_tree, palette = dark ? darkDotPalette() : lightDotPalette()] {
-    return scheduleTreeDot(tree->root, palette);
+    return scheduleTreeDot(tree->root, palette, tree->dependencesKnown);
   };
   std::function<bool()> wanted = [latest = m_latest, generation] { return latest->load() == generation; };
   GraphvizRenderer::instance()->render(
@@ -215,7 +215,9 @@ void TreePicture::collectElements() {
       const poly::BandMemberView& m = n.members[std::size_t(i)];
       const QString tip = QStringLiteral("member %1: %2\n%3")
                               .arg(qs(m.name), qs(m.schedule),
-                                   m.parallel ? QStringLiteral("parallel") : QStringLiteral("carries dependences"));
+                                   !m_tree->dependencesKnown ? QStringLiteral("dependences: being analysed")
+                                   : m.parallel              ? QStringLiteral("parallel")
+                                                             : QStringLiteral("carries dependences"));
       m_elements.push_back({qs(memberId), row, tip, true});
     }
     for (const poly::TreeNodeView& c : n.children)

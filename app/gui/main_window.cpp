@@ -17,12 +17,12 @@
 #include <QDateTime>
 #include <QDockWidget>
 #include <QElapsedTimer>
-#include <QRegularExpression>
 #include <QLabel>
 #include <QProgressBar>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTextDocumentFragment>
 #include <QTimer>
 #include <QToolButton>
 #include <QUndoStack>
@@ -160,6 +160,7 @@ void MainWindow::createStatusBar() {
 
 void MainWindow::wireSession() {
   connect(m_session, &Session::stateChanged, this, &MainWindow::onStateChanged);
+  connect(m_session, &Session::analysisReady, this, &MainWindow::onAnalysisReady);
   connect(m_session, &Session::diagnosticsChanged, this, [this] {
     m_diagnostics->setItems(m_session->diagnostics());
     std::vector<views::SourceMark> marks;
@@ -214,10 +215,7 @@ void MainWindow::wireSession() {
   connect(m_tensorIr, &views::TensorIrView::nodeSelected, this, [this](int index) {
     m_panel->setSelection(m_previewing ? nullptr : m_tensorIr->snapshot(), index);
     if (m_previewing) return;
-    if (index >= 0)
-      m_statusLabel->setText(m_tensorIr->describeNode(index)
-                                 .replace(QStringLiteral("<br>"), QStringLiteral(" · "))
-                                 .remove(QRegularExpression(QStringLiteral("<[^>]*>"))));
+    if (index >= 0) showNodeInStatus(index);
   });
   // The schedule tree and the TensorIR view share the loop selection.
   connect(m_tensorIr, &views::TensorIrView::nodeSelected, this, [this](int index) {
@@ -315,6 +313,22 @@ void MainWindow::showPreview(std::shared_ptr<const views::ProgramSnapshot> progr
   m_previewBanner->show();
   m_panel->setSelection(nullptr, -1);
   m_trace->setStatus(QStringLiteral("Showing instruction %1 of %2").arg(row + 1).arg(m_trace->model()->rowCount()));
+}
+
+void MainWindow::onAnalysisReady() {
+  const StatePtr& state = m_session->state();
+  if (!state || m_previewing) return; // leaving the preview shows the current state again
+  m_tensorIr->setSnapshot(state->program);
+  m_scheduleTree->setSnapshot(state->program);
+  const int selected = m_tensorIr->selectedNode();
+  m_scheduleTree->selectLoop(state->program->ordinalOf(selected));
+  if (selected >= 0) showNodeInStatus(selected);
+}
+
+void MainWindow::showNodeInStatus(int index) {
+  // The tooltip's HTML as one plain line.
+  QString html = m_tensorIr->describeNode(index).replace(QStringLiteral("<br>"), QStringLiteral(" · "));
+  m_statusLabel->setText(QTextDocumentFragment::fromHtml(html).toPlainText());
 }
 
 void MainWindow::leavePreview() {

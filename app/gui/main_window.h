@@ -96,9 +96,13 @@ private:
   void createStatusBar();
   void wireSession();
   void onStateChanged();
+  /// The current state's dependence facts arrived: the views take the analysed snapshot
+  /// (same text and nodes; selection kept).
+  void onAnalysisReady();
   void onNodeClicked(int index);
   void showPreview(std::shared_ptr<const views::ProgramSnapshot> program, int row);
   void leavePreview();
+  void showNodeInStatus(int index);
   void refreshCode();
   void wireProfile();
   void updateTitle();

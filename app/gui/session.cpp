@@ -27,7 +27,7 @@ using views::DiagnosticItem;
 
 StatePtr makeState(schedule::Schedule sch) {
   auto state = std::make_shared<ProgramState>(std::move(sch));
-  state->program = views::makeSnapshot(state->schedule);
+  state->program = views::makeSnapshot(state->schedule, views::SnapshotFacts::Structure);
   state->trace = views::makeTraceSnapshot(state->schedule.trace());
   return state;
 }
@@ -147,6 +147,24 @@ void Session::install(const StatePtr& state) {
   m_state = state;
   if (signalsBlocked()) return; // rebuilding the history after a load
   Q_EMIT stateChanged();
+  analyseCurrent();
+}
+
+void Session::analyseCurrent() {
+  const StatePtr state = m_state;
+  if (!state || !state->program->analysisPending || m_analysing == state) return;
+  m_analysing = state;
+  m_jobs->run<std::shared_ptr<const views::ProgramSnapshot>>(
+      QStringLiteral("Analysing dependences"),
+      [snap = state->program](std::stop_token, const ProgressFn&) { return views::withAnalysis(snap); },
+      [this, state](std::shared_ptr<const views::ProgramSnapshot> analysed) {
+        if (m_analysing == state) m_analysing.reset();
+        state->program = std::move(analysed); // kept for undo/redo even when no longer current
+        if (m_state == state)
+          Q_EMIT analysisReady();
+        else
+          analyseCurrent();
+      });
 }
 
 // ---- loading and editing -------------------------------------------------------------
@@ -273,6 +291,7 @@ void Session::finishLoad(LoadResult r, bool openedFile) {
   Q_EMIT stateChanged();
   Q_EMIT diagnosticsChanged();
   updateModified();
+  analyseCurrent();
   Q_EMIT jobDone();
 }
 
@@ -281,7 +300,7 @@ void Session::finishLoad(LoadResult r, bool openedFile) {
 void Session::applyPrimitive(const views::PrimitiveRequest& request) {
   if (!m_state) return;
   const StatePtr before = m_state;
-  if (request.snapshot != before->program) {
+  if (!request.snapshot || !request.snapshot->sameProgramAs(*before->program)) {
     DiagnosticItem item;
     item.origin = DiagnosticItem::Origin::Schedule;
     item.code = "gui.stale-selection";

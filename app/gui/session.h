@@ -39,12 +39,17 @@ namespace loopscape::gui {
 struct ProgramState {
   explicit ProgramState(schedule::Schedule s) : schedule(std::move(s)) {}
   schedule::Schedule schedule;
-  std::shared_ptr<const views::ProgramSnapshot> program;
+  /// Built without the dependence analysis (views show a new state at once); the Session
+  /// replaces it, on the GUI thread, by its analysed copy when the background analysis
+  /// ends (the same program and node indices). Jobs never read it: they capture the
+  /// snapshot they need.
+  mutable std::shared_ptr<const views::ProgramSnapshot> program;
   std::shared_ptr<const views::TraceSnapshot> trace;
 };
 using StatePtr = std::shared_ptr<const ProgramState>;
 
-/// Builds the state (and its snapshots) of a schedule.
+/// Builds the state (and its snapshots, the program's without the dependence analysis) of a
+/// schedule.
 StatePtr makeState(schedule::Schedule sch);
 
 class Session : public QObject {
@@ -120,6 +125,9 @@ Q_SIGNALS:
   void primitiveRefused(const QString& message);
   /// Emitted after each job result has been installed (tests wait on it).
   void jobDone();
+  /// The current state's program snapshot now carries the dependence facts (the loops'
+  /// parallel/carried facts, the schedule tree's member flags): same program, same nodes.
+  void analysisReady();
 
 private:
   struct LoadResult;
@@ -127,11 +135,14 @@ private:
   void finishLoad(LoadResult result, bool openedFile);
   void setDiagnostics(std::vector<views::DiagnosticItem> source, std::vector<views::DiagnosticItem> action);
   void updateModified();
+  /// Starts the background dependence analysis of the current state unless it has one.
+  void analyseCurrent();
 
   QString m_source, m_sourcePath, m_projectPath;
   QString m_target = QStringLiteral("cpu-c");
   QJsonObject m_viewSettings;
   StatePtr m_state;
+  StatePtr m_analysing; ///< the state whose analysis is running
   /// The trace waiting for a source that parses (a session opened with a broken source).
   schedule::Trace m_pendingTrace;
   QUndoStack* m_undo;

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 namespace loopscape::poly {
 
 using namespace detail;
@@ -106,7 +108,7 @@ struct Describer {
   }
 };
 
-void render(const TreeNodeView& v, int indent, std::string& out) {
+void render(const TreeNodeView& v, int indent, bool withFlags, std::string& out) {
   std::string pad(std::size_t(indent) * 2, ' ');
   switch (v.kind) {
   case TreeNodeKind::Band: {
@@ -114,7 +116,9 @@ void render(const TreeNodeView& v, int indent, std::string& out) {
     for (const auto& m : v.members) {
       names += (names.empty() ? "" : ", ") + m.name;
       flags += fmt::format("{}{}{}", flags.empty() ? "" : ", ", m.name,
-                           m.parallel ? ": parallel" : ": carries dependences");
+                           !withFlags   ? ""
+                           : m.parallel ? ": parallel"
+                                        : ": carries dependences");
       if (m.coincident) flags += " (coincident)";
     }
     out += fmt::format("{}band [{}]{}: {}  # {}\n", pad, names, v.permutable ? " permutable" : "", v.text, flags);
@@ -126,25 +130,40 @@ void render(const TreeNodeView& v, int indent, std::string& out) {
   default: out += fmt::format("{}{}: {}\n", pad, treeNodeKindName(v.kind), v.text); break;
   }
   for (const auto& c : v.children)
-    if (c.kind != TreeNodeKind::Leaf) render(c, indent + 1, out);
+    if (c.kind != TreeNodeKind::Leaf) render(c, indent + 1, withFlags, out);
 }
 
 } // namespace
 
-Expected<TreeDescription> describeScheduleTree(const ir::PrimFunc& func) {
+Expected<TreeDescription> describeScheduleTree(const ir::PrimFunc& func, TreeFacts facts) {
   // The Scop and dependences are shared with the other entry points that analyse the same
-  // program on this thread (program_analysis.h).
-  auto analysis = analyzeProgram(func);
-  if (!analysis) return Unexpected(analysis.error());
-  const Scop* scop = &(*analysis)->scop;
-  const Dependences* deps = &(*analysis)->deps;
-  auto loops = loopDependences(*scop, *deps);
-  if (!loops) return Unexpected(loops.error());
+  // program on this thread (program_analysis.h); the structure alone needs only the Scop.
+  // Already analysed on this thread: the full facts cost nothing more.
+  if (facts == TreeFacts::StructureOnly && cachedProgramAnalysis(func)) facts = TreeFacts::WithDependences;
+  std::shared_ptr<const ProgramAnalysis> analysis;
+  std::optional<Scop> ownScop;
+  std::vector<LoopDependences> loops;
+  const Scop* scop = nullptr;
+  if (facts == TreeFacts::WithDependences) {
+    auto analysed = analyzeProgram(func);
+    if (!analysed) return Unexpected(analysed.error());
+    analysis = *analysed;
+    scop = &analysis->scop;
+    auto perLoop = loopDependences(*scop, analysis->deps);
+    if (!perLoop) return Unexpected(perLoop.error());
+    loops = std::move(*perLoop);
+  } else {
+    auto extracted = extractScop(func);
+    if (!extracted) return Unexpected(extracted.error());
+    ownScop.emplace(std::move(*extracted));
+    scop = &*ownScop;
+  }
   try {
     TreeDescription out;
-    Describer d{*scop, *loops};
+    Describer d{*scop, loops};
     out.root = d.node(scop->schedule.root(), "0");
     out.yaml = scheduleToBlockYaml(scop->schedule);
+    out.dependencesKnown = facts == TreeFacts::WithDependences;
     return out;
   } catch (const isl::exception& e) {
     return Unexpected(Diagnostic::error("poly.isl", std::string("isl failed describing the tree: ") + e.what()));
@@ -155,7 +174,7 @@ Expected<TreeDescription> describeScheduleTree(const ir::PrimFunc& func) {
 
 std::string renderTree(const TreeDescription& tree) {
   std::string out;
-  render(tree.root, 0, out);
+  render(tree.root, 0, tree.dependencesKnown, out);
   return out;
 }
 

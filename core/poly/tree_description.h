@@ -22,7 +22,7 @@ struct BandMemberView {
   int loopIndex = -1;   ///< index of the loop in pre-order (Scop::loops), -1 when no loop has this name
   std::string schedule; ///< this member's partial schedule, e.g. `[n] -> { C[i, j, k] -> [(k)] }`
   bool coincident = false; ///< isl's coincident flag of the member
-  bool parallel = false;   ///< carries no dependence of the current program
+  bool parallel = false;   ///< carries no dependence of the current program (when known)
 };
 
 struct TreeNodeView {
@@ -41,11 +41,19 @@ struct TreeNodeView {
 struct TreeDescription {
   TreeNodeView root;
   std::string yaml; ///< the whole tree in isl's block YAML
+  /// Whether the members' `parallel` flags come from a dependence analysis (false for a
+  /// structure-only description: the flags are all false and mean nothing).
+  bool dependencesKnown = true;
 };
 
-/// The schedule tree of `func`'s Scop, with `parallel` filled from its dependences.
-/// Errors: those of extractScop and computeDependences.
-Expected<TreeDescription> describeScheduleTree(const ir::PrimFunc& func);
+/// What describeScheduleTree computes: the tree with every member's `parallel` flag (the
+/// dependence analysis, 50-250 ms on the convolutions), or the structure alone (the Scop,
+/// a few ms), which views show at once while the analysis runs in the background.
+enum class TreeFacts { WithDependences, StructureOnly };
+
+/// The schedule tree of `func`'s Scop, with `parallel` filled from its dependences unless
+/// `facts` is StructureOnly. Errors: those of extractScop and computeDependences.
+Expected<TreeDescription> describeScheduleTree(const ir::PrimFunc& func, TreeFacts facts = TreeFacts::WithDependences);
 
 /// Indented text, one node per line: `band [i] schedule: ... (member i: parallel)`.
 std::string renderTree(const TreeDescription& tree);

@@ -391,6 +391,57 @@ private Q_SLOTS:
     QVERIFY(tree->model()->indexForLoop(3).data().toString().startsWith(QStringLiteral("member k_1")));
   }
 
+  void dependenceFactsArriveAfterTheViews() {
+    // A step shows its program at once; the dependence facts (loop tooltips, the tree's
+    // member flags) come from a second background job, with the selection kept.
+    auto w = makeWindow();
+    QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te")));
+    QVERIFY(settle(*w));
+    QVERIFY(!w->session()->state()->program->analysisPending);
+    QString tipAtInstall, memberAtInstall;
+    bool pendingAtInstall = false;
+    int selectedAtInstall = -1;
+    QMetaObject::Connection c = connect(w->session(), &gui::Session::stateChanged, this, [&] {
+      pendingAtInstall = w->tensorIrView()->snapshot()->analysisPending;
+      tipAtInstall = w->tensorIrView()->describeNode(nodeIndex(*w, "k_1"));
+      memberAtInstall = w->scheduleTreeView()->model()->indexForLoop(3).data().toString();
+      // The user selects a loop before the facts arrive.
+      w->tensorIrView()->selectNode(nodeIndex(*w, "j"));
+      selectedAtInstall = w->tensorIrView()->selectedNode();
+    });
+    QSignalSpy analysed(w->session(), &gui::Session::analysisReady);
+    splitFromPanel(*w, "k", QStringLiteral("None, 4"));
+    disconnect(c);
+    QVERIFY(pendingAtInstall);
+    QCOMPARE(tipAtInstall, QStringLiteral("<b>loop k_1</b><br>extent: 4<br>kind: serial<br>dependences: being analysed"
+                                          "<br>blocks: C"));
+    QCOMPARE(memberAtInstall, QStringLiteral("member k_1"));
+    QCOMPARE(analysed.count(), 1);
+    const int k1 = nodeIndex(*w, "k_1");
+    QVERIFY(!w->tensorIrView()->snapshot()->analysisPending);
+    const QString distances = QStringLiteral(
+        "%1 C -&gt; C on C, distances { [i = 0, j = 0, k_0 = 0, k_1 = 1]; [i = 0, j = 0, k_0 = 1, k_1 = -3] }");
+    QCOMPARE(w->tensorIrView()->describeNode(k1),
+             QStringLiteral("<b>loop k_1</b><br>extent: 4<br>kind: serial<br>parallel: no, carries:<br>&nbsp;&nbsp;") +
+                 distances.arg(QStringLiteral("RAW")) + QStringLiteral("<br>&nbsp;&nbsp;") +
+                 distances.arg(QStringLiteral("WAR")) + QStringLiteral("<br>&nbsp;&nbsp;") +
+                 distances.arg(QStringLiteral("WAW")) + QStringLiteral("<br>blocks: C"));
+    QCOMPARE(w->scheduleTreeView()->model()->indexForLoop(3).data().toString(),
+             QStringLiteral("member k_1 (carries dependences)"));
+    QCOMPARE(w->scheduleTreeView()->model()->indexForLoop(0).data().toString(), QStringLiteral("member i (parallel)"));
+    // The selection the new state was shown with survives the facts' arrival, and the tree
+    // follows it.
+    QVERIFY(selectedAtInstall >= 0);
+    QCOMPARE(w->tensorIrView()->selectedNode(), selectedAtInstall);
+    QCOMPARE(w->scheduleTreeView()->selectedLoop(), w->tensorIrView()->snapshot()->ordinalOf(selectedAtInstall));
+    // Undo shows the original's analysed snapshot right away: nothing to analyse again.
+    w->session()->undoStack()->undo();
+    QVERIFY(!w->tensorIrView()->snapshot()->analysisPending);
+    QVERIFY(w->tensorIrView()->describeNode(nodeIndex(*w, "k")).contains(QStringLiteral("parallel: no, carries:")));
+    QVERIFY(settle(*w));
+    QCOMPARE(analysed.count(), 1);
+  }
+
   void computeAtTargetPickedByClicking() {
     auto w = makeWindow();
     QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/conv_bias_relu.te")));
