@@ -23,6 +23,7 @@ struct PrintOptions {
   std::string trace;
   std::string format = "tir";
   std::string target;
+  bool fastMath = false;
 };
 
 /// The program lowered and printed by the target in `opt.format`.
@@ -41,7 +42,9 @@ int printTargetSource(const PrintOptions& opt, const ir::PrimFunc& func) {
     return kExitIllegalSchedule;
   }
   for (const auto& r : lowered->remarks) std::fprintf(stderr, "remark: loop '%s': %s\n", r.loop.c_str(), r.message.c_str());
-  auto text = (*target)->source(*lowered, opt.format, codegen::BuildOptions{});
+  codegen::BuildOptions buildOptions;
+  buildOptions.fastMath = opt.fastMath;
+  auto text = (*target)->source(*lowered, opt.format, buildOptions);
   if (!text) {
     printDiagnostic(text.error());
     return text.error().code == "codegen.unknown-format" ? kExitBadInput : kExitInternal;
@@ -89,6 +92,7 @@ void registerPrint(CLI::App& app, CommandResult& result) {
   cmd->add_option("--target", opt->target,
                   "Target plugin for --format c/llvm/asm (see `loopscape-cli targets`; default cpu-c, or cpu-llvm "
                   "for llvm)");
+  cmd->add_flag("--fast-math", opt->fastMath, "With --format c/llvm/asm: " "Let the compiler reassociate and contract floating-point operations (cpu-c: -ffast-math; cpu-llvm: fast-math flags and FMA contraction); off by default");
   cmd->callback([opt, &result] { result.exitCode = runPrint(*opt); });
 }
 

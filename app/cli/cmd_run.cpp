@@ -37,6 +37,7 @@ struct RunCliOptions {
   double timeout = 10;
   bool inProcess = false;
   int threads = 0;
+  bool fastMath = false;
   std::optional<double> rtol, atol;
   double interpretLimit = 2e8;
   bool noPeak = false;
@@ -81,6 +82,7 @@ int runRun(const RunCliOptions& opt) {
   }
   codegen::BuildOptions buildOptions;
   buildOptions.threads = opt.threads;
+  buildOptions.fastMath = opt.fastMath;
   auto kernel = (*target)->build(*lowered, buildOptions);
   if (!kernel) {
     printDiagnostic(kernel.error());
@@ -219,6 +221,7 @@ void registerRun(CLI::App& app, CommandResult& result) {
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--in-process", opt->inProcess, "Run the kernel in this process (no isolation; for benchmarks)");
   cmd->add_option("--threads", opt->threads, "Threads of parallel loops (0: all cores)")->capture_default_str();
+  cmd->add_flag("--fast-math", opt->fastMath, "Let the compiler reassociate and contract floating-point operations (cpu-c: -ffast-math; cpu-llvm: fast-math flags and FMA contraction); off by default");
   cmd->add_flag("--no-peak", opt->noPeak, "Do not measure or show the machine's peak");
   cmd->callback([opt, &result] { result.exitCode = runRun(*opt); });
 }

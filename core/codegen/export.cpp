@@ -136,7 +136,8 @@ Expected<ExportResult> exportKernel(Target& target, const ir::PrimFunc& func, co
       "Files\n"
       "  kernel.h      the C signature of {} (buffers, then int64_t symbolic sizes), documented\n"
       "  kernel.c      the generated C source (C11 + OpenMP), built as\n"
-      "                cc -std=gnu11 -O3 -march=native -fopenmp -fPIC -fwrapv -shared kernel.c -o libkernel.so -lm\n"
+      "                cc -std=gnu11 -O3 -march=native -fopenmp -fPIC -fwrapv -fno-math-errno {} -shared kernel.c \\\n"
+      "                   -o libkernel.so -lm\n"
       "  libkernel.so  that library, built on this machine (-march=native: rebuild it from kernel.c\n"
       "                for another CPU)\n"
       "\n"
@@ -150,7 +151,8 @@ Expected<ExportResult> exportKernel(Target& target, const ir::PrimFunc& func, co
       "Buffers are flat row-major arrays you allocate (64-byte alignment helps vector code); the\n"
       "kernel writes every element of each output. Parallel loops use OpenMP: OMP_NUM_THREADS\n"
       "sets the thread count.\n",
-      lowered.name, options.origin.empty() ? "" : options.origin + "\n", lowered.name, lowered.name,
+      lowered.name, options.origin.empty() ? "" : options.origin + "\n", lowered.name,
+      options.build.fastMath ? "-ffast-math" : "-ffp-contract=off", lowered.name,
       fmt::join(args, ", "), "DIR", "DIR", "DIR");
   if (auto ok = writeFile(dir / "README.txt", readme); !ok) return Unexpected(ok.error());
   for (const char* f : {"kernel.c", "kernel.h", "libkernel.so", "README.txt"}) result.files.push_back((dir / f).string());

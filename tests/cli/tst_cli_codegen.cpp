@@ -35,6 +35,30 @@ private Q_SLOTS:
     QVERIFY2(r.out.contains(QRegularExpression("  toolchain: (gcc|clang) [0-9.]+ at /")), qPrintable(r.out));
   }
 
+  void targetsListsCpuLlvm() {
+    auto r = runCli({"targets"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains(QRegularExpression("^cpu-llvm  \\(usable\\) LLVM 16[0-9.]* IR, O3 for the host CPU \\([a-z0-9-]+\\), "
+                                               "ORC JIT in-process; parallel loops on OpenMP\n",
+                                               QRegularExpression::MultilineOption)),
+             qPrintable(r.out));
+    QVERIFY2(r.out.contains("  formats: llvm, asm\n"), qPrintable(r.out));
+    QVERIFY2(r.out.contains(QRegularExpression("  file: /.*/loopscape-target-cpu-llvm\\.so\n")), qPrintable(r.out));
+  }
+
+  void printLlvmFastMathOnlyWhenAsked() {
+    QTemporaryDir dir;
+    writeFile(dir.filePath("mm.te"), kSmallMatmul);
+    auto strict = runCli({"print", dir.filePath("mm.te"), "--format", "llvm"});
+    QCOMPARE(strict.exitCode, 0);
+    QVERIFY2(strict.out.contains(QRegularExpression("= fmul <16 x float> ")), qPrintable(strict.out.left(2000)));
+    QVERIFY(!strict.out.contains(" fast "));
+    auto fast = runCli({"print", dir.filePath("mm.te"), "--format", "llvm", "--fast-math"});
+    QCOMPARE(fast.exitCode, 0);
+    QVERIFY2(fast.out.contains(QRegularExpression("= fmul fast <16 x float> ")), qPrintable(fast.out.left(2000)));
+    QVERIFY(fast.out.contains(QRegularExpression("= fadd fast <16 x float> ")));
+  }
+
   void printC() {
     QTemporaryDir dir;
     writeFile(dir.filePath("mm.te"), kSmallMatmul);

@@ -101,6 +101,23 @@ private Q_SLOTS:
     QVERIFY(r.out.contains(QRegularExpression("\npeak: [0-9.]+ GFLOP/s fp32 on \\d+ cores? \\(")));
   }
 
+  void runCpuLlvmInTheWorker() {
+    // cpu-llvm's kernel runs in the isolated worker as a shared library (the JIT serves
+    // --in-process), verified against the interpreter, with and without fast-math.
+    for (const char* fast : {"", "--fast-math"}) {
+      QStringList args = {"run", m_program, "--trace", m_trace, "--target", "cpu-llvm", "--verify", "--repeat", "2",
+                          "--number", "1", "--no-peak"};
+      if (*fast) args << fast;
+      const auto r = cli(args);
+      QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+      QVERIFY2(r.out.contains(QRegularExpression("\noutput C\\s+float32\\s+\\(64, 32\\)\\s+ok \\(max abs error "
+                                                 "[0-9.e+-]+, max rel error [0-9.e+-]+; rtol 0.0001, atol 1e-05\\)\n")),
+               qPrintable(r.out));
+      QVERIFY(r.out.contains("timing: isolated worker, 2 repeats x 1 call, 1 warm-up\n"));
+      checkTable(r.out);
+    }
+  }
+
   void runWithoutVerifyInProcess() {
     const auto r = cli({"run", m_program, "--target", "cpu-c", "--in-process", "--repeat", "2", "--min-repeat-ms",
                         "5", "--no-peak"});
