@@ -35,7 +35,7 @@ enum class Isolation { Worker, InProcess };
 
 struct RunOptions {
   Isolation isolation = Isolation::Worker;
-  /// Limit on the whole worker run (start, load, warm-up, timing), in seconds.
+  /// Limit on each kernel call in the worker (warm-up and timed calls alike), in seconds.
   double timeoutSeconds = 10;
   /// The worker executable; empty: findWorker().
   std::string workerPath;

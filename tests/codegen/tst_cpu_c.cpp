@@ -329,6 +329,55 @@ sch.vectorize(j)
     for (int k = 0; k < 16; ++k) QCOMPARE(out.data<float>()[k], a.data<float>()[k] * 2);
   }
 
+  void intermediatesAllocatedByScope() {
+    // A Local buffer of constant size up to 64 KiB lives on the stack (an aligned array);
+    // a larger Local one and any Global one on the aligned heap. All start at zero, and
+    // the kernel computes the same result either way, through cpu-c and cpu-llvm (whose
+    // printed IR is optimised: its alloca and heap calls are gone in so small a kernel).
+    using namespace ir;
+    auto I = [](std::int64_t v) { return intImm(v, DataType::int64()); };
+    struct Case {
+      std::int64_t elements;
+      MemoryScope scope;
+      const char* cDecl;
+    };
+    const Case cases[] = {
+        {16, MemoryScope::Local, "  float T[16] __attribute__((aligned(64)));\n"},
+        {16384, MemoryScope::Local, "  float T[16384] __attribute__((aligned(64)));\n"},
+        {16385, MemoryScope::Local, "  float* restrict T = (float*)ls_alloc((int64_t)16385 * 4);\n"},
+        {16, MemoryScope::Global, "  float* restrict T = (float*)ls_alloc((int64_t)16 * 4);\n"},
+    };
+    auto llvm = registry().findTarget("cpu-llvm");
+    QVERIFY2(llvm.has_value(), llvm ? "" : renderDiagnostic(llvm.error()).c_str());
+    for (const Case& c : cases) {
+      auto A = makeBuffer("A", DataType::float32(), {I(16)});
+      auto Out = makeBuffer("Out", DataType::float32(), {I(16)});
+      auto T = makeBuffer("T", DataType::float32(), {I(c.elements)}, c.scope);
+      Expr t = Var::make("t", DataType::int64());
+      // T[t] += A[t] (T starts at zero), then Out[t] = T[t] * 2.
+      Stmt fill = For::make(t, I(0), I(16), ForKind::Serial,
+                            BufferStore::make(T, BufferLoad::make(T, {t}) + BufferLoad::make(A, {t}), {t}));
+      Stmt use = For::make(t, I(0), I(16), ForKind::Serial,
+                           BufferStore::make(Out, BufferLoad::make(T, {t}) * floatImm(2), {t}));
+      codegen::LoweredFunc f;
+      f.name = "alloc_kernel";
+      f.params = f.flatParams = {A, Out};
+      f.body = Allocate::make(T, SeqStmt::make({fill, use}));
+      auto csrc = cpuC().source(f, "c", buildOptions());
+      QVERIFY(csrc.has_value());
+      QVERIFY2(csrc->find(c.cDecl) != std::string::npos, csrc->c_str());
+      for (codegen::Target* target : {&cpuC(), *llvm}) {
+        auto kernel = target->build(f, buildOptions());
+        QVERIFY2(kernel.has_value(), kernel ? "" : renderDiagnostic(kernel.error()).c_str());
+        NDArray a({16}, DataType::float32()), out({16}, DataType::float32());
+        a.fillRandom(5);
+        std::vector<void*> pointers = {a.rawData(), out.rawData()};
+        QVERIFY((*kernel)->run(pointers, {}).has_value());
+        for (int k = 0; k < 16; ++k) QCOMPARE(out.data<float>()[k], a.data<float>()[k] * 2);
+      }
+    }
+  }
+
   void compileErrorShowsGeneratedLine() {
     EnvGuard hook("LOOPSCAPE_CPU_C_TEST_BREAK_SOURCE", "1");
     auto lowered = codegen::lower(parse(test::kSmallSamples[0].program));
