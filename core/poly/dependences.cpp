@@ -65,6 +65,19 @@ std::map<std::string, isl::union_map> splitByBuffer(const isl::union_map& full) 
   return out;
 }
 
+/// The write accesses of `writes` that their statement also reads, element for element
+/// (`C[i, j] = C[i, j] + ...`: the same map from the statement to the buffer in `reads`).
+/// Such a write has the same flow sources as its read (the same earlier writes of the same
+/// element), so its WAW dependences are the RAW dependences of the read.
+isl::union_map readModifyWrites(const isl::union_map& writes, const isl::union_map& reads) {
+  isl::union_map out = isl::union_map::empty(islContext());
+  writes.foreach_map([&](isl::map w) {
+    isl::map r = isl::manage(check(isl_union_map_extract_map(reads.get(), w.get_space().release()), "read access"));
+    if (!w.is_empty() && r.is_equal(w)) out = out.unite(isl::union_map(w));
+  });
+  return out;
+}
+
 /// `relation` restricted to its first `n` input and output dimensions, both tuples anonymous.
 isl::map projectCommon(const isl::map& relation, int n) {
   isl_map* m = relation.copy();
@@ -123,7 +136,10 @@ Expected<Dependences> computeDependences(const Scop& scop) {
                                   .set_may_source(mayOnly)
                                   .set_schedule(scop.schedule)
                                   .compute_flow();
-    isl::union_flow wawFlow = isl::union_access_info(writes)
+    // WAW into a read-modify-write access is its read's RAW: only the other writes need a
+    // flow of their own (the reductions' deep update statements cost most of the analysis).
+    const isl::union_map rmw = readModifyWrites(writes, reads);
+    isl::union_flow wawFlow = isl::union_access_info(writes.subtract(rmw))
                                   .set_must_source(must)
                                   .set_may_source(mayOnly)
                                   .set_schedule(scop.schedule)
@@ -132,7 +148,8 @@ Expected<Dependences> computeDependences(const Scop& scop) {
         isl::union_access_info(writes).set_may_source(reads).set_kill(must).set_schedule(scop.schedule).compute_flow();
     const auto rawBy = splitByBuffer(rawFlow.full_may_dependence());
     const auto warBy = splitByBuffer(warFlow.full_may_dependence());
-    const auto wawBy = splitByBuffer(wawFlow.full_may_dependence());
+    const auto wawBy = splitByBuffer(
+        wawFlow.full_may_dependence().unite(rawFlow.full_may_dependence().intersect_range(rmw.wrap())));
     std::vector<Dependence> raw, war, waw;
     auto add = [&](std::vector<Dependence>& list, DependenceKind kind, const std::string& buffer,
                    const isl::union_map& rel) {
