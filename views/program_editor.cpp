@@ -90,6 +90,12 @@ void ProgramEditor::setSource(const QString& text) {
   m_idle.stop();
 }
 
+void ProgramEditor::flushPendingEdit() {
+  if (!m_idle.isActive()) return;
+  m_idle.stop();
+  Q_EMIT sourceEdited(toPlainText());
+}
+
 QTextCursor ProgramEditor::cursorFor(const SourceMark& mark) const {
   QTextBlock block = document()->findBlockByNumber(mark.line - 1);
   if (!block.isValid()) return {};

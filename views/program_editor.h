@@ -33,6 +33,9 @@ public:
   /// Moves the cursor to (line, column), 1-based, and focuses the editor.
   void jumpTo(int line, int column);
   void setIdleDelay(int ms) { m_idle.setInterval(ms); }
+  /// Reports an edit still waiting for the pause now (before saving, closing, opening:
+  /// the last keystrokes are never dropped).
+  void flushPendingEdit();
   void setDark(bool dark) { m_highlighter->setDark(dark); }
   int lineNumberAreaWidth() const;
   void paintLineNumbers(QPaintEvent* event);

@@ -4,6 +4,8 @@
 #include <QElapsedTimer>
 #include <QThread>
 
+#include <algorithm>
+
 namespace loopscape::gui {
 
 JobRunner::JobRunner(QObject* parent) : QObject(parent) { setObjectName(QStringLiteral("jobRunner")); }
@@ -11,7 +13,7 @@ JobRunner::JobRunner(QObject* parent) : QObject(parent) { setObjectName(QStringL
 JobRunner::~JobRunner() { shutdown(); }
 
 void JobRunner::shutdown() {
-  cancelAll();
+  for (const auto& stop : m_stops) stop->request_stop();
   for (QFutureWatcherBase* w : m_watchers) {
     w->disconnect(this);
     w->waitForFinished();
@@ -24,7 +26,13 @@ void JobRunner::shutdown() {
 }
 
 void JobRunner::cancelAll() {
-  for (const auto& stop : m_stops) stop->request_stop();
+  bool any = false;
+  for (const auto& stop : m_stops) {
+    if (std::ranges::find(m_shutdownOnly, stop) != m_shutdownOnly.end() || stop->stop_requested()) continue;
+    stop->request_stop();
+    any = true;
+  }
+  if (any) Q_EMIT cancelled();
 }
 
 bool JobRunner::waitForIdle(int timeoutMs) {

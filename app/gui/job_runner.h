@@ -18,6 +18,11 @@ namespace loopscape::gui {
 
 using ProgressFn = std::function<void(int done, int total)>;
 
+/// Whether the user's Cancel stops a job: the work they asked for (parsing, a primitive,
+/// code generation) does; the work that completes what the views show (the dependence
+/// facts of the current state, the plugin scan) only stops on shutdown.
+enum class JobCancel { ByUser, OnShutdown };
+
 class JobRunner : public QObject {
   Q_OBJECT
 public:
@@ -28,9 +33,10 @@ public:
   /// unless the job was cancelled.
   template <typename R>
   void run(const QString& label, std::function<R(std::stop_token, const ProgressFn&)> work,
-           std::function<void(R)> done) {
+           std::function<void(R)> done, JobCancel cancel = JobCancel::ByUser) {
     auto stop = std::make_shared<std::stop_source>();
     m_stops.push_back(stop);
+    if (cancel == JobCancel::OnShutdown) m_shutdownOnly.push_back(stop);
     auto* watcher = new QFutureWatcher<std::shared_ptr<R>>(this);
     m_watchers.push_back(watcher);
     jobStarted(label);
@@ -41,6 +47,7 @@ public:
     };
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, stop, done = std::move(done)] {
       std::erase(m_stops, stop);
+      std::erase(m_shutdownOnly, stop);
       std::erase(m_watchers, watcher);
       std::shared_ptr<R> result = watcher->result();
       watcher->deleteLater();
@@ -54,7 +61,8 @@ public:
 
   bool busy() const { return m_active > 0; }
   int activeJobs() const { return m_active; }
-  /// Requests every running job to stop; their results are dropped.
+  /// Requests every running job the user may cancel (JobCancel::ByUser) to stop; their
+  /// results are dropped. Emits cancelled() when there was one.
   void cancelAll();
   /// Waits (processing events) until no job is in flight; for tests and screenshots.
   bool waitForIdle(int timeoutMs);
@@ -66,12 +74,15 @@ Q_SIGNALS:
   void busyChanged(bool busy);
   void progress(const QString& label, int done, int total);
   void started(const QString& label);
+  /// cancelAll stopped at least one job: whoever waited for a result will not get it.
+  void cancelled();
 
 private:
   void jobStarted(const QString& label);
   void jobFinished();
   int m_active = 0;
   std::vector<std::shared_ptr<std::stop_source>> m_stops;
+  std::vector<std::shared_ptr<std::stop_source>> m_shutdownOnly; ///< JobCancel::OnShutdown
   std::vector<QFutureWatcherBase*> m_watchers;
 };
 

@@ -126,7 +126,7 @@ void MainWindow::createStatusBar() {
   m_cancel = new QToolButton(this);
   m_cancel->setObjectName(QStringLiteral("cancelJobs"));
   m_cancel->setText(QStringLiteral("Cancel"));
-  m_cancel->setToolTip(QStringLiteral("Cancel the background work (Esc in the status bar)"));
+  m_cancel->setToolTip(QStringLiteral("Cancel parsing, the primitive or the code generation running in the background"));
   m_cancel->hide();
   statusBar()->addWidget(m_statusLabel, 1);
   statusBar()->addPermanentWidget(m_progress);
@@ -191,7 +191,14 @@ void MainWindow::wireSession() {
         m_code->setTargets(targets);
         m_code->setCurrentTarget(m_session->target());
         refreshCode();
-      });
+      },
+      JobCancel::OnShutdown);
+  // Cancel: code that was being generated is generated again when next needed.
+  connect(m_session->jobs(), &JobRunner::cancelled, this, [this] {
+    if (m_code->status() != QStringLiteral("generating…")) return;
+    m_codeStale = true;
+    m_code->setStatus(QStringLiteral("cancelled: apply a step or pick a target to generate again"));
+  });
   connect(m_code, &views::CodeView::selectionChanged, this, [this] {
     m_codeStale = true;
     refreshCode();
@@ -268,14 +275,19 @@ void MainWindow::onStateChanged() {
   const int steps = state->trace->stepCount;
   m_trace->setStatus(steps == 0 ? QStringLiteral("No steps yet: pick a loop or block and apply a primitive.")
                                 : QStringLiteral("%1 step(s), %2 instruction(s)").arg(steps).arg(state->trace->rows.size()));
-  // On the first program, select the first loop so that the panel shows something useful.
+  // On the first program, select what the session had selected or else the first loop, so
+  // that the panel shows something useful.
   if (m_firstState || (selectedBefore < 0 && m_tensorIr->selectedNode() < 0)) {
     m_firstState = false;
-    for (std::size_t i = 0; i < state->program->nodes.size(); ++i)
-      if (state->program->nodes[i].kind == views::NodeInfo::Kind::Loop) {
-        m_tensorIr->selectNode(static_cast<int>(i));
-        break;
-      }
+    int first = -1, named = -1;
+    for (std::size_t i = 0; i < state->program->nodes.size(); ++i) {
+      const views::NodeInfo& n = state->program->nodes[i];
+      if (first < 0 && n.kind == views::NodeInfo::Kind::Loop) first = static_cast<int>(i);
+      if (named < 0 && !m_pendingSelection.isEmpty() && n.name == m_pendingSelection.toStdString())
+        named = static_cast<int>(i);
+    }
+    m_pendingSelection.clear();
+    if (named >= 0 || first >= 0) m_tensorIr->selectNode(named >= 0 ? named : first);
   } else {
     m_panel->setSelection(state->program, m_tensorIr->selectedNode());
   }

@@ -145,6 +145,8 @@ private:
   bool m_previewing = false;
   int m_previewRow = -2;
   bool m_firstState = true;
+  /// The loop or block a session opened with selected, selected when its program is shown.
+  QString m_pendingSelection;
 };
 
 } // namespace loopscape::gui

@@ -298,6 +298,14 @@ bool MainWindow::openPath(const QString& path) {
     statusBar()->showMessage(error, 5000);
     return false;
   }
+  // A session brings back its view settings: the theme, and the selected loop or block
+  // once the program is shown.
+  const QJsonObject view = m_session->viewSettings();
+  m_pendingSelection.clear();
+  if (path.endsWith(QStringLiteral(".lsproj"))) {
+    if (view.contains(QStringLiteral("dark"))) setDarkTheme(view.value(QStringLiteral("dark")).toBool());
+    m_pendingSelection = view.value(QStringLiteral("selection")).toString();
+  }
   m_firstState = true;
   addRecentFile(QFileInfo(path).absoluteFilePath());
   updateTitle();
@@ -315,6 +323,7 @@ bool MainWindow::loadTracePath(const QString& path) {
 }
 
 bool MainWindow::saveSessionTo(const QString& path) {
+  m_editor->flushPendingEdit();
   QJsonObject view;
   view[QStringLiteral("dark")] = m_dark;
   view[QStringLiteral("selection")] =
@@ -361,6 +370,7 @@ void MainWindow::rebuildRecentMenu() {
 }
 
 bool MainWindow::maybeSave() {
+  m_editor->flushPendingEdit();
   if (!m_session->isModified()) return true;
   if (m_options.noPrompts) {
     // Never lose work silently: keep it in the recovery file.

@@ -103,6 +103,20 @@ Session::Session(QObject* parent) : QObject(parent) {
   m_undo = new QUndoStack(this);
   m_undo->setObjectName(QStringLiteral("undoStack"));
   m_jobs = new JobRunner(this);
+  connect(m_jobs, &JobRunner::cancelled, this, [this] {
+    if (!m_loadInFlight) return;
+    // The parse of the last edit will not arrive: say that the views lag behind the text.
+    m_loadInFlight = false;
+    DiagnosticItem item;
+    item.origin = DiagnosticItem::Origin::Source;
+    item.isError = false;
+    item.code = "gui.parse-cancelled";
+    item.message = m_state ? "parsing was cancelled: the views show the last program that parsed, not the editor's "
+                             "text; edit it again to re-parse"
+                           : "parsing was cancelled: edit the program to parse it again";
+    item.detail = item.message;
+    setDiagnostics({item}, m_actionDiagnostics);
+  });
   connect(m_undo, &QUndoStack::cleanChanged, this, [this] { updateModified(); });
   // After every step, undo and redo (the stack's index has moved by then): autosave.
   connect(m_undo, &QUndoStack::indexChanged, this, [this] {
@@ -164,7 +178,8 @@ void Session::analyseCurrent() {
           Q_EMIT analysisReady();
         else
           analyseCurrent();
-      });
+      },
+      JobCancel::OnShutdown);
 }
 
 // ---- loading and editing -------------------------------------------------------------
@@ -245,7 +260,11 @@ void Session::startLoad(const QString& source, const schedule::Trace& trace, boo
         }
         return r;
       },
-      [this, openedFile](LoadResult r) { finishLoad(std::move(r), openedFile); });
+      [this, openedFile](LoadResult r) {
+        m_loadInFlight = false;
+        finishLoad(std::move(r), openedFile);
+      });
+  m_loadInFlight = true;
 }
 
 void Session::finishLoad(LoadResult r, bool openedFile) {

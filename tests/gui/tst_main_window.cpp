@@ -33,6 +33,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 #include <QUndoStack>
 
 using namespace loopscape;
@@ -244,6 +245,8 @@ private Q_SLOTS:
       splitFromPanel(*w, "i", QStringLiteral("None, 32"));
       splitFromPanel(*w, "j", QStringLiteral("32, 32"));
       QVERIFY(w->isWindowModified());
+      w->setDarkTheme(true);
+      clickNode(*w, nodeIndex(*w, "j_1"));
       QVERIFY(w->saveSessionTo(path));
       QVERIFY(!w->isWindowModified());
       QCOMPARE(w->windowTitle(), QStringLiteral("matmul.lsproj[*] — Loopscape"));
@@ -258,8 +261,64 @@ private Q_SLOTS:
     QCOMPARE(w->editor()->source(), readSample(QStringLiteral("matmul.te")));
     QCOMPARE(w->session()->undoStack()->count(), 2); // one command per step, undoable after reopening
     QVERIFY(!w->isWindowModified());
+    // The view settings come back: the theme and the selected loop.
+    QVERIFY(w->isDarkTheme());
+    QCOMPARE(w->tensorIrView()->selectedNode(), nodeIndex(*w, "j_1"));
     w->session()->undoStack()->undo();
     QCOMPARE(viewText(*w).toStdString(), expectedMatmul(parseSample(QStringLiteral("matmul.te")), true, false));
+  }
+
+  void lastKeystrokesAreNotLost() {
+    // An edit still waiting for the typing pause is taken before saving or closing.
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("typed.lsproj"));
+    auto w = makeWindow();
+    QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te")));
+    QVERIFY(settle(*w));
+    w->editor()->setIdleDelay(60000);
+    QTest::keyClicks(w->editor(), QStringLiteral("# typed just now"));
+    QTest::keyClick(w->editor(), Qt::Key_Return);
+    const QString typed = w->editor()->source();
+    QVERIFY(w->session()->source() != typed); // still waiting for the pause
+    QVERIFY(w->saveSessionTo(path));
+    QCOMPARE(w->session()->source(), typed);
+    auto reopened = makeWindow();
+    QVERIFY(reopened->openPath(path));
+    QVERIFY(settle(*reopened));
+    QCOMPARE(reopened->editor()->source(), typed);
+
+    QTest::keyClicks(w->editor(), QStringLiteral("# and then closed"));
+    QTest::keyClick(w->editor(), Qt::Key_Return);
+    const QString more = w->editor()->source();
+    QVERIFY(w->close()); // no prompts in tests: kept in the recovery file
+    QCOMPARE(w->session()->source(), more);
+    QVERIFY(w->session()->isModified());
+  }
+
+  void cancelStopsWhatTheUserStarted() {
+    // Cancel drops a parse in flight (and says so); the dependence facts of the state
+    // shown, which complete the views, are not cancelled.
+    auto w = makeWindow();
+    QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te")));
+    QVERIFY(settle(*w));
+    const QString before = viewText(*w);
+    QString edited = w->session()->source();
+    edited.replace(QStringLiteral("M, N, K = 1024, 1024, 1024"), QStringLiteral("M, N, K = 512, 1024, 1024"));
+    w->session()->editSource(edited);
+    w->findChild<QToolButton*>(QStringLiteral("cancelJobs"))->click();
+    QVERIFY(settle(*w));
+    QCOMPARE(viewText(*w), before);
+    QCOMPARE(w->diagnosticsView()->model()->rowCount(), 1);
+    QCOMPARE(w->session()->diagnostics().front().code, std::string("gui.parse-cancelled"));
+
+    QMetaObject::Connection c = connect(w->session(), &gui::Session::stateChanged, this, [&] {
+      QVERIFY(w->session()->state()->program->analysisPending);
+      w->session()->jobs()->cancelAll(); // the analysis has just started
+    });
+    splitFromPanel(*w, "i", QStringLiteral("None, 32"));
+    disconnect(c);
+    QVERIFY(!w->session()->state()->program->analysisPending);
+    QVERIFY(w->tensorIrView()->describeNode(nodeIndex(*w, "i_1")).contains(QStringLiteral("parallel: yes")));
   }
 
   void badSessionFileIsRefused() {
