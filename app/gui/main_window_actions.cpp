@@ -5,10 +5,13 @@
 #include "core/schedule/instruction.h"
 #include "core/schedule/trace_json.h"
 #include "core/schedule/trace_python.h"
+#include "views/code_view.h"
 #include "views/diagnostics_view.h"
 #include "views/primitive_panel.h"
+#include "views/profile_view.h"
 #include "views/program_editor.h"
 #include "views/samples_gallery.h"
+#include "views/schedule_tree_view.h"
 #include "views/tensorir_view.h"
 #include "views/trace_view.h"
 
@@ -66,7 +69,8 @@ void MainWindow::createActions() {
             }
             saveSessionTo(m_session->projectPath());
           });
-  connect(makeAction(QStringLiteral("fileSaveAs"), QStringLiteral("Save session &as…"), QKeySequence::SaveAs),
+  connect(makeAction(QStringLiteral("fileSaveAs"), QStringLiteral("Save session &as…"),
+                     QKeySequence(QStringLiteral("Ctrl+Shift+S"))),
           &QAction::triggered, this, [this] {
             QString suggestion = m_session->projectPath();
             if (suggestion.isEmpty() && !m_session->sourcePath().isEmpty()) {
@@ -97,7 +101,7 @@ void MainWindow::createActions() {
             if (!f.open(QIODevice::WriteOnly) || f.write(text.data(), qint64(text.size())) != qint64(text.size()))
               QMessageBox::warning(this, QStringLiteral("Export trace"), QStringLiteral("Cannot write %1").arg(path));
           });
-  connect(makeAction(QStringLiteral("fileQuit"), QStringLiteral("&Quit"), QKeySequence::Quit), &QAction::triggered,
+  connect(makeAction(QStringLiteral("fileQuit"), QStringLiteral("&Quit"), QKeySequence(QStringLiteral("Ctrl+Q"))), &QAction::triggered,
           this, &QWidget::close);
 
   QAction* undo = m_session->undoStack()->createUndoAction(this, QStringLiteral("&Undo"));
@@ -109,7 +113,8 @@ void MainWindow::createActions() {
   redo->setShortcuts({QKeySequence(QStringLiteral("Ctrl+Shift+Z")), QKeySequence(QStringLiteral("Ctrl+Y"))});
   redo->setShortcutContext(Qt::WidgetWithChildrenShortcut);
   // The editor has its own text undo; outside it, Ctrl+Z undoes schedule steps.
-  for (QWidget* w : std::initializer_list<QWidget*>{m_tensorIr, m_panel, m_trace, m_diagnostics}) {
+  for (QWidget* w : std::initializer_list<QWidget*>{m_tensorIr, m_panel, m_trace, m_diagnostics, m_scheduleTree,
+                                                    m_code, m_profile}) {
     w->addAction(undo);
     w->addAction(redo);
   }
@@ -147,7 +152,8 @@ void MainWindow::createActions() {
   connect(cancelProfile, &QAction::triggered, m_profileJob, &ProfileJob::cancel);
 
   auto* themes = new QActionGroup(this);
-  QAction* light = makeAction(QStringLiteral("viewLightTheme"), QStringLiteral("&Light theme"));
+  QAction* light = makeAction(QStringLiteral("viewLightTheme"), QStringLiteral("&Light theme"),
+                              QKeySequence(QStringLiteral("Ctrl+Shift+L")));
   QAction* dark = makeAction(QStringLiteral("viewDarkTheme"), QStringLiteral("&Dark theme"),
                              QKeySequence(QStringLiteral("Ctrl+Shift+T")));
   for (QAction* a : {light, dark}) {
@@ -157,12 +163,13 @@ void MainWindow::createActions() {
   light->setChecked(true);
   connect(light, &QAction::triggered, this, [this] { setDarkTheme(false); });
   connect(dark, &QAction::triggered, this, [this] { setDarkTheme(true); });
-  connect(makeAction(QStringLiteral("viewResetLayout"), QStringLiteral("&Reset layout")), &QAction::triggered, this,
+  connect(makeAction(QStringLiteral("viewResetLayout"), QStringLiteral("&Reset layout"),
+                     QKeySequence(QStringLiteral("Ctrl+Shift+0"))), &QAction::triggered, this,
           [this] {
             restoreState(m_defaultState, kStateVersion);
             for (QDockWidget* d : findChildren<QDockWidget*>()) d->show();
           });
-  connect(makeAction(QStringLiteral("helpAbout"), QStringLiteral("&About Loopscape")), &QAction::triggered, this,
+  connect(makeAction(QStringLiteral("helpAbout"), QStringLiteral("&About Loopscape"), QKeySequence(QStringLiteral("F1"))), &QAction::triggered, this,
           [this] {
             QMessageBox::about(this, QStringLiteral("About Loopscape"),
                                QStringLiteral("<b>Loopscape %1</b><br>A workbench for tensor-program schedules.<br>"
@@ -178,6 +185,7 @@ void MainWindow::createActions() {
     a->setObjectName(name);
     a->setToolTip(real->text().remove(u'&') + QStringLiteral(" (") + real->shortcut().toString() + u')');
     a->setEnabled(real->isEnabled());
+    a->setProperty("proxyOf", real->objectName()); // the trace view's button for `real`
     connect(a, &QAction::triggered, real, &QAction::trigger);
     connect(real, &QAction::changed, a, [a, real] {
       a->setEnabled(real->isEnabled());
@@ -220,11 +228,42 @@ void MainWindow::createMenus() {
   m_scheduleMenu->addAction(action(QStringLiteral("scheduleBackToCurrent")));
   m_scheduleMenu->addSeparator();
   // One entry per primitive: chooses it in the panel for the current selection.
+  // Ctrl+Alt+letter for the everyday ones, Ctrl+Alt+Shift+letter for their variants,
+  // Ctrl+Alt+digit for the rest of the polyhedral family.
   static const std::pair<const char*, const char*> kShortcuts[] = {
-      {"split", "Ctrl+Alt+S"},       {"fuse", "Ctrl+Alt+F"},     {"reorder", "Ctrl+Alt+R"},
-      {"parallel", "Ctrl+Alt+P"},    {"vectorize", "Ctrl+Alt+V"}, {"unroll", "Ctrl+Alt+U"},
-      {"compute_at", "Ctrl+Alt+A"},  {"compute_inline", "Ctrl+Alt+I"}, {"poly_tile", "Ctrl+Alt+T"},
-      {"poly_auto", "Ctrl+Alt+Y"}};
+      {"split", "Ctrl+Alt+S"},
+      {"fuse", "Ctrl+Alt+F"},
+      {"reorder", "Ctrl+Alt+R"},
+      {"parallel", "Ctrl+Alt+P"},
+      {"vectorize", "Ctrl+Alt+V"},
+      {"unroll", "Ctrl+Alt+U"},
+      {"compute_at", "Ctrl+Alt+A"},
+      {"reverse_compute_at", "Ctrl+Alt+Shift+A"},
+      {"compute_inline", "Ctrl+Alt+I"},
+      {"reverse_compute_inline", "Ctrl+Alt+Shift+I"},
+      {"cache_read", "Ctrl+Alt+C"},
+      {"cache_write", "Ctrl+Alt+W"},
+      {"set_scope", "Ctrl+Alt+Shift+C"},
+      {"storage_align", "Ctrl+Alt+G"},
+      {"decompose_reduction", "Ctrl+Alt+D"},
+      {"rfactor", "Ctrl+Alt+Shift+F"},
+      {"bind", "Ctrl+Alt+B"},
+      {"annotate", "Ctrl+Alt+N"},
+      {"unannotate", "Ctrl+Alt+Shift+N"},
+      {"add_unit_loop", "Ctrl+Alt+Shift+U"},
+      {"loop_partition", "Ctrl+Alt+Shift+P"},
+      {"blockize", "Ctrl+Alt+K"},
+      {"transform_layout", "Ctrl+Alt+Shift+L"},
+      {"poly_tile", "Ctrl+Alt+T"},
+      {"poly_auto", "Ctrl+Alt+Y"},
+      {"poly_interchange", "Ctrl+Alt+1"},
+      {"poly_skew", "Ctrl+Alt+2"},
+      {"poly_shift", "Ctrl+Alt+3"},
+      {"poly_fuse", "Ctrl+Alt+4"},
+      {"poly_distribute", "Ctrl+Alt+5"},
+      {"poly_mark", "Ctrl+Alt+6"},
+      {"poly_compute_at_tile", "Ctrl+Alt+7"},
+  };
   for (const schedule::InstructionKind* kind : views::PrimitivePanel::catalogue()) {
     const QString name = QString::fromUtf8(kind->name.data(), static_cast<qsizetype>(kind->name.size()));
     QKeySequence shortcut;
@@ -258,9 +297,13 @@ void MainWindow::createMenus() {
   runBar->addAction(action(QStringLiteral("runProfile")));
   runBar->addAction(action(QStringLiteral("runCancelProfile")));
   runBar->toggleViewAction()->setObjectName(QStringLiteral("viewToggle_runToolBar"));
+  runBar->toggleViewAction()->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+9")));
 
   m_viewMenu = menuBar()->addMenu(QStringLiteral("&View"));
   m_viewMenu->setObjectName(QStringLiteral("viewMenu"));
+  m_viewMenu->addAction(action(QStringLiteral("scheduleFocusEditor")));
+  m_viewMenu->addAction(action(QStringLiteral("scheduleFocusProgram")));
+  m_viewMenu->addSeparator();
   int key = 3;
   for (QDockWidget* d :
        {m_programDock, m_treeDock, m_primitivesDock, m_traceDock, m_diagnosticsDock, m_codeDock, m_profileDock}) {

@@ -8,6 +8,7 @@
 #include "core/ir/printer.h"
 #include "core/poly/legality.h"
 #include "core/poly/poly_schedule.h"
+#include "core/schedule/instruction.h"
 #include "core/schedule/schedule_error.h"
 #include "core/schedule/trace_python.h"
 #include "core/schedule/trace_script.h"
@@ -28,6 +29,7 @@
 #include <QTreeView>
 #include <QLabel>
 #include <QMenu>
+#include <QMenuBar>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -35,6 +37,8 @@
 #include <QTest>
 #include <QToolButton>
 #include <QUndoStack>
+
+#include <functional>
 
 using namespace loopscape;
 using namespace loopscape::testing;
@@ -598,8 +602,8 @@ private Q_SLOTS:
       auto* dock = w->findChild<QDockWidget*>(QString::fromLatin1(name));
       QVERIFY2(dock && dock->isVisible(), name);
     }
-    // Every action has an objectName and a shortcut or a menu entry; no two actions
-    // share a shortcut (an ambiguous shortcut triggers neither).
+    // Every action has an objectName, a shortcut and a menu entry; no two actions share a
+    // shortcut (an ambiguous shortcut triggers neither).
     QHash<QString, QString> shortcuts;
     for (QAction* a : w->findChildren<QAction*>()) {
       for (const QKeySequence& k : a->shortcuts()) {
@@ -609,11 +613,30 @@ private Q_SLOTS:
         shortcuts[key] = a->objectName();
       }
     }
+    QSet<QAction*> inMenus;
+    std::function<void(QMenu*)> collect = [&](QMenu* m) {
+      const auto actions = m->actions();
+      for (QAction* a : actions) {
+        inMenus.insert(a);
+        if (a->menu()) collect(a->menu());
+      }
+    };
+    for (QMenu* m : w->menuBar()->findChildren<QMenu*>(Qt::FindDirectChildrenOnly)) collect(m);
     for (QAction* a : w->findChildren<QAction*>()) {
       if (a->isSeparator() || a->menu() || a->text().isEmpty() || a->objectName().startsWith(QStringLiteral("recentFile")))
         continue;
       QVERIFY2(!a->objectName().isEmpty(), qPrintable(a->text()));
-      QVERIFY2(!a->shortcut().isEmpty() || !a->associatedObjects().isEmpty(), qPrintable(a->objectName()));
+      // Every action has a keyboard shortcut; the trace view's buttons stand for an action
+      // of the Edit or File menu, which has it.
+      const QString proxyOf = a->property("proxyOf").toString();
+      QAction* real = proxyOf.isEmpty() ? a : w->action(proxyOf);
+      QVERIFY2(real && !real->shortcut().isEmpty(), qPrintable(a->objectName()));
+      QVERIFY2(inMenus.contains(real), qPrintable(a->objectName() + QStringLiteral(" is in no menu")));
+    }
+    // Every primitive of the panel has a Schedule menu entry with a shortcut.
+    for (const schedule::InstructionKind* kind : views::PrimitivePanel::catalogue()) {
+      QAction* a = w->action(QStringLiteral("primitive_") + QString::fromUtf8(kind->name.data(), qsizetype(kind->name.size())));
+      QVERIFY2(a && !a->shortcut().isEmpty(), kind->name.data());
     }
   }
 };
