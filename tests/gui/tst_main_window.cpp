@@ -31,8 +31,11 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QFileInfo>
+#include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
@@ -323,6 +326,70 @@ private Q_SLOTS:
     disconnect(c);
     QVERIFY(!w->session()->state()->program->analysisPending);
     QVERIFY(w->tensorIrView()->describeNode(nodeIndex(*w, "i_1")).contains(QStringLiteral("parallel: yes")));
+  }
+
+  void reorderByDraggingLoops() {
+    auto w = makeWindow();
+    QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te")));
+    QVERIFY(settle(*w));
+    clickNode(*w, nodeIndex(*w, "i"));
+    QVERIFY(w->primitivePanel()->choosePrimitive(QStringLiteral("reorder")));
+    auto* list = w->primitivePanel()->findChild<QListWidget*>(QStringLiteral("reorderLoops"));
+    QVERIFY(list);
+    QCOMPARE(list->count(), 3);
+    QCOMPARE(list->dragDropMode(), QAbstractItemView::InternalMove);
+    // What a drag of k to the top does to the list (InternalMove moves the item).
+    list->insertItem(0, list->takeItem(2));
+    QCOMPARE(list->item(0)->text(), QStringLiteral("k"));
+    QTest::mouseClick(w->primitivePanel()->findChild<QPushButton*>(QStringLiteral("primitiveApply")), Qt::LeftButton);
+    QVERIFY(settle(*w));
+    schedule::Schedule sch(parseSample(QStringLiteral("matmul.te")));
+    auto b = sch.apply("get_block", {}, {"C", "main"});
+    auto loops = sch.apply("get_loops", {(*b)[0]});
+    QVERIFY(sch.apply("reorder", {(*loops)[2], (*loops)[0], (*loops)[1]}).has_value());
+    QCOMPARE(viewText(*w).toStdString(), ir::printPrimFunc(sch.func()));
+    const int rows = w->traceView()->model()->rowCount();
+    QCOMPARE(w->traceView()->model()->index(rows - 1, 1).data().toString(), QStringLiteral("sch.reorder(l3, l1, l2)"));
+  }
+
+  void layoutThemeAndRecentFilesPersist() {
+    // With personal settings on (as for a user): the dock layout, the theme and the
+    // recent files written by one window are what the next window starts with.
+    QTemporaryDir settingsDir;
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
+    QSettings().clear();
+    gui::MainWindowOptions options;
+    options.noPrompts = true;
+    options.persistSettings = true;
+    const QString matmul = QFileInfo(QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te")).absoluteFilePath();
+    {
+      gui::MainWindow first(options);
+      first.show();
+      QVERIFY(first.openPath(matmul));
+      QVERIFY(first.waitIdle(30000));
+      first.findChild<QDockWidget*>(QStringLiteral("traceDock"))->close();
+      first.setDarkTheme(true);
+      QVERIFY(first.close());
+    }
+    gui::MainWindow second(options);
+    second.show();
+    QVERIFY(second.isDarkTheme());
+    QVERIFY(!second.findChild<QDockWidget*>(QStringLiteral("traceDock"))->isVisible());
+    QVERIFY(second.findChild<QDockWidget*>(QStringLiteral("programDock"))->isVisible());
+    auto* recent = second.findChild<QMenu*>(QStringLiteral("recentMenu"));
+    QVERIFY(recent);
+    Q_EMIT recent->aboutToShow();
+    QAction* entry = second.findChild<QAction*>(QStringLiteral("recentFile1"));
+    QVERIFY(entry);
+    QCOMPARE(entry->toolTip(), matmul);
+    entry->trigger(); // reopens it
+    QVERIFY(second.waitIdle(30000));
+    QCOMPARE(second.session()->sourcePath(), matmul);
+    // Reset layout brings the closed dock back.
+    second.action(QStringLiteral("viewResetLayout"))->trigger();
+    QVERIFY(second.findChild<QDockWidget*>(QStringLiteral("traceDock"))->isVisible());
+    second.setDarkTheme(false);
+    QSettings().clear();
   }
 
   void badSessionFileIsRefused() {
