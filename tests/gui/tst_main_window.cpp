@@ -16,6 +16,7 @@
 #include "views/diagnostics_view.h"
 #include "views/primitive_panel.h"
 #include "views/program_editor.h"
+#include "views/schedule_tree_model.h"
 #include "views/schedule_tree_view.h"
 #include "views/tensorir_view.h"
 #include "views/trace_view.h"
@@ -96,6 +97,12 @@ private Q_SLOTS:
     QVERIFY(!w->isWindowModified());
     QCOMPARE(w->traceView()->model()->rowCount(), 0);
     QCOMPARE(w->diagnosticsView()->model()->rowCount(), 0);
+    // The schedule tree of the same program: one member per loop, linked by name.
+    views::ScheduleTreeModel* tree = w->scheduleTreeView()->model();
+    QCOMPARE(tree->indexForLoop(0).data().toString(), QStringLiteral("member i (parallel)"));
+    QCOMPARE(tree->indexForLoop(1).data().toString(), QStringLiteral("member j (parallel)"));
+    QCOMPARE(tree->indexForLoop(2).data().toString(), QStringLiteral("member k (carries dependences)"));
+    QVERIFY(!tree->indexForLoop(3).isValid());
     // The first loop is selected, so the panel offers the loop primitives.
     QCOMPARE(w->tensorIrView()->selectedNode(), nodeIndex(*w, "i"));
     const QStringList prims = w->primitivePanel()->primitives();
@@ -148,6 +155,8 @@ private Q_SLOTS:
 
     splitFromPanel(*w, "i", QStringLiteral("None, 32"));
     QCOMPARE(viewText(*w).toStdString(), expectedMatmul(func, true, false));
+    QVERIFY(w->scheduleTreeView()->model()->indexForLoop(1).data().toString().startsWith(QStringLiteral("member i_1")));
+    QVERIFY(w->scheduleTreeView()->model()->indexForLoop(3).data().toString().startsWith(QStringLiteral("member k")));
     QCOMPARE(w->session()->undoStack()->count(), 1);
     QCOMPARE(w->session()->undoStack()->undoText(), QStringLiteral("split l1"));
     QVERIFY(w->isWindowModified());
