@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
       if (e.path().extension() == ".te") files.push_back(e.path().string());
     std::sort(files.begin(), files.end());
   }
-  std::vector<Config> configs(5);
+  std::vector<Config> configs(7);
   configs[0] = {"identity", true, {}};
   configs[1] = {"auto max", false, {}};
   configs[2] = {"auto min", false, {}};
@@ -154,6 +154,11 @@ int main(int argc, char** argv) {
   configs[4] = {"auto min tile 32,32", false, {}};
   configs[4].options.fusion = "min";
   configs[4].options.tile = {32, 32};
+  configs[5] = {"auto smart", false, {}};
+  configs[5].options.fusion = "smart";
+  configs[6] = {"auto smart tile 32,32", false, {}};
+  configs[6].options.fusion = "smart";
+  configs[6].options.tile = {32, 32};
 
   poly::registerPolyInstructionKinds();
   std::puts("| sample | schedule | scop | deps | sched | codegen | check | total | 1st check | 1st step |");

@@ -487,7 +487,7 @@ PrimitivePanel::Field PrimitivePanel::makeAttrField(const InstructionKind& kind,
       return textField(combo, [combo] { return combo->currentText().toStdString(); });
     }
     if (name == "fusion") {
-      QComboBox* combo = comboOf({"max", "min"}, {});
+      QComboBox* combo = comboOf({"max", "smart", "min"}, {});
       return textField(combo, [combo] { return combo->currentText().toStdString(); });
     }
     if (name == "algorithm") {

@@ -127,8 +127,9 @@ void registerPoly(CLI::App& app, CommandResult& result) {
   auto opt = std::make_shared<PolyOptions>();
   cmd->add_option("FILE", opt->file, "Program file (.te)")->required();
   cmd->add_flag("--auto", opt->autoSchedule, "Run the isl scheduler (poly_auto) on the dependences");
-  cmd->add_option("--fusion", opt->fusion, "Fusion strategy of the scheduler: max (whole components) or min (serialize SCCs)")
-      ->check(CLI::IsMember({"max", "min"}));
+  cmd->add_option("--fusion", opt->fusion, "Fusion strategy of the scheduler: max (whole components, AKG), smart (fuse SCCs where no parallelism "
+                  "is lost, PPCG) or min (serialize SCCs)")
+      ->check(CLI::IsMember({"max", "smart", "min"}));
   cmd->add_option("--tile", opt->tile, "Tile the outermost bands of the computed schedule, e.g. 32,32");
   cmd->add_flag("--check", opt->check,
                 "Interpret the original and the result on the same seeded inputs and compare the outputs "

@@ -36,6 +36,10 @@ public:
       isl_options_set_schedule_serialize_sccs(m_ctx, 1);
       isl_options_set_schedule_whole_component(m_ctx, 0);
       isl_options_set_schedule_maximize_coincidence(m_ctx, 1);
+    } else if (o.fusion == "smart") {
+      isl_options_set_schedule_serialize_sccs(m_ctx, 0);
+      isl_options_set_schedule_whole_component(m_ctx, 0);
+      isl_options_set_schedule_maximize_coincidence(m_ctx, 1);
     } else {
       isl_options_set_schedule_serialize_sccs(m_ctx, 0);
       isl_options_set_schedule_whole_component(m_ctx, 1);
@@ -85,9 +89,10 @@ Expected<isl::schedule> computeIslSchedule(const Scop& scop, const PolyAutoOptio
 }
 
 Expected<isl::schedule> computeIslSchedule(const Scop& scop, const Dependences& deps, const PolyAutoOptions& options) {
-  if (options.fusion != "max" && options.fusion != "min")
-    return Unexpected(schedule::scheduleError("poly_auto", "bad-option",
-                                              fmt::format("fusion must be \"max\" or \"min\", not \"{}\"", options.fusion)));
+  if (options.fusion != "max" && options.fusion != "min" && options.fusion != "smart")
+    return Unexpected(schedule::scheduleError(
+        "poly_auto", "bad-option",
+        fmt::format("fusion must be \"max\", \"smart\" or \"min\", not \"{}\"", options.fusion)));
   if (options.algorithm != "isl" && options.algorithm != "feautrier")
     return Unexpected(schedule::scheduleError(
         "poly_auto", "bad-option", fmt::format("algorithm must be \"isl\" or \"feautrier\", not \"{}\"", options.algorithm)));

@@ -6,6 +6,10 @@
 // schedule tree it returns (ast_to_tir.h). Options, as PPCG and AKG set them:
 //   fusion "max": schedule_whole_component = 1, schedule_maximize_coincidence = 0
 //                 (fuse whole connected components, AKG's default);
+//   fusion "smart": schedule_whole_component = 0, schedule_maximize_coincidence = 1
+//                 (isl's incremental clustering: SCCs are fused only where no
+//                 coincident member is lost; PPCG's default, and much faster than
+//                 "max" on the convolutions);
 //   fusion "min": schedule_serialize_sccs = 1 (no fusion across SCCs, AKG's
 //                 DisableLoopFusion);
 //   outer_coincidence, maximize_band_depth: the isl options of these names;
@@ -58,7 +62,7 @@
 namespace loopscape::poly {
 
 struct PolyAutoOptions {
-  std::string fusion = "max"; ///< "max" or "min"
+  std::string fusion = "max"; ///< "max", "smart" or "min"
   bool outerCoincidence = false;
   bool maximizeBandDepth = true;
   std::string algorithm = "isl"; ///< "isl" or "feautrier"

@@ -77,12 +77,33 @@ private Q_SLOTS:
       QCOMPARE(max.out.count(QString("with T.block(\"%1\")").arg(block)), 1);
   }
 
+  void fusionSmartFusesTheEpilogue() {
+    // conv_bias_relu, PPCG's "smart" fusion: the bias add and the ReLU join the conv's
+    // output loops (nothing parallel is lost); the padding, which would need a shift, stays
+    // a nest of its own.
+    auto smart = runCli({"poly", "samples/conv_bias_relu.te", "--auto", "--fusion", "smart"});
+    QCOMPARE(smart.exitCode, 0);
+    QCOMPARE(smart.out.count("\n    for "), 2);
+    QVERIFY2(smart.out.contains("    for i1, i2, i3 in T.grid(16, 34, 34):\n"
+                                "        with T.block(\"pad_temp\"):\n"),
+             qPrintable(smart.out));
+    QVERIFY2(smart.out.contains("    for ff_f, yy_y, xx_x in T.grid(32, 32, 32):\n"
+                                "        for rc, ry, rx in T.grid(16, 3, 3):\n"
+                                "            with T.block(\"conv2d_nchw\"):\n"),
+             qPrintable(smart.out));
+    QVERIFY2(smart.out.contains("\n        with T.block(\"T_add\"):\n"), qPrintable(smart.out));
+    QVERIFY2(smart.out.contains("\n        with T.block(\"T_relu\"):\n"), qPrintable(smart.out));
+    QVERIFY(smart.out.contains("sch.poly_auto(fusion=\"smart\","));
+  }
+
   void checkComparesResults_data() {
     QTest::addColumn<QString>("fusion");
     QTest::addColumn<QString>("tile");
     QTest::newRow("max") << "max" << "";
     QTest::newRow("min") << "min" << "";
+    QTest::newRow("smart") << "smart" << "";
     QTest::newRow("max tile") << "max" << "2,2";
+    QTest::newRow("smart tile") << "smart" << "2,2";
   }
   void checkComparesResults() {
     QFETCH(QString, fusion);
@@ -130,7 +151,7 @@ private Q_SLOTS:
   void badOptions_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
-    QTest::newRow("fusion") << QStringList{"--auto", "--fusion", "medium"} << "--fusion: medium not in {max,min}";
+    QTest::newRow("fusion") << QStringList{"--auto", "--fusion", "medium"} << "--fusion: medium not in {max,smart,min}";
     QTest::newRow("tile zero") << QStringList{"--auto", "--tile", "0,4"}
                                << "error: --tile expects positive sizes separated by commas, e.g. 32,32";
     QTest::newRow("tile text") << QStringList{"--auto", "--tile", "32,x"}

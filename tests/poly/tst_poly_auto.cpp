@@ -62,7 +62,7 @@ void TstPolyAuto::samples_data() {
   QTest::addColumn<QString>("fusion");
   QTest::addColumn<bool>("tile");
   for (int i = 0; i < int(std::size(kSamples)); ++i)
-    for (const char* fusion : {"max", "min"})
+    for (const char* fusion : {"max", "smart", "min"})
       for (bool tile : {false, true})
         QTest::newRow(qPrintable(QString("%1/%2%3").arg(kSamples[i].file, fusion, tile ? "/tile" : ""))) << i << fusion << tile;
 }
