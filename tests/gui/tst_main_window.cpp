@@ -35,6 +35,8 @@
 #include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTimer>
+#include <QMessageBox>
 #include <QFileInfo>
 #include <QSettings>
 #include <QTemporaryDir>
@@ -359,6 +361,53 @@ private Q_SLOTS:
     QCOMPARE(viewText(*w).toStdString(), ir::printPrimFunc(sch.func()));
     const int rows = w->traceView()->model()->rowCount();
     QCOMPARE(w->traceView()->model()->index(rows - 1, 1).data().toString(), QStringLiteral("sch.reorder(l3, l1, l2)"));
+  }
+
+  void offersToRestoreAfterACrash() {
+    // A window with unsaved steps disappears without closing (a crash): the next start
+    // asks, and Yes brings back the program and its steps; No discards the recovery file.
+    QTemporaryDir settingsDir;
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
+    QSettings().clear();
+    QString text;
+    {
+      auto crashed = makeWindow();
+      QVERIFY(crashed->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te")));
+      QVERIFY(settle(*crashed));
+      splitFromPanel(*crashed, "i", QStringLiteral("None, 32"));
+      text = viewText(*crashed);
+    } // destroyed without close(): no clean exit recorded, the recovery file stays
+    QVERIFY(QFileInfo::exists(gui::Session::recoveryPath()));
+    gui::MainWindowOptions options;
+    options.noPrompts = false;
+    options.persistSettings = true;
+    for (QMessageBox::StandardButton answer : {QMessageBox::Yes, QMessageBox::No}) {
+      gui::MainWindow next(options);
+      next.show();
+      QString question;
+      QTimer::singleShot(0, &next, [&] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        if (!box) return;
+        question = box->text();
+        box->button(answer)->click();
+      });
+      next.offerRecovery();
+      QVERIFY(next.waitIdle(30000));
+      QVERIFY2(question.startsWith(QStringLiteral("Loopscape did not exit cleanly last time. Restore the unsaved "
+                                                  "session from ")),
+               qPrintable(question));
+      if (answer == QMessageBox::Yes) {
+        QCOMPARE(viewText(next), text);
+        QCOMPARE(next.session()->undoStack()->count(), 1);
+        QVERIFY(next.isWindowModified());
+        next.session()->writeRecovery(); // still unsaved: keep it for the No round
+      } else {
+        QVERIFY(!QFileInfo::exists(gui::Session::recoveryPath()));
+        QVERIFY(!next.session()->state());
+      }
+      next.session()->undoStack()->setClean(); // the window goes without a prompt
+    }
+    QSettings().clear();
   }
 
   void layoutThemeAndRecentFilesPersist() {
