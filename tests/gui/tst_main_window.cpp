@@ -16,6 +16,7 @@
 #include "views/diagnostics_view.h"
 #include "views/primitive_panel.h"
 #include "views/program_editor.h"
+#include "views/samples_gallery.h"
 #include "views/schedule_tree_model.h"
 #include "views/schedule_tree_view.h"
 #include "views/tensorir_view.h"
@@ -32,6 +33,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QLineEdit>
+#include <QListView>
 #include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -361,6 +363,29 @@ private Q_SLOTS:
     QCOMPARE(viewText(*w).toStdString(), ir::printPrimFunc(sch.func()));
     const int rows = w->traceView()->model()->rowCount();
     QCOMPARE(w->traceView()->model()->index(rows - 1, 1).data().toString(), QStringLiteral("sch.reorder(l3, l1, l2)"));
+  }
+
+  void opensASampleFromTheGallery() {
+    // File > Open sample (Ctrl+Shift+O): the gallery lists samples/*.te; accepting the
+    // highlighted one opens it.
+    auto w = makeWindow();
+    QString listed;
+    QTimer::singleShot(0, w.get(), [&] {
+      auto* gallery = qobject_cast<views::SamplesGallery*>(QApplication::activeModalWidget());
+      if (!gallery) return;
+      QAbstractItemModel* model = gallery->list()->model();
+      for (int r = 0; r < model->rowCount(); ++r) {
+        listed += model->index(r, 0).data().toString() + QLatin1Char('\n');
+        if (model->index(r, 0).data().toString().startsWith(QStringLiteral("softmax")))
+          gallery->list()->setCurrentIndex(model->index(r, 0));
+      }
+      gallery->accept();
+    });
+    w->action(QStringLiteral("fileOpenSample"))->trigger();
+    QVERIFY(settle(*w));
+    QVERIFY2(listed.contains(QStringLiteral("matmul")) && listed.contains(QStringLiteral("stencil2d")), qPrintable(listed));
+    QCOMPARE(QFileInfo(w->session()->sourcePath()).fileName(), QStringLiteral("softmax.te"));
+    QCOMPARE(viewText(*w).toStdString(), ir::printPrimFunc(parseSample(QStringLiteral("softmax.te"))));
   }
 
   void offersToRestoreAfterACrash() {
