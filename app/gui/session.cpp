@@ -261,7 +261,7 @@ void Session::startLoad(const QString& source, const schedule::Trace& trace, boo
         return r;
       },
       [this, openedFile](LoadResult r) {
-        m_loadInFlight = false;
+        if (r.generation == m_loadGeneration) m_loadInFlight = false; // the latest parse arrived
         finishLoad(std::move(r), openedFile);
       });
   m_loadInFlight = true;

@@ -143,7 +143,7 @@ private:
   QJsonObject m_viewSettings;
   StatePtr m_state;
   StatePtr m_analysing; ///< the state whose analysis is running
-  bool m_loadInFlight = false; ///< a parse (open, edit) has not delivered its result yet
+  bool m_loadInFlight = false; ///< the latest parse (open, edit) has not delivered its result yet
   /// The trace waiting for a source that parses (a session opened with a broken source).
   schedule::Trace m_pendingTrace;
   QUndoStack* m_undo;
