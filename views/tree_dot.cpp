@@ -203,13 +203,13 @@ std::string pieceRows(const std::string& text, bool constraints, const DotPalett
 }
 
 /// The cell of band member `index`: an anchor with the member's id, filled so that the
-/// anchor's SVG group covers the whole cell.
-std::string memberCell(const poly::TreeNodeView& band, int index, const DotPalette& p) {
+/// anchor's SVG group covers the whole cell; "parallel" / "carries deps" when `flags`.
+std::string memberCell(const poly::TreeNodeView& band, int index, const DotPalette& p, bool flags) {
   const poly::BandMemberView& m = band.members[std::size_t(index)];
   const std::string id = bandMemberId(band.id, index);
   std::string content =
       fmt::format("<B>{}</B>{}={}{}", html(m.name), kSpace, kSpace, html(clip(detail::scheduleExpression(m.schedule))));
-  if (!p.parallel.empty())
+  if (flags)
     content += fmt::format("{0}{0}<FONT COLOR=\"{1}\">{2}</FONT>", kSpace, m.parallel ? p.parallel : p.carried,
                            m.parallel ? "parallel" : "carries deps");
   if (m.coincident) content += fmt::format("{}{}", kSpace, muted(p, "coincident"));
@@ -219,22 +219,22 @@ std::string memberCell(const poly::TreeNodeView& band, int index, const DotPalet
 
 /// A band of one member is one row (the kind, then the member); a wider band has a title
 /// row and a row per member.
-std::string bandRows(const poly::TreeNodeView& n, const DotPalette& p) {
+std::string bandRows(const poly::TreeNodeView& n, const DotPalette& p, bool flags) {
   std::string head = "<B>band</B>";
   if (n.permutable) head += fmt::format("{}{}", kSpace, muted(p, "permutable"));
-  if (n.members.size() == 1) return fmt::format("<TR><TD ALIGN=\"LEFT\">{}</TD>{}</TR>", head, memberCell(n, 0, p));
+  if (n.members.size() == 1) return fmt::format("<TR><TD ALIGN=\"LEFT\">{}</TD>{}</TR>", head, memberCell(n, 0, p, flags));
   std::string rows = row(head);
   for (int i = 0; i < int(n.members.size()); ++i)
-    rows += "<TR>" + memberCell(n, i, p) + "</TR>";
+    rows += "<TR>" + memberCell(n, i, p, flags) + "</TR>";
   return rows;
 }
 
-std::string label(const poly::TreeNodeView& n, const DotPalette& p) {
+std::string label(const poly::TreeNodeView& n, const DotPalette& p, bool flags) {
   using poly::TreeNodeKind;
   const char* kind = poly::treeNodeKindName(n.kind);
   switch (n.kind) {
   case TreeNodeKind::Domain: return table(p.domainFill, p, title(kind, "", p) + pieceRows(n.text, true, p));
-  case TreeNodeKind::Band: return table(p.bandFill, p, bandRows(n, p));
+  case TreeNodeKind::Band: return table(p.bandFill, p, bandRows(n, p, flags));
   case TreeNodeKind::Sequence:
   case TreeNodeKind::Set: return table(p.sequenceFill, p, title(kind, "", p));
   case TreeNodeKind::Filter: return table(p.filterFill, p, title(kind, "", p) + pieceRows(n.text, true, p));
@@ -248,33 +248,31 @@ std::string label(const poly::TreeNodeView& n, const DotPalette& p) {
   return {};
 }
 
-void emit(const poly::TreeNodeView& n, const DotPalette& p, std::string& out) {
+void emit(const poly::TreeNodeView& n, const DotPalette& p, bool flags, std::string& out) {
   const std::string tooltip =
       n.text.empty() ? poly::treeNodeKindName(n.kind) : fmt::format("{}: {}", poly::treeNodeKindName(n.kind), n.text);
   if (n.kind == poly::TreeNodeKind::Leaf)
     out += fmt::format("  \"{0}\" [id=\"{0}\", shape=point, width=0.09, color=\"{1}\", tooltip=\"leaf\"];\n", n.id,
                        p.leafFill);
   else
-    out += fmt::format("  \"{0}\" [id=\"{0}\", shape=plain, label=<{1}>, tooltip=\"{2}\"];\n", n.id, label(n, p),
+    out += fmt::format("  \"{0}\" [id=\"{0}\", shape=plain, label=<{1}>, tooltip=\"{2}\"];\n", n.id, label(n, p, flags),
                        quoted(tooltip));
   for (const poly::TreeNodeView& c : n.children) {
     out += fmt::format("  \"{0}\" -> \"{1}\" [id=\"edge_{1}\"];\n", n.id, c.id);
-    emit(c, p, out);
+    emit(c, p, flags, out);
   }
 }
 
 } // namespace
 
-std::string scheduleTreeDot(const poly::TreeNodeView& root, const DotPalette& colours, bool dependenceFlags) {
-  DotPalette palette = colours;
-  if (!dependenceFlags) palette.parallel = palette.carried = ""; // no member flags
+std::string scheduleTreeDot(const poly::TreeNodeView& root, const DotPalette& palette, bool dependenceFlags) {
   std::string out = "digraph schedule_tree {\n";
   out += fmt::format("  graph [id=\"schedule_tree\", bgcolor=\"{}\", ordering=out, nodesep=0.25, ranksep=0.2, "
                      "pad=0.1];\n",
                      palette.background);
   out += fmt::format("  node [fontname=\"DejaVu Sans\", fontsize=10, fontcolor=\"{}\"];\n", palette.text);
   out += fmt::format("  edge [color=\"{}\", arrowsize=0.6];\n", palette.edge);
-  emit(root, palette, out);
+  emit(root, palette, dependenceFlags, out);
   out += "}\n";
   return out;
 }

@@ -24,7 +24,7 @@ struct DotPalette {
   std::string background;
   std::string text, muted, edge, border;
   std::string domainFill, bandFill, sequenceFill, filterFill, markFill, otherFill, leafFill;
-  std::string parallel, carried; ///< the member flags "parallel" and "carries deps" (none when empty)
+  std::string parallel, carried; ///< the member flags "parallel" and "carries deps"
 };
 
 DotPalette lightDotPalette();

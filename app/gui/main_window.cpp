@@ -195,7 +195,8 @@ void MainWindow::wireSession() {
       JobCancel::OnShutdown);
   // Cancel: code that was being generated is generated again when next needed.
   connect(m_session->jobs(), &JobRunner::cancelled, this, [this] {
-    if (m_code->status() != QStringLiteral("generating…")) return;
+    if (!m_codePending) return;
+    m_codePending = false;
     m_codeStale = true;
     m_code->setStatus(QStringLiteral("cancelled: apply a step or pick a target to generate again"));
   });
@@ -207,6 +208,7 @@ void MainWindow::wireSession() {
     if (visible) refreshCode();
   });
   connect(m_session, &Session::codeReady, this, [this](bool ok, const QString& text, const QString& status) {
+    m_codePending = false;
     if (ok)
       m_code->setCode(text, status);
     else
@@ -300,6 +302,7 @@ void MainWindow::refreshCode() {
     return;
   m_codeStale = false;
   m_code->setStatus(QStringLiteral("generating…"));
+  m_codePending = true;
   m_session->requestCode(m_code->currentTarget(), m_code->currentFormat());
 }
 

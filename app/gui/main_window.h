@@ -147,6 +147,7 @@ private:
   bool m_firstState = true;
   /// The loop or block a session opened with selected, selected when its program is shown.
   QString m_pendingSelection;
+  bool m_codePending = false; ///< a code job was requested and has not delivered
 };
 
 } // namespace loopscape::gui

@@ -146,10 +146,11 @@ Expected<Dependences> computeDependences(const Scop& scop) {
                                   .compute_flow();
     isl::union_flow warFlow =
         isl::union_access_info(writes).set_may_source(reads).set_kill(must).set_schedule(scop.schedule).compute_flow();
-    const auto rawBy = splitByBuffer(rawFlow.full_may_dependence());
+    const isl::union_map rawFull = rawFlow.full_may_dependence();
+    const auto rawBy = splitByBuffer(rawFull);
     const auto warBy = splitByBuffer(warFlow.full_may_dependence());
     const auto wawBy = splitByBuffer(
-        wawFlow.full_may_dependence().unite(rawFlow.full_may_dependence().intersect_range(rmw.wrap())));
+        wawFlow.full_may_dependence().unite(rawFull.intersect_range(rmw.wrap())));
     std::vector<Dependence> raw, war, waw;
     auto add = [&](std::vector<Dependence>& list, DependenceKind kind, const std::string& buffer,
                    const isl::union_map& rel) {

@@ -138,8 +138,6 @@ void render(const TreeNodeView& v, int indent, bool withFlags, std::string& out)
 Expected<TreeDescription> describeScheduleTree(const ir::PrimFunc& func, TreeFacts facts) {
   // The Scop and dependences are shared with the other entry points that analyse the same
   // program on this thread (program_analysis.h); the structure alone needs only the Scop.
-  // Already analysed on this thread: the full facts cost nothing more.
-  if (facts == TreeFacts::StructureOnly && cachedProgramAnalysis(func)) facts = TreeFacts::WithDependences;
   std::shared_ptr<const ProgramAnalysis> analysis;
   std::optional<Scop> ownScop;
   std::vector<LoopDependences> loops;

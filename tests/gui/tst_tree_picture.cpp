@@ -117,6 +117,22 @@ private Q_SLOTS:
     QCOMPARE(dot, QString::fromUtf8(f.readAll()));
   }
 
+  void memberFlagsOnlyWithDependences() {
+    // Before the dependence facts arrive the picture shows no member flags; otherwise it is
+    // the same picture (the golden with the flags removed).
+    const auto snap = matmulSnapshot(QString());
+    const std::string with = views::scheduleTreeDot(snap->tree->root, views::lightDotPalette(), true);
+    const std::string without = views::scheduleTreeDot(snap->tree->root, views::lightDotPalette(), false);
+    QVERIFY(with.find("carries deps") != std::string::npos);
+    QVERIFY(without.find("carries deps") == std::string::npos && without.find(">parallel<") == std::string::npos);
+    std::string stripped = with;
+    const auto p = views::lightDotPalette();
+    for (const std::string& flag : {"&#160;&#160;<FONT COLOR=\"" + p.parallel + "\">parallel</FONT>",
+                                    "&#160;&#160;<FONT COLOR=\"" + p.carried + "\">carries deps</FONT>"})
+      for (std::size_t at; (at = stripped.find(flag)) != std::string::npos;) stripped.erase(at, flag.size());
+    QCOMPARE(QString::fromStdString(without), QString::fromStdString(stripped));
+  }
+
   void labelsOfIslText_data() {
     QTest::addColumn<QString>("schedule");
     QTest::addColumn<QString>("expression");
