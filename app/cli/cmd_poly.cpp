@@ -1,4 +1,4 @@
-// `poly FILE --auto [--fusion max|min] [--tile 32,32] [--check] [--trace T]`: runs the isl
+// `poly FILE --auto [--fusion max|smart|min] [--tile 32,32] [--exact-deps] [--check] [--trace T]`: runs the isl
 // scheduler (the poly_auto primitive, after the steps of --trace when given) and prints
 // the regenerated program and the trace as TVM-style Python (poly_* steps are
 // Loopscape-only). `--check` interprets the original and the result on the same seeded
@@ -28,6 +28,7 @@ struct PolyOptions {
   bool autoSchedule = false;
   std::string fusion = "max";
   std::string tile;
+  bool exactDeps = false;
   bool check = false;
   std::string trace;
   std::vector<std::string> shapes;
@@ -108,7 +109,7 @@ int runPoly(const PolyOptions& opt) {
       }
       for (auto v : *sizes) tile.push_back(v);
     }
-    auto r = sch->apply("poly_auto", {}, {opt.fusion, false, true, "isl", tile});
+    auto r = sch->apply("poly_auto", {}, {opt.fusion, false, true, "isl", tile, !opt.exactDeps});
     if (!r) {
       printDiagnostic(r.error());
       return r.error().code.starts_with("schedule.poly_auto.illegal") ? kExitIllegalSchedule : kExitBadInput;
@@ -131,6 +132,9 @@ void registerPoly(CLI::App& app, CommandResult& result) {
                   "is lost, PPCG) or min (serialize SCCs)")
       ->check(CLI::IsMember({"max", "smart", "min"}));
   cmd->add_option("--tile", opt->tile, "Tile the outermost bands of the computed schedule, e.g. 32,32");
+  cmd->add_flag("--exact-deps", opt->exactDeps,
+                "Schedule on the exact dependences (PPCG) instead of the ones simplified against the domains "
+                "(Polly's default; much faster for fusion max, same result for smart and min)");
   cmd->add_flag("--check", opt->check,
                 "Interpret the original and the result on the same seeded inputs and compare the outputs "
                 "(slow for full-size samples: use --shape or small copies)");

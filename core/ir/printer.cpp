@@ -29,28 +29,6 @@ using detail::NameTable;
 bool isZero(const Expr& e) { return isConstInt(e, 0); }
 bool isTrue(const Expr& e) { return e.dtype().isBool() && isConstInt(e, 1); }
 
-// Structural equality of small index expressions (same variables, same constants), as
-// TVM's ExprDeepEqual is used to decide whether an iterator may be remapped.
-template <ExprKind K> bool binaryEqual(const Expr& a, const Expr& b);
-bool exprEqual(const Expr& a, const Expr& b) {
-  if (a.sameAs(b)) return true;
-  if (!a.defined() || !b.defined() || a.kind() != b.kind() || a.dtype() != b.dtype()) return false;
-  switch (a.kind()) {
-  case ExprKind::IntImm: return a.as<IntImm>()->value == b.as<IntImm>()->value;
-  case ExprKind::FloatImm: return a.as<FloatImm>()->value == b.as<FloatImm>()->value;
-#define LS_X(name)                                                                                                     \
-  case ExprKind::name: return binaryEqual<ExprKind::name>(a, b);
-    LS_BINARY_KINDS(LS_X)
-#undef LS_X
-  default: return false; // Vars only equal themselves; other kinds never occur in domains
-  }
-}
-template <ExprKind K> bool binaryEqual(const Expr& a, const Expr& b) {
-  const auto* x = a.as<BinaryOp<K>>();
-  const auto* y = b.as<BinaryOp<K>>();
-  return exprEqual(x->a, y->a) && exprEqual(x->b, y->b);
-}
-
 bool usesAnyVar(const Expr& e, const std::vector<const For*>& loops) {
   bool found = false;
   forEachExpr(e, [&](const Expr& sub) {
@@ -417,7 +395,7 @@ void Printer::iterVars(const Block& blk, const BlockRealize* realize, int indent
     const Expr& value = realize->iterValues[i];
     if (!value.is<Var>()) return false;
     return std::any_of(m_loops.begin(), m_loops.end(), [&](const For* l) {
-      return l->loopVar.sameAs(value) && exprEqual(l->min, iv.dom.min) && exprEqual(l->extent, iv.dom.extent);
+      return l->loopVar.sameAs(value) && detail::exprEqual(l->min, iv.dom.min) && detail::exprEqual(l->extent, iv.dom.extent);
     });
   };
   auto single = [&](std::size_t i) {

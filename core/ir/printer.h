@@ -102,8 +102,11 @@ std::string printExpr(const Expr& e, NameTable& names);
 /// `A[i, j]`-style subscript list (without the buffer name): `[i, j]`, `[()]` for a
 /// 0-dim buffer; a Ramp index with constant stride prints as a slice `i:i + 8`.
 std::string printIndices(const std::vector<Expr>& indices, NameTable& names);
+/// Structural equality of small index expressions (same variables, same constants), as
+/// TVM's ExprDeepEqual is used to decide whether an iterator may be remapped.
+bool exprEqual(const Expr& a, const Expr& b);
 /// `a + b` folded as TVM's operator+ does for printing ends of ranges: constant + constant
-/// is the sum, x + 0 is x.
+/// is the sum, x + 0 is x; and a + ((x - a) + c) is x + c.
 Expr addFolded(const Expr& a, const Expr& b);
 
 } // namespace detail

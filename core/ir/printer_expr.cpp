@@ -308,6 +308,28 @@ private:
 
 } // namespace
 
+// Structural equality of small index expressions (same variables, same constants), as
+// TVM's ExprDeepEqual is used to decide whether an iterator may be remapped.
+template <ExprKind K> bool binaryEqual(const Expr& a, const Expr& b);
+bool exprEqual(const Expr& a, const Expr& b) {
+  if (a.sameAs(b)) return true;
+  if (!a.defined() || !b.defined() || a.kind() != b.kind() || a.dtype() != b.dtype()) return false;
+  switch (a.kind()) {
+  case ExprKind::IntImm: return a.as<IntImm>()->value == b.as<IntImm>()->value;
+  case ExprKind::FloatImm: return a.as<FloatImm>()->value == b.as<FloatImm>()->value;
+#define LS_X(name)                                                                                                     \
+  case ExprKind::name: return binaryEqual<ExprKind::name>(a, b);
+    LS_BINARY_KINDS(LS_X)
+#undef LS_X
+  default: return false; // Vars only equal themselves; other kinds never occur in domains
+  }
+}
+template <ExprKind K> bool binaryEqual(const Expr& a, const Expr& b) {
+  const auto* x = a.as<BinaryOp<K>>();
+  const auto* y = b.as<BinaryOp<K>>();
+  return exprEqual(x->a, y->a) && exprEqual(x->b, y->b);
+}
+
 Expr addFolded(const Expr& a, const Expr& b) {
   const auto* ia = a.as<IntImm>();
   const auto* ib = b.as<IntImm>();
@@ -319,6 +341,11 @@ Expr addFolded(const Expr& a, const Expr& b) {
   if (fa && fb) return FloatImm::make(a.dtype(), fa->value + fb->value);
   if (fa && fa->value == 0) return b;
   if (fb && fb->value == 0) return a;
+  // a + ((x - a) + c) is x + c (also when the arithmetic wraps): the end of a range whose
+  // extent is `upper - lower + 1` (isl's AST bounds) prints as `upper + 1`. (a + (x - a)
+  // stays as it is: TVM prints `range(1, 1 + (m - 1))` for its own scan loops.)
+  if (const auto* add = b.as<Add>())
+    if (const auto* sub = add->a.as<Sub>(); sub && exprEqual(sub->b, a)) return addFolded(sub->a, add->b);
   return Add::make(a, b);
 }
 

@@ -102,12 +102,24 @@ Expected<isl::schedule> computeIslSchedule(const Scop& scop, const Dependences& 
     // The three kinds overlap (a reduction's RAW, WAR and WAW chains are the same pairs):
     // coalescing their union halves the pieces the scheduler builds constraints for.
     isl::union_map validity = deps.all().coalesce();
-    isl::schedule_constraints sc = isl::schedule_constraints::on_domain(scop.domain)
-                                       .set_context(scop.context)
-                                       .set_validity(validity)
-                                       .set_coincidence(validity)
-                                       .set_proximity(deps.raw.coalesce());
-    isl_schedule* raw = isl_schedule_constraints_compute_schedule(sc.release());
+    isl::union_map proximity = deps.raw.coalesce();
+    auto schedule = [&](const isl::union_map& v, const isl::union_map& p) {
+      isl::schedule_constraints sc = isl::schedule_constraints::on_domain(scop.domain)
+                                         .set_context(scop.context)
+                                         .set_validity(v)
+                                         .set_coincidence(v)
+                                         .set_proximity(p);
+      return isl_schedule_constraints_compute_schedule(sc.release());
+    };
+    isl_schedule* raw = nullptr;
+    if (options.simplifyDependences) {
+      // Polly's simplification: the constraints implied by the domains are dropped (each
+      // relation grows, so whatever schedule satisfies it is valid for the program).
+      auto gist = [&](const isl::union_map& m) { return m.gist_domain(scop.domain).gist_range(scop.domain); };
+      raw = schedule(gist(validity), gist(proximity));
+      if (!raw && isl_ctx_last_error(ctx) != isl_error_quota) isl_ctx_reset_error(ctx);
+    }
+    if (!raw && isl_ctx_last_error(ctx) != isl_error_quota) raw = schedule(validity, proximity);
     if (!raw) {
       if (isl_ctx_last_error(ctx) == isl_error_quota)
         return Unexpected(Diagnostic::error(

@@ -124,6 +124,11 @@ Expected<std::vector<RV>> applyAuto(Schedule& sch, const std::vector<TraceValue>
     if (!tile) return Unexpected(tile.error());
     o.tile = *tile;
   }
+  if (attrs.size() > 5) { // traces written before the option have none: the default
+    const auto* simplify = attrs[5].get<bool>();
+    if (!simplify) return Unexpected(scheduleError(prim, "bad-arguments", "poly_auto expects a boolean for simplify_deps"));
+    o.simplifyDependences = *simplify;
+  }
   return polyStep(
       sch, prim,
       [&](const Scop& scop, const Dependences* deps) {
@@ -239,7 +244,7 @@ void registerPolyInstructionKinds() {
         {.name = "poly_auto",
          .jsonName = "PolyAuto",
          .attrs = {{"fusion", "max"}, {"outer_coincidence", false}, {"maximize_band_depth", true}, {"algorithm", "isl"},
-                   {"tile", TraceList{}}},
+                   {"tile", TraceList{}}, {"simplify_deps", true}},
          .apply = applyAuto},
         {.name = "poly_tile", .jsonName = "PolyTile", .attrs = {{"band", ""}, {"sizes", TraceList{}}}, .apply = applyTile},
         {.name = "poly_interchange",

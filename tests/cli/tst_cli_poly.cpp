@@ -1,4 +1,4 @@
-// loopscape-cli poly: `poly FILE --auto [--fusion max|min] [--tile 32,32] [--check]
+// loopscape-cli poly: `poly FILE --auto [--fusion max|smart|min] [--tile 32,32] [--exact-deps] [--check]
 // [--trace T]` prints the program regenerated from the isl schedule and the trace (with
 // one comment line before it: poly_* steps are not TVM methods); --check interprets both
 // programs on the same seeded inputs. Bad options exit with status 2, an illegal poly step
@@ -51,19 +51,19 @@ private Q_SLOTS:
              qPrintable(r.out));
     QVERIFY2(r.out.endsWith(QString(kTraceHeader) +
                             "sch.poly_auto(fusion=\"max\", outer_coincidence=False, maximize_band_depth=True, "
-                            "algorithm=\"isl\", tile=[32, 32])\n"),
+                            "algorithm=\"isl\", tile=[32, 32], simplify_deps=True)\n"),
              qPrintable(r.out));
   }
 
   void fusionMinDistributes() {
-    // conv_bias_relu: min fusion keeps the four nests apart; max fuses pad_temp into the
-    // conv's nest (computed at ff == 0 and ry == 1, the conv shifted by 2) and T_add with
-    // T_relu into a second nest, each block once.
+    // conv_bias_relu: min fusion keeps the four nests apart; max on the exact dependences
+    // fuses pad_temp into the conv's nest (computed at ff == 0 and ry == 1, the conv
+    // shifted by 2) and T_add with T_relu into a second nest, each block once.
     auto min = runCli({"poly", "samples/conv_bias_relu.te", "--auto", "--fusion", "min"});
     QCOMPARE(min.exitCode, 0);
     QCOMPARE(min.out.count("\n    for "), 4);
     QVERIFY(min.out.contains("sch.poly_auto(fusion=\"min\","));
-    auto max = runCli({"poly", "samples/conv_bias_relu.te", "--auto", "--fusion", "max"});
+    auto max = runCli({"poly", "samples/conv_bias_relu.te", "--auto", "--fusion", "max", "--exact-deps"});
     QCOMPARE(max.exitCode, 0);
     QCOMPARE(max.out.count("\n    for "), 2);
     QVERIFY2(max.out.contains("    for ff, yy_i2, xx_i3, rc_i1, ry in T.grid(32, 34, 34, 16, 3):\n"
@@ -75,6 +75,29 @@ private Q_SLOTS:
              qPrintable(max.out));
     for (const char* block : {"pad_temp", "conv2d_nchw", "T_add", "T_relu"})
       QCOMPARE(max.out.count(QString("with T.block(\"%1\")").arg(block)), 1);
+    QVERIFY2(max.out.endsWith("tile=[], simplify_deps=False)\n"), qPrintable(max.out.right(200)));
+  }
+
+  void fusionMaxOnSimplifiedDependences() {
+    // The default (Polly's simplified dependences): one nest over rc and the output window
+    // (yy + ry, xx + rx), the padding computed in it, then the conv over ff (parallel) and
+    // the output rows and columns it touches, T_add and T_relu once the window is complete.
+    auto max = runCli({"poly", "samples/conv_bias_relu.te", "--auto", "--fusion", "max"});
+    QCOMPARE(max.exitCode, 0);
+    QCOMPARE(max.out.count("\n    for "), 1);
+    QVERIFY2(max.out.contains("    for rc_i1, yy_ry_i2_y, xx_rx_i3_x in T.grid(16, 34, 34):\n"
+                              "        with T.block(\"pad_temp\"):\n"),
+             qPrintable(max.out));
+    QVERIFY2(max.out.contains("        for ff in range(32):\n"
+                              "            for yy in range(T.max(0, yy_ry_i2_y - 2), T.min(31, yy_ry_i2_y) + 1):\n"
+                              "                for xx in range(T.max(0, xx_rx_i3_x - 2), T.min(31, xx_rx_i3_x) + 1):\n"
+                              "                    with T.block(\"conv2d_nchw\"):\n"),
+             qPrintable(max.out));
+    QVERIFY2(max.out.contains("        if rc_i1 == 15 and yy_ry_i2_y >= 2 and xx_rx_i3_x >= 2:\n"
+                              "            for f in range(32):\n"
+                              "                with T.block(\"T_add\"):\n"),
+             qPrintable(max.out));
+    QVERIFY2(max.out.endsWith("tile=[], simplify_deps=True)\n"), qPrintable(max.out.right(200)));
   }
 
   void fusionSmartFusesTheEpilogue() {
@@ -104,11 +127,14 @@ private Q_SLOTS:
     QTest::newRow("smart") << "smart" << "";
     QTest::newRow("max tile") << "max" << "2,2";
     QTest::newRow("smart tile") << "smart" << "2,2";
+    QTest::newRow("max exact") << "max --exact-deps" << "";
+    QTest::newRow("max exact tile") << "max --exact-deps" << "2,2";
   }
   void checkComparesResults() {
     QFETCH(QString, fusion);
     QFETCH(QString, tile);
-    QStringList args{"poly", m_dir.filePath("stencil.te"), "--auto", "--fusion", fusion, "--check"};
+    QStringList args{"poly", m_dir.filePath("stencil.te"), "--auto", "--check", "--fusion"};
+    args << fusion.split(u' ');
     if (!tile.isEmpty()) args << "--tile" << tile;
     auto r = runCli(args);
     QCOMPARE(r.exitCode, 0);
