@@ -14,8 +14,9 @@
 //   1st step the whole first poly_auto step of a session, end to end: Schedule::apply on a
 //            fresh Schedule with the legality verifier installed and nothing cached (the
 //            step reuses the model the check builds; "-" for the identity)
-// for five schedules: the identity (the program regenerated from its own tree), poly_auto
-// fusion=max, fusion=min, and both with tile=[32,32]. Each cell is the best of
+// for the identity (the program regenerated from its own tree) and poly_auto with fusion
+// max, smart and min, each also with tile=[32,32], on the simplified dependences (the
+// default), and fusion max on the exact ones (simplify_deps=False). Each cell is the best of
 // --reps runs (default 3), in CPU time of the (single) thread. The output is a Markdown
 // table (bench/README.md).
 //
@@ -109,7 +110,8 @@ std::optional<std::string> runOnce(const ir::PrimFunc& f, const Config& c, Times
   if (c.identity) return std::nullopt;
   std::vector<std::string> tile;
   for (auto v : c.options.tile) tile.push_back(std::to_string(v));
-  const std::string step = fmt::format("sch.poly_auto(fusion=\"{}\", tile=[{}])\n", c.options.fusion, fmt::join(tile, ", "));
+  const std::string step = fmt::format("sch.poly_auto(fusion=\"{}\", tile=[{}], simplify_deps={})\n", c.options.fusion,
+                                       fmt::join(tile, ", "), c.options.simplifyDependences ? "True" : "False");
   poly::clearLegalityCache();
   t0 = Clock::now();
   schedule::Schedule sch(f);
@@ -144,21 +146,24 @@ int main(int argc, char** argv) {
       if (e.path().extension() == ".te") files.push_back(e.path().string());
     std::sort(files.begin(), files.end());
   }
-  std::vector<Config> configs(7);
-  configs[0] = {"identity", true, {}};
-  configs[1] = {"auto max", false, {}};
-  configs[2] = {"auto min", false, {}};
-  configs[2].options.fusion = "min";
-  configs[3] = {"auto max tile 32,32", false, {}};
-  configs[3].options.tile = {32, 32};
-  configs[4] = {"auto min tile 32,32", false, {}};
-  configs[4].options.fusion = "min";
-  configs[4].options.tile = {32, 32};
-  configs[5] = {"auto smart", false, {}};
-  configs[5].options.fusion = "smart";
-  configs[6] = {"auto smart tile 32,32", false, {}};
-  configs[6].options.fusion = "smart";
-  configs[6].options.tile = {32, 32};
+  // The scheduler on the simplified dependences (the default, Polly's) with every fusion
+  // setting, untiled and tiled; fusion max also on the exact dependences (PPCG's input).
+  std::vector<Config> configs{{"identity", true, {}}};
+  auto add = [&](const char* name, const char* fusion, bool tile, bool simplify) {
+    Config c{name, false, {}};
+    c.options.fusion = fusion;
+    if (tile) c.options.tile = {32, 32};
+    c.options.simplifyDependences = simplify;
+    configs.push_back(c);
+  };
+  add("auto max", "max", false, true);
+  add("auto max tile 32,32", "max", true, true);
+  add("auto smart", "smart", false, true);
+  add("auto smart tile 32,32", "smart", true, true);
+  add("auto min", "min", false, true);
+  add("auto min tile 32,32", "min", true, true);
+  add("auto max exact", "max", false, false);
+  add("auto max exact tile 32,32", "max", true, false);
 
   poly::registerPolyInstructionKinds();
   std::puts("| sample | schedule | scop | deps | sched | codegen | check | total | 1st check | 1st step |");
