@@ -395,7 +395,8 @@ void Printer::iterVars(const Block& blk, const BlockRealize* realize, int indent
     const Expr& value = realize->iterValues[i];
     if (!value.is<Var>()) return false;
     return std::any_of(m_loops.begin(), m_loops.end(), [&](const For* l) {
-      return l->loopVar.sameAs(value) && detail::exprEqual(l->min, iv.dom.min) && detail::exprEqual(l->extent, iv.dom.extent);
+      return l->loopVar.sameAs(value) && detail::exprEqual(l->min, iv.dom.min) &&
+             detail::exprEqual(l->extent, iv.dom.extent);
     });
   };
   auto single = [&](std::size_t i) {
