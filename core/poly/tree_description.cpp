@@ -92,7 +92,8 @@ struct Describer {
       v.text = str(n.as<isl::schedule_node_guard>().guard());
     }
     const int children = int(n.n_children());
-    for (int i = 0; i < children; ++i) v.children.push_back(node(n.child(i), fmt::format("{}.{}", id, i)));
+    for (int i = 0; i < children; ++i)
+      v.children.push_back(node(n.child(i), fmt::format("{}.{}", id, i)));
     return v;
   }
 
@@ -151,7 +152,7 @@ Expected<TreeDescription> describeScheduleTree(const ir::PrimFunc& func, TreeFac
     if (!perLoop) return Unexpected(perLoop.error());
     loops = std::move(*perLoop);
   } else {
-    auto extracted = extractScop(func);
+    auto extracted = extractScop(func, ScopContent::Structure);
     if (!extracted) return Unexpected(extracted.error());
     ownScop.emplace(std::move(*extracted));
     scop = &*ownScop;

@@ -293,6 +293,29 @@ private Q_SLOTS:
     QVERIFY2(scop->reads.is_equal(exp), poly::detail::str(scop->reads).c_str());
   }
 
+  void structureOnly_data() {
+    QTest::addColumn<QString>("program");
+    for (const char* p : {"matmul", "conv", "softmax", "stencil", "stencil_symbolic", "batch1"})
+      QTest::newRow(p) << p;
+  }
+  void structureOnly() {
+    // The structure is the full Scop without the accesses: the same loops, statements,
+    // domains, instances and tree; no reads or writes.
+    QFETCH(QString, program);
+    auto full = poly::extractScop(::program(program));
+    auto structure = poly::extractScop(::program(program), poly::ScopContent::Structure);
+    QVERIFY(full.has_value() && structure.has_value());
+    QVERIFY(!full->reads.is_empty());
+    QVERIFY(structure->reads.is_empty() && structure->mayWrites.is_empty() && structure->mustWrites.is_empty());
+    QVERIFY(structure->domain.is_equal(full->domain));
+    QVERIFY(structure->instances.is_equal(full->instances));
+    QVERIFY(structure->scheduleMap().is_equal(full->scheduleMap()));
+    QCOMPARE(structure->statements.size(), full->statements.size());
+    QCOMPARE(structure->loops.size(), full->loops.size());
+    QCOMPARE(QString::fromStdString(poly::detail::str(structure->schedule)),
+             QString::fromStdString(poly::detail::str(full->schedule)));
+  }
+
   void tree() {
     auto t = poly::describeScheduleTree(program("matmul"));
     QVERIFY(t.has_value());
