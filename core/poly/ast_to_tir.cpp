@@ -102,9 +102,8 @@ std::string memberName(const isl::union_pw_aff& upa) {
       },
       &shapes);
   if (shapes.empty()) return "c";
-  const bool allSingle = std::all_of(shapes.begin(), shapes.end(), [&](const AffShape& s) {
-    return s.single && s.dims == shapes.front().dims;
-  });
+  const bool allSingle = std::all_of(shapes.begin(), shapes.end(),
+                                     [&](const AffShape& s) { return s.single && s.dims == shapes.front().dims; });
   if (allSingle) return shapes.front().dims.front();
   std::vector<std::string> dims;
   for (const auto& s : shapes)
@@ -112,7 +111,8 @@ std::string memberName(const isl::union_pw_aff& upa) {
       if (std::find(dims.begin(), dims.end(), d) == dims.end()) dims.push_back(d);
   if (dims.empty()) return "c";
   std::string out;
-  for (const auto& d : dims) out += (out.empty() ? "" : "_") + d;
+  for (const auto& d : dims)
+    out += (out.empty() ? "" : "_") + d;
   return out;
 }
 
@@ -134,13 +134,15 @@ struct BandFrame {
 class Generator {
 public:
   Generator(const ir::PrimFunc& func, const Scop& scop) : m_func(func), m_scop(scop) {
-    for (std::size_t i = 0; i < scop.statements.size(); ++i) m_statementIndex[scop.statements[i].name] = int(i);
+    for (std::size_t i = 0; i < scop.statements.size(); ++i)
+      m_statementIndex[scop.statements[i].name] = int(i);
     // Parameters: the free integer Vars of the function, by name.
     auto collect = [&](const ir::Expr& e) {
       if (const auto* v = e.as<ir::Var>(); v && !m_params.contains(v->name)) m_params.emplace(v->name, e);
     };
     for (const auto& p : func.params)
-      for (const auto& d : p->shape) ir::forEachExpr(d, collect);
+      for (const auto& d : p->shape)
+        ir::forEachExpr(d, collect);
     ir::forEachExpr(func.body, collect);
     findLoopType(func.body);
   }
@@ -165,6 +167,7 @@ private:
 
   // isl callbacks
   static isl_ast_node* atEachDomain(isl_ast_node* node, isl_ast_build* build, void* user);
+  static int scheduleDepth(isl_ast_build* build);
   static isl_id* beforeEachFor(isl_ast_build* build, void* user);
   static isl_stat beforeEachMark(isl_id* mark, isl_ast_build* build, void* user);
   static isl_ast_node* afterEachMark(isl_ast_node* node, isl_ast_build* build, void* user);
@@ -195,13 +198,14 @@ private:
   ir::DataType m_loopType = ir::DataType::int32();
 
   std::vector<std::vector<std::string>> m_bandNames;
+  std::vector<int> m_bandStarts; ///< per band: band members above it (its first member's schedule dimension)
   std::vector<BandFrame> m_bandStack;
   std::vector<std::unique_ptr<InstanceInfo>> m_infos;
 
-  std::map<std::string, ir::Expr> m_env;    ///< isl iterator id -> its value
-  std::vector<std::string> m_activeNames;   ///< loop names on the current path
-  std::set<std::string> m_combineWithInit;  ///< update statements emitted with their T.init here
-  std::map<int, int> m_userCount;           ///< statement -> number of AST user nodes
+  std::map<std::string, ir::Expr> m_env;   ///< isl iterator id -> its value
+  std::vector<std::string> m_activeNames;  ///< loop names on the current path
+  std::set<std::string> m_combineWithInit; ///< update statements emitted with their T.init here
+  std::map<int, int> m_userCount;          ///< statement -> number of AST user nodes
   std::map<int, ir::Stmt> m_initBlocks, m_updateBlocks;
   std::map<int, bool> m_firstAtMin;
   std::set<std::string> m_blockNames;
@@ -216,6 +220,7 @@ isl::schedule_node Generator::annotateNode(isl::schedule_node node) {
     std::vector<std::string> names = bandMemberNames(node);
     const int index = static_cast<int>(m_bandNames.size());
     m_bandNames.push_back(std::move(names));
+    m_bandStarts.push_back(static_cast<int>(isl_schedule_node_get_schedule_depth(node.get())));
     // Atomic loops: every statement gets one loop per band member (guards inside it)
     // instead of isl's default separation into loop pieces, which copies a statement
     // into several nests (a block name must stay unique, and a fused nest stays
@@ -223,9 +228,11 @@ isl::schedule_node Generator::annotateNode(isl::schedule_node node) {
     const int members = static_cast<int>(isl_schedule_node_band_n_member(node.get()));
     for (int i = 0; i < members; ++i)
       if (isl_schedule_node_band_member_get_ast_loop_type(node.get(), i) == isl_ast_loop_default)
-        node = isl::manage(check(isl_schedule_node_band_member_set_ast_loop_type(node.release(), i, isl_ast_loop_atomic),
-                                 "atomic loop type"));
-    isl_id* id = isl_id_alloc(islContext().get(), kBandMark, reinterpret_cast<void*>(static_cast<std::intptr_t>(index)));
+        node =
+            isl::manage(check(isl_schedule_node_band_member_set_ast_loop_type(node.release(), i, isl_ast_loop_atomic),
+                              "atomic loop type"));
+    isl_id* id =
+        isl_id_alloc(islContext().get(), kBandMark, reinterpret_cast<void*>(static_cast<std::intptr_t>(index)));
     node = isl::manage(check(isl_schedule_node_insert_mark(node.release(), id), "inserting a band mark"));
     node = node.child(0);
     marked = true;
@@ -263,7 +270,8 @@ isl_ast_node* Generator::atEachDomain(isl_ast_node* node, isl_ast_build* build, 
   if (!inverse) return isl_ast_node_free(node);
   auto info = std::make_unique<InstanceInfo>();
   info->statement = it->second;
-  isl_multi_pw_aff* iters = isl_multi_pw_aff_pullback_pw_multi_aff(st.iterValues.copy(), isl_pw_multi_aff_copy(inverse));
+  isl_multi_pw_aff* iters =
+      isl_multi_pw_aff_pullback_pw_multi_aff(st.iterValues.copy(), isl_pw_multi_aff_copy(inverse));
   const isl_size ni = isl_multi_pw_aff_dim(iters, isl_dim_out);
   for (isl_size i = 0; i < ni; ++i) {
     isl_ast_expr* e = isl_ast_build_expr_from_pw_aff(build, isl_multi_pw_aff_get_pw_aff(iters, i));
@@ -294,11 +302,29 @@ isl_ast_node* Generator::atEachDomain(isl_ast_node* node, isl_ast_build* build, 
   return isl_ast_node_set_annotation(node, annotation);
 }
 
+// The number of schedule dimensions (band members) outside the current point of the AST
+// build, counted in the whole schedule tree. isl drops the dimensions that are fixed on
+// the domain from the build's schedule space (a batch loop of extent 1; a tile loop with a
+// single tile: `floor(c / 32)` for c < 32), so the space's size undercounts; each
+// dimension's iterator id carries its position (generate() hands the build one id per
+// dimension). A loop is named after member (depth - band start) of its band.
+int Generator::scheduleDepth(isl_ast_build* build) {
+  isl_space* sp = isl_ast_build_get_schedule_space(build);
+  const isl_size n = isl_space_dim(sp, isl_dim_set);
+  int depth = n > 0 ? static_cast<int>(n) : 0;
+  if (n > 0) {
+    isl_id* last = isl_space_get_dim_id(sp, isl_dim_set, unsigned(n - 1));
+    if (last && isl_id_get_user(last))
+      depth = static_cast<int>(reinterpret_cast<std::intptr_t>(isl_id_get_user(last))); // position + 1
+    isl_id_free(last);
+  }
+  isl_space_free(sp);
+  return depth;
+}
+
 isl_id* Generator::beforeEachFor(isl_ast_build* build, void* user) {
   auto* self = static_cast<Generator*>(user);
-  isl_space* sp = isl_ast_build_get_schedule_space(build);
-  const int depth = static_cast<int>(isl_space_dim(sp, isl_dim_set)) - 1;
-  isl_space_free(sp);
+  const int depth = scheduleDepth(build) - 1;
   std::string name = fmt::format("c{}", depth);
   if (!self->m_bandStack.empty()) {
     const BandFrame& f = self->m_bandStack.back();
@@ -309,14 +335,12 @@ isl_id* Generator::beforeEachFor(isl_ast_build* build, void* user) {
   return isl_id_alloc(isl_ast_build_get_ctx(build), name.c_str(), nullptr);
 }
 
-isl_stat Generator::beforeEachMark(isl_id* mark, isl_ast_build* build, void* user) {
+isl_stat Generator::beforeEachMark(isl_id* mark, isl_ast_build*, void* user) {
   auto* self = static_cast<Generator*>(user);
   const char* name = isl_id_get_name(mark);
   if (name && std::string_view(name) == kBandMark) {
-    isl_space* sp = isl_ast_build_get_schedule_space(build);
-    const int depth = static_cast<int>(isl_space_dim(sp, isl_dim_set));
-    isl_space_free(sp);
-    self->m_bandStack.push_back({static_cast<int>(reinterpret_cast<std::intptr_t>(isl_id_get_user(mark))), depth});
+    const int table = static_cast<int>(reinterpret_cast<std::intptr_t>(isl_id_get_user(mark)));
+    self->m_bandStack.push_back({table, self->m_bandStarts[table]});
   }
   return isl_stat_ok;
 }
@@ -357,10 +381,12 @@ ir::Expr Generator::expr(const isl::ast_expr& e) {
   }
   const int n = static_cast<int>(isl_ast_expr_op_get_n_arg(p));
   std::vector<ir::Expr> a;
-  for (int i = 0; i < n; ++i) a.push_back(expr(isl::manage(isl_ast_expr_op_get_arg(p, i))));
+  for (int i = 0; i < n; ++i)
+    a.push_back(expr(isl::manage(isl_ast_expr_op_get_arg(p, i))));
   auto fold = [&](auto op) {
     ir::Expr out = a.front();
-    for (int i = 1; i < n; ++i) out = op(out, a[i]);
+    for (int i = 1; i < n; ++i)
+      out = op(out, a[i]);
     return out;
   };
   switch (isl_ast_expr_op_get_type(p)) {
@@ -391,7 +417,8 @@ ir::Expr Generator::expr(const isl::ast_expr& e) {
   fail("the isl AST holds an operation (call, access or member) that has no TensorIR form");
 }
 
-std::vector<ir::Expr> Generator::values(const std::vector<isl::ast_expr>& exprs, const std::vector<ir::IterVar>& iters) {
+std::vector<ir::Expr> Generator::values(const std::vector<isl::ast_expr>& exprs,
+                                        const std::vector<ir::IterVar>& iters) {
   std::vector<ir::Expr> out;
   for (std::size_t i = 0; i < exprs.size(); ++i) {
     ir::Expr v = ir::simplify(expr(exprs[i]));
@@ -457,7 +484,8 @@ ir::Stmt Generator::forNode(const isl::ast_node& n) {
       name = fmt::format("{}_{}", base, k);
   }
   isl::ast_expr incE = isl::manage(isl_ast_node_for_get_inc(n.get()));
-  isl_val* incV = isl_ast_expr_get_type(incE.get()) == isl_ast_expr_int ? isl_ast_expr_int_get_val(incE.get()) : nullptr;
+  isl_val* incV =
+      isl_ast_expr_get_type(incE.get()) == isl_ast_expr_int ? isl_ast_expr_int_get_val(incE.get()) : nullptr;
   if (!incV) fail("a loop of the isl AST has a non-constant step");
   const long step = isl_val_get_num_si(incV);
   isl_val_free(incV);
@@ -587,11 +615,13 @@ ir::Stmt Generator::initBlock(int statement) {
   std::vector<ir::BufferRegion> writes;
   for (const auto& w : block.writes) {
     ir::BufferRegion r{w.buffer, {}};
-    for (const auto& rg : w.region) r.region.push_back({ir::substitute(rg.min, map), ir::substitute(rg.extent, map)});
+    for (const auto& rg : w.region)
+      r.region.push_back({ir::substitute(rg.min, map), ir::substitute(rg.extent, map)});
     writes.push_back(std::move(r));
   }
   std::string name = block.name + "_init";
-  for (int k = 1; m_blockNames.contains(name); ++k) name = fmt::format("{}_init_{}", block.name, k);
+  for (int k = 1; m_blockNames.contains(name); ++k)
+    name = fmt::format("{}_init_{}", block.name, k);
   m_blockNames.insert(name);
   ir::Stmt out = ir::Block::make(name, iters, {}, writes, ir::substitute(block.init, map), {}, {}, block.annotations);
   m_initBlocks[statement] = out;
@@ -662,7 +692,8 @@ ir::Stmt Generator::markNode(const isl::ast_node& n) {
   };
   if (const auto* seq = body.as<ir::SeqStmt>()) {
     std::vector<ir::Stmt> items;
-    for (const auto& s : seq->seq) items.push_back(apply(s));
+    for (const auto& s : seq->seq)
+      items.push_back(apply(s));
     return ir::SeqStmt::make(std::move(items));
   }
   return apply(body);
@@ -688,6 +719,27 @@ ir::PrimFunc Generator::run(const isl::schedule& schedule) {
   isl::schedule annotated = annotateBands(schedule);
   isl_ctx* ctx = islContext().get();
   isl_ast_build* build = isl_ast_build_from_context(m_scop.context.copy());
+  // One iterator id per schedule dimension, named as isl names them (c0, c1, ...), its user
+  // pointer the position + 1 (scheduleDepth).
+  {
+    isl_union_map* flat = isl_schedule_get_map(annotated.get());
+    int dims = 0;
+    isl_union_map_foreach_map(
+        flat,
+        [](isl_map* m, void* user) {
+          int* d = static_cast<int*>(user);
+          *d = std::max(*d, static_cast<int>(isl_map_dim(m, isl_dim_out)));
+          isl_map_free(m);
+          return isl_stat_ok;
+        },
+        &dims);
+    isl_union_map_free(flat);
+    isl_id_list* iterators = isl_id_list_alloc(ctx, dims);
+    for (int d = 0; d < dims; ++d)
+      iterators = isl_id_list_add(iterators, isl_id_alloc(ctx, fmt::format("c{}", d).c_str(),
+                                                          reinterpret_cast<void*>(static_cast<std::intptr_t>(d + 1))));
+    build = isl_ast_build_set_iterators(build, iterators);
+  }
   build = isl_ast_build_set_at_each_domain(build, &Generator::atEachDomain, this);
   build = isl_ast_build_set_before_each_for(build, &Generator::beforeEachFor, this);
   build = isl_ast_build_set_before_each_mark(build, &Generator::beforeEachMark, this);
@@ -722,7 +774,8 @@ ir::PrimFunc Generator::run(const isl::schedule& schedule) {
   std::vector<ir::Buffer> alloc = root.allocBuffers;
   // Only blocks that are not statements (scopes) lose their allocations; statements keep theirs.
   std::set<const ir::StmtNode*> statementBlocks;
-  for (const auto& s : m_scop.statements) statementBlocks.insert(s.block.get());
+  for (const auto& s : m_scop.statements)
+    statementBlocks.insert(s.block.get());
   {
     struct V final : ir::StmtVisitor {
       std::vector<ir::Buffer>* alloc;
@@ -743,8 +796,8 @@ ir::PrimFunc Generator::run(const isl::schedule& schedule) {
     v(m_func.body);
   }
   if (!body) body = ir::Evaluate::make(ir::intImm(0));
-  ir::Stmt newRoot = ir::Block::make(root.name, root.iterVars, root.reads, root.writes, body, root.init, alloc,
-                                     root.annotations);
+  ir::Stmt newRoot =
+      ir::Block::make(root.name, root.iterVars, root.reads, root.writes, body, root.init, alloc, root.annotations);
   ir::PrimFunc out = m_func;
   out.body = ir::BlockRealize::make(rootRealize.iterValues, rootRealize.predicate, newRoot);
   return out;
@@ -821,9 +874,10 @@ Expected<ir::PrimFunc> generateFunc(const ir::PrimFunc& func, const Scop& scop, 
   } catch (const CodegenError& e) {
     return Unexpected(e.diagnostic);
   } catch (const isl::exception_quota&) {
-    return Unexpected(Diagnostic::error("poly.quota", fmt::format("code generation for '{}' exceeded the bound of {} isl "
-                                                                  "operations; the schedule is too complex to generate",
-                                                                  func.name, kDefaultIslMaxOperations)));
+    return Unexpected(
+        Diagnostic::error("poly.quota", fmt::format("code generation for '{}' exceeded the bound of {} isl "
+                                                    "operations; the schedule is too complex to generate",
+                                                    func.name, kDefaultIslMaxOperations)));
   } catch (const isl::exception& e) {
     return Unexpected(islFailure(e.what()));
   } catch (const IslError& e) {

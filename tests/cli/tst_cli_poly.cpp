@@ -55,6 +55,23 @@ private Q_SLOTS:
              qPrintable(r.out));
   }
 
+  void singleTileKeepsLoopNames() {
+    // Tiling i (8) by 8 leaves one tile: isl drops that loop from the AST, and the loops
+    // after it keep their own names (j's tile loop is j_0, not the name of the dropped one).
+    writeFile(m_dir.filePath("mm8.te"),
+              "A = placeholder((8, 5), \"float32\", name=\"A\")\n"
+              "B = placeholder((5, 6), \"float32\", name=\"B\")\n"
+              "k = reduce_axis((0, 5), name=\"k\")\n"
+              "C = compute((8, 6), lambda i, j: sum(A[i, k] * B[k, j], axis=k), name=\"C\")\n");
+    auto r = runCli({"poly", m_dir.filePath("mm8.te"), "--auto", "--tile", "8,2"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("    for j_0, i_1, j_1, k in T.grid(3, 8, 2, 5):\n"
+                            "        with T.block(\"C\"):\n"
+                            "            v_i = T.axis.spatial(8, i_1)\n"
+                            "            v_j = T.axis.spatial(6, j_0 * 2 + j_1)\n"),
+             qPrintable(r.out));
+  }
+
   void fusionMinDistributes() {
     // conv_bias_relu: min fusion keeps the four nests apart; max on the exact dependences
     // fuses pad_temp into the conv's nest (computed at ff == 0 and ry == 1, the conv

@@ -7,10 +7,10 @@ def main(X0: T.Buffer((9,), "float32"), heat: T.Buffer((4, 9), "float32")):
     for t_0 in range(2):
         for t_i_0 in range(t_0, t_0 + 5):
             if t_0 == 0:
-                for t_1 in range(T.min(1, 8 - t_i_0 * 2) + 1):
+                for t_i_1 in range(T.min(1, 8 - t_i_0 * 2) + 1):
                     with T.block("heat_init"):
                         v__ = T.axis.spatial(1, 0)
-                        v_i = T.axis.spatial(9, t_i_0 * 2 + t_1)
+                        v_i = T.axis.spatial(9, t_i_0 * 2 + t_i_1)
                         T.reads(X0[v_i])
                         T.writes(heat[v__, v_i])
                         heat[v__, v_i] = X0[v_i]
