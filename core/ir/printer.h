@@ -106,7 +106,8 @@ std::string printIndices(const std::vector<Expr>& indices, NameTable& names);
 /// TVM's ExprDeepEqual is used to decide whether an iterator may be remapped.
 bool exprEqual(const Expr& a, const Expr& b);
 /// `a + b` folded as TVM's operator+ does for printing ends of ranges: constant + constant
-/// is the sum, x + 0 is x; and a + ((x - a) + c) is x + c.
+/// is the sum, x + 0 is x; a + ((x - a) + c) is x + c, and a + (x - a) is x for a
+/// non-constant a.
 Expr addFolded(const Expr& a, const Expr& b);
 
 } // namespace detail

@@ -341,9 +341,11 @@ Expr addFolded(const Expr& a, const Expr& b) {
   if (fa && fb) return FloatImm::make(a.dtype(), fa->value + fb->value);
   if (fa && fa->value == 0) return b;
   if (fb && fb->value == 0) return a;
-  // a + ((x - a) + c) is x + c (also when the arithmetic wraps): the end of a range whose
-  // extent is `upper - lower + 1` (isl's AST bounds) prints as `upper + 1`. (a + (x - a)
-  // stays as it is: TVM prints `range(1, 1 + (m - 1))` for its own scan loops.)
+  // a + ((x - a) + c) is x + c, and a + (x - a) is x when a is not a constant (also when
+  // the arithmetic wraps): the end of a range whose extent is `upper - lower + 1` or
+  // `upper - lower` (isl's AST bounds) prints as `upper + 1` or `upper`. (With a constant
+  // a, a + (x - a) stays: TVM prints `range(1, 1 + (m - 1))` for its own scan loops.)
+  if (const auto* sub = b.as<Sub>(); sub && !ia && !fa && exprEqual(sub->b, a)) return sub->a;
   if (const auto* add = b.as<Add>())
     if (const auto* sub = add->a.as<Sub>(); sub && exprEqual(sub->b, a)) return addFolded(sub->a, add->b);
   return Add::make(a, b);

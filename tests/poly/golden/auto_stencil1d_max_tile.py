@@ -14,7 +14,7 @@ def main(X0: T.Buffer((9,), "float32"), heat: T.Buffer((4, 9), "float32")):
                         T.reads(X0[v_i])
                         T.writes(heat[v__, v_i])
                         heat[v__, v_i] = X0[v_i]
-            for t_1 in range(T.max(0, 1 - t_0 * 2), T.max(0, 1 - t_0 * 2) + (2 - T.max(0, 1 - t_0 * 2))):
+            for t_1 in range(T.max(0, 1 - t_0 * 2), 2):
                 for t_i_1 in range(T.max(0, t_0 * 2 + t_1 - t_i_0 * 2), T.min(1, t_0 * 2 + t_1 - t_i_0 * 2 + 8) + 1):
                     with T.block("heat_update"):
                         v_t = T.axis.spatial((1, 4), t_0 * 2 + t_1)
