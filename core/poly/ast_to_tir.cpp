@@ -722,18 +722,18 @@ ir::PrimFunc Generator::run(const isl::schedule& schedule) {
   // One iterator id per schedule dimension, named as isl names them (c0, c1, ...), its user
   // pointer the position + 1 (scheduleDepth).
   {
-    isl_union_map* flat = isl_schedule_get_map(annotated.get());
-    int dims = 0;
-    isl_union_map_foreach_map(
-        flat,
-        [](isl_map* m, void* user) {
-          int* d = static_cast<int*>(user);
-          *d = std::max(*d, static_cast<int>(isl_map_dim(m, isl_dim_out)));
-          isl_map_free(m);
-          return isl_stat_ok;
+    int dims = 0; // the deepest band's last member (not isl_schedule_get_map: 15 % of a tiled codegen)
+    isl_schedule_foreach_schedule_node_top_down(
+        annotated.get(),
+        [](isl_schedule_node* node, void* user) {
+          if (isl_schedule_node_get_type(node) == isl_schedule_node_band) {
+            int* d = static_cast<int*>(user);
+            *d = std::max(*d, static_cast<int>(isl_schedule_node_get_schedule_depth(node)) +
+                                  static_cast<int>(isl_schedule_node_band_n_member(node)));
+          }
+          return isl_bool_true;
         },
         &dims);
-    isl_union_map_free(flat);
     isl_id_list* iterators = isl_id_list_alloc(ctx, dims);
     for (int d = 0; d < dims; ++d)
       iterators = isl_id_list_add(iterators, isl_id_alloc(ctx, fmt::format("c{}", d).c_str(),
