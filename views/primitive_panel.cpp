@@ -237,10 +237,29 @@ void PrimitivePanel::rebuildForm() {
   if (kind == nullptr || selected() == nullptr) return;
   for (std::size_t i = 0; i < kind->inputNames.size(); ++i)
     m_fields.push_back(makeInputField(*kind, i));
-  for (std::size_t i = 0; i < kind->attrs.size(); ++i)
+  for (std::size_t i = 0; i < kind->attrs.size(); ++i) {
     m_fields.push_back(makeAttrField(*kind, i));
+    if (const QString tip = attrHint(kind->name, kind->attrs[i].name); !tip.isEmpty())
+      m_fields.back().widget->setToolTip(tip);
+  }
   for (const Field& f : m_fields)
     m_form->addRow(f.name + u':', f.widget);
+}
+
+QString PrimitivePanel::attrHint(std::string_view primitive, std::string_view attr) {
+  if (primitive != "poly_auto") return {};
+  if (attr == "fusion")
+    return QStringLiteral("max: fuse whole connected components (AKG); smart: fuse where no parallelism is lost "
+                          "(PPCG); min: no fusion across strongly connected components");
+  if (attr == "outer_coincidence") return QStringLiteral("isl's schedule_outer_coincidence");
+  if (attr == "maximize_band_depth") return QStringLiteral("isl's schedule_maximize_band_depth");
+  if (attr == "algorithm") return QStringLiteral("isl (Pluto-like) or feautrier");
+  if (attr == "tile")
+    return QStringLiteral("tile sizes for the outermost bands of the result (PPCG's --tile); empty: none");
+  if (attr == "simplify_deps")
+    return QStringLiteral("schedule on the dependences simplified against the domains, as Polly does (much faster "
+                          "for fusion max); unchecked: the exact dependences, as PPCG");
+  return {};
 }
 
 PrimitivePanel::Field PrimitivePanel::makeInputField(const InstructionKind& kind, std::size_t i) {

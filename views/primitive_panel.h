@@ -13,6 +13,7 @@
 #include <QWidget>
 
 #include <functional>
+#include <string_view>
 
 class QFormLayout;
 class QLabel;
@@ -70,6 +71,8 @@ private:
   void rebuildForm();
   Field makeInputField(const schedule::InstructionKind& kind, std::size_t i);
   Field makeAttrField(const schedule::InstructionKind& kind, std::size_t i);
+  /// Tooltip of attribute `attr` of `primitive` (poly_auto's isl options), empty if none.
+  static QString attrHint(std::string_view primitive, std::string_view attr);
   const NodeInfo* selected() const;
 
   std::shared_ptr<const ProgramSnapshot> m_snapshot;

@@ -726,6 +726,7 @@ private Q_SLOTS:
     auto* simplify = w->primitivePanel()->findChild<QCheckBox*>(QStringLiteral("attr_simplify_deps"));
     QVERIFY(simplify);
     QVERIFY(simplify->isChecked());
+    QVERIFY(simplify->toolTip().contains(QStringLiteral("Polly")));
     simplify->setChecked(false);
     // LS_POLY_AUTO_SCREENSHOT=FILE.png renders the window with the form filled in.
     if (const QString shot = qEnvironmentVariable("LS_POLY_AUTO_SCREENSHOT"); !shot.isEmpty()) {
