@@ -164,9 +164,22 @@ public:
     // first runs at or after a run of the sink (only these pairs: the lexicographic
     // comparison of every pair of statements is most of a check on tiled schedules).
     std::map<std::pair<std::string, std::string>, isl::union_map> reversed;
+    std::map<std::pair<std::string, std::string>, bool> inOrder;
     for (std::size_t i = 0; i < m_orig.deps.list.size(); ++i) {
       const auto& d = m_orig.deps.list[i];
       if (!m_matched.contains(d.source) || !m_matched.contains(d.sink)) continue;
+      // First the times of all dependent pairs of the two statements: when no source time
+      // is at or after a sink time (every dependence of a legal state), the instance pairs
+      // are not needed.
+      auto [ordered, first] = inOrder.try_emplace({d.source, d.sink}, false);
+      if (first) {
+        isl::union_map pairs = isl::union_map::empty(islContext());
+        for (std::size_t j = i; j < m_orig.deps.list.size(); ++j)
+          if (m_orig.deps.list[j].source == d.source && m_orig.deps.list[j].sink == d.sink)
+            pairs = pairs.unite(isl::union_map(m_orig.depIter[j]));
+        ordered->second = timesInOrder(pairs.apply_domain(get(firstTime, d.source)).apply_range(get(times, d.sink)));
+      }
+      if (ordered->second) continue;
       auto [it, fresh] = reversed.try_emplace({d.source, d.sink});
       if (fresh) it->second = lexGeUnionMap(get(firstTime, d.source), get(times, d.sink));
       isl::union_map bad = isl::union_map(m_orig.depIter[i]).intersect(it->second);
@@ -183,6 +196,28 @@ public:
   }
 
 private:
+  /// Whether every pair { source time -> sink time } of `timePairs` is in increasing
+  /// lexicographic order. Comparing the times of the dependent pairs only is cheaper than
+  /// comparing every pair of instances of the two statements (depthwise_conv2d tiled: 23
+  /// against 34 ms); false also when the times live in different spaces (then the instance
+  /// comparison decides).
+  static bool timesInOrder(const isl::union_map& timePairs) {
+    bool ordered = true;
+    timePairs.foreach_map([&](isl::map m) {
+      if (!ordered) return;
+      isl_space* space = isl_map_get_space(m.get());
+      const bool same = isl_space_tuple_is_equal(space, isl_dim_in, space, isl_dim_out) == isl_bool_true;
+      if (!same) {
+        isl_space_free(space);
+        ordered = false;
+        return;
+      }
+      isl_map* ge = isl_map_lex_ge(isl_space_domain(space));
+      ordered = m.intersect(isl::manage(check(ge, "lexicographic order"))).is_empty();
+    });
+    return ordered;
+  }
+
   /// `m` split by the tuple name of its domain.
   static std::map<std::string, isl::union_map> byDomain(const isl::union_map& m) {
     std::map<std::string, isl::union_map> out;
