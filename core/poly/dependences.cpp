@@ -68,17 +68,35 @@ std::map<std::string, isl::union_map> splitByBuffer(const isl::union_map& full) 
   return out;
 }
 
-/// The write accesses of `writes` that their statement also reads, element for element
-/// (`C[i, j] = C[i, j] + ...`: the same map from the statement to the buffer in `reads`).
-/// Such a write has the same flow sources as its read (the same earlier writes of the same
-/// element), so its WAW dependences are the RAW dependences of the read.
-isl::union_map readModifyWrites(const isl::union_map& writes, const isl::union_map& reads) {
-  isl::union_map out = isl::union_map::empty(islContext());
-  writes.foreach_map([&](isl::map w) {
-    isl::map r = isl::manage(check(isl_union_map_extract_map(reads.get(), w.get_space().release()), "read access"));
-    if (!w.is_empty() && r.is_equal(w)) out = out.unite(isl::union_map(w));
+/// Splits the dependences { source -> [sink -> element] } of the flow into every write
+/// (sources: writes and reads) by what the source does with the element: a WAW when it
+/// writes it, a WAR when it reads it, both when it does both (`C[i] = C[i] + ...`: the last
+/// writer is also the last reader, so the pair is both). Only a statement that reads and
+/// writes a buffer through different accesses needs the element-wise test.
+void splitWritesFlow(const isl::union_map& full, const isl::union_map& writes, const isl::union_map& reads,
+                     isl::union_map& waw, isl::union_map& war) {
+  full.foreach_map([&](isl::map m) {
+    isl_space* space = check(isl_map_get_space(m.get()), "dependence space");
+    isl_space* sourceToElement = isl_space_map_from_domain_and_range(
+        isl_space_domain(isl_space_copy(space)), isl_space_range(isl_space_unwrap(isl_space_range(space))));
+    isl::map w =
+        isl::manage(check(isl_union_map_extract_map(writes.get(), isl_space_copy(sourceToElement)), "source writes"));
+    isl::map r = isl::manage(check(isl_union_map_extract_map(reads.get(), sourceToElement), "source reads"));
+    const bool writesIt = !w.is_empty(), readsIt = !r.is_empty();
+    if (writesIt && (!readsIt || r.is_equal(w))) waw = waw.unite(isl::union_map(m));
+    if (readsIt && (!writesIt || r.is_equal(w))) war = war.unite(isl::union_map(m));
+    if (!writesIt || !readsIt || r.is_equal(w)) return;
+    // { source -> [sink -> element] : the source accesses the element that way }
+    auto through = [&](const isl::map& access) {
+      isl_map* any = isl_map_universe(isl_space_unwrap(isl_space_range(isl_map_get_space(m.get()))));
+      isl_map* sourceToSink = isl_map_universe(isl_space_map_from_domain_and_range(
+          isl_space_domain(isl_map_get_space(m.get())), isl_space_domain(isl_map_get_space(any))));
+      isl_map_free(any);
+      return isl::manage(check(isl_map_range_product(sourceToSink, access.copy()), "access of the source"));
+    };
+    waw = waw.unite(isl::union_map(m.intersect(through(w))));
+    war = war.unite(isl::union_map(m.intersect(through(r))));
   });
-  return out;
 }
 
 /// `relation` restricted to its first `n` input and output dimensions, both tuples anonymous.
@@ -172,20 +190,22 @@ Expected<Dependences> computeDependences(const Scop& scop) {
                                   .set_may_source(mayOnly)
                                   .set_schedule(schedule)
                                   .compute_flow();
-    // WAW into a read-modify-write access is its read's RAW: only the other writes need a
-    // flow of their own (the reductions' deep update statements cost most of the analysis).
-    const isl::union_map rmw = readModifyWrites(writes, reads);
-    isl::union_flow wawFlow = isl::union_access_info(writes.subtract(rmw))
-                                  .set_must_source(must)
-                                  .set_may_source(mayOnly)
-                                  .set_schedule(schedule)
-                                  .compute_flow();
-    isl::union_flow warFlow =
-        isl::union_access_info(writes).set_may_source(reads).set_kill(must).set_schedule(schedule).compute_flow();
+    // WAW and WAR in one flow into every write: the must-writes are sources and kills, the
+    // may-writes and the reads are may-sources. Its dependences are the union of the two
+    // flows' (the last must-writer, the may-writes and reads since it), one analysis of
+    // the reductions' deep update statements instead of two.
+    isl::union_flow writeFlow = isl::union_access_info(writes)
+                                    .set_must_source(must)
+                                    .set_may_source(mayOnly.unite(reads))
+                                    .set_schedule(schedule)
+                                    .compute_flow();
     const isl::union_map rawFull = rawFlow.full_may_dependence();
     const auto rawBy = splitByBuffer(rawFull);
-    const auto warBy = splitByBuffer(warFlow.full_may_dependence());
-    const auto wawBy = splitByBuffer(wawFlow.full_may_dependence().unite(rawFull.intersect_range(rmw.wrap())));
+    isl::union_map wawFull = isl::union_map::empty(islContext());
+    isl::union_map warFull = isl::union_map::empty(islContext());
+    splitWritesFlow(writeFlow.full_may_dependence(), writes, reads, wawFull, warFull);
+    const auto warBy = splitByBuffer(warFull);
+    const auto wawBy = splitByBuffer(wawFull);
     std::vector<Dependence> raw, war, waw;
     auto add = [&](std::vector<Dependence>& list, DependenceKind kind, const std::string& buffer,
                    const isl::union_map& rel) {

@@ -1,10 +1,13 @@
 // Dependences of a Scop, computed with isl's flow analysis (isl_union_access_info /
-// isl_union_flow, PPCG's recipes) against the Scop's schedule tree, one flow computation
-// per kind over every written buffer at once, split by buffer afterwards (the element in
-// isl's full dependences names it):
+// isl_union_flow, PPCG's recipes) against the Scop's schedule tree, over every written
+// buffer at once, split by buffer afterwards (the element in isl's full dependences names
+// it). Two flows:
 //   RAW (flow):   sink = reads,  must source = must-writes, may source = may-writes;
-//   WAW (output): sink = writes, must source = must-writes, may source = may-writes;
-//   WAR (anti):   sink = writes, may source = reads, kill = must-writes.
+//   WAW + WAR:    sink = writes, must source = must-writes, may source = may-writes and
+//                 reads; a pair is a WAW (output) when its source writes the element, a
+//                 WAR (anti) when it reads it. The same pairs as a WAW flow (must source =
+//                 must-writes, may source = may-writes) and a WAR flow (may source = reads,
+//                 kill = must-writes) would give.
 // Each dependence is value-based (last writer / reads since the last write), so they are
 // not transitive: together they order every pair of conflicting accesses through chains.
 // A dependence is listed per (kind, buffer, source statement, sink statement).
@@ -59,9 +62,9 @@ isl::map carriedPart(const isl::map& relation, int pos);
 
 /// For a loop of the Scop: whether it is parallel and which dependences it carries.
 struct LoopDependences {
-  int loop = -1;             ///< index into Scop::loops
-  bool parallel = true;      ///< carries no dependence
-  std::vector<int> carried;  ///< indices into Dependences::list
+  int loop = -1;            ///< index into Scop::loops
+  bool parallel = true;     ///< carries no dependence
+  std::vector<int> carried; ///< indices into Dependences::list
 };
 /// One entry per loop of `scop`, in Scop::loops order. Errors: "poly.isl".
 Expected<std::vector<LoopDependences>> loopDependences(const Scop& scop, const Dependences& deps);
