@@ -2,6 +2,7 @@
 // stencil over time, compared with expected isl sets and maps by isl equality.
 #include "poly_test_helpers.h"
 
+#include "core/ir/op.h"
 #include "core/poly/dependences.h"
 #include "core/poly/isl_util.h"
 #include "core/poly/report.h"
@@ -49,7 +50,32 @@ const char* const kBatchOne = "A = placeholder((1, 2, 3), name=\"A\")\n"
                               "S = compute((1, 2), lambda n, i: sum(A[n, i, k], axis=k), name=\"S\")\n"
                               "T = compute((2, 2), lambda m, i: S[0, i] + S[0, m], name=\"T\")\n";
 
+// In place: S[i] reads A[i + 1] and writes A[i] (two accesses of one buffer), then U[j]
+// updates A[j] (a read-modify-write). S[i + 1] overwrites what S[i] read (WAR); U reads
+// and overwrites what S wrote (RAW and WAW from S to U), and U[5] overwrites A[5], which
+// S[4] read and nothing wrote since (WAR; S[i]'s other reads were overwritten by S[i + 1]).
+ir::PrimFunc inPlace() {
+  using namespace ir;
+  Buffer A = makeBuffer("A", DataType::float32(), {intImm(6)});
+  auto leaf = [&](const char* name, const char* loop, std::int64_t extent, int readOffset) {
+    Expr l = Var::make(loop), v = Var::make(std::string("v_") + loop);
+    Expr read = v + intImm(readOffset);
+    Stmt store = BufferStore::make(A, BufferLoad::make(A, {read}) + FloatImm::make(DataType::float32(), 1.0), {v});
+    Stmt block =
+        Block::make(name, {{v, Range::fromMinExtent(intImm(0), intImm(extent)), IterKind::Spatial}},
+                    {{A, {Range::fromMinExtent(read, intImm(1))}}}, {{A, {Range::fromMinExtent(v, intImm(1))}}}, store);
+    return For::make(l, intImm(0), intImm(extent), ForKind::Serial, BlockRealize::make({l}, boolImm(true), block));
+  };
+  Stmt body = SeqStmt::make({leaf("S", "i", 5, 1), leaf("U", "j", 6, 0)});
+  PrimFunc f;
+  f.name = "main";
+  f.params = {A};
+  f.body = BlockRealize::make({}, boolImm(true), Block::make("root", {}, {}, {}, body));
+  return f;
+}
+
 ir::PrimFunc program(const QString& name) {
+  if (name == "in_place") return inPlace();
   if (name == "matmul") return polytest::parseProgram(kMatmul);
   if (name == "conv") return polytest::parseProgram(kConv);
   if (name == "softmax") return polytest::parseProgram(kSoftmax);
@@ -156,6 +182,17 @@ private Q_SLOTS:
                                 << "waw"
                                 << "{ S_init[0, i, 0] -> S[0, i, 0] : 0 <= i < 2; "
                                    "S[0, i, k] -> S[0, i, k + 1] : 0 <= i < 2 and 0 <= k < 2 }";
+    // one buffer read and written through different accesses (the WAR/WAW split by what
+    // the source does with the element).
+    QTest::newRow("in_place raw") << "in_place"
+                                  << "raw"
+                                  << "{ S[i] -> U[i] : 0 <= i <= 4 }";
+    QTest::newRow("in_place war") << "in_place"
+                                  << "war"
+                                  << "{ S[i] -> S[i + 1] : 0 <= i <= 3; S[4] -> U[5] }";
+    QTest::newRow("in_place waw") << "in_place"
+                                  << "waw"
+                                  << "{ S[i] -> U[i] : 0 <= i <= 4 }";
     // stencil over time: one buffer read and written.
     QTest::newRow("stencil domain") << "stencil"
                                     << "domain"
