@@ -35,9 +35,9 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -109,8 +109,7 @@ std::optional<std::string> runOnce(const ir::PrimFunc& f, const Config& c, Times
   if (uncached->legal != legal->legal) return "the cached and the uncached legality check disagree";
   if (c.identity) return std::nullopt;
   std::vector<std::string> tile;
-  for (auto v : c.options.tile)
-    tile.push_back(std::to_string(v));
+  for (auto v : c.options.tile) tile.push_back(std::to_string(v));
   const std::string step = fmt::format("sch.poly_auto(fusion=\"{}\", tile=[{}], simplify_deps={})\n", c.options.fusion,
                                        fmt::join(tile, ", "), c.options.simplifyDependences ? "True" : "False");
   poly::clearLegalityCache();

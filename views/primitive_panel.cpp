@@ -150,21 +150,10 @@ void PrimitivePanel::setSelection(std::shared_ptr<const ProgramSnapshot> snapsho
   } else {
     m_selectionLabel->setText(QStringLiteral("<b>%1</b>").arg(nodeLabel(*m_snapshot, m_index).toHtmlEscaped()));
     // The everyday primitives first, the rest in registry order.
-    static const std::string_view kOrder[] = {"split",
-                                              "fuse",
-                                              "reorder",
-                                              "parallel",
-                                              "vectorize",
-                                              "unroll",
-                                              "compute_inline",
-                                              "reverse_compute_inline",
-                                              "compute_at",
-                                              "reverse_compute_at",
-                                              "cache_read",
-                                              "cache_write",
-                                              "rfactor",
-                                              "decompose_reduction",
-                                              "bind"};
+    static const std::string_view kOrder[] = {"split", "fuse", "reorder", "parallel", "vectorize", "unroll",
+                                              "compute_inline", "reverse_compute_inline", "compute_at",
+                                              "reverse_compute_at", "cache_read", "cache_write", "rfactor",
+                                              "decompose_reduction", "bind"};
     auto rank = [](const InstructionKind* k) {
       for (std::size_t i = 0; i < std::size(kOrder); ++i)
         if (k->name == kOrder[i]) return static_cast<int>(i);
@@ -192,8 +181,7 @@ void PrimitivePanel::setSelection(std::shared_ptr<const ProgramSnapshot> snapsho
 
 QStringList PrimitivePanel::primitives() const {
   QStringList out;
-  for (int i = 0; i < m_list->count(); ++i)
-    out << m_list->item(i)->text();
+  for (int i = 0; i < m_list->count(); ++i) out << m_list->item(i)->text();
   return out;
 }
 
@@ -227,23 +215,20 @@ void PrimitivePanel::pickNode(int index) {
 
 void PrimitivePanel::rebuildForm() {
   const bool wasPicking = isPicking();
-  while (m_form->rowCount() > 0)
-    m_form->removeRow(0);
+  while (m_form->rowCount() > 0) m_form->removeRow(0);
   if (wasPicking) Q_EMIT pickingChanged(false);
   m_fields.clear();
   m_error->clear();
   const InstructionKind* kind = schedule::findInstructionKind(currentPrimitive().toStdString());
   m_apply->setEnabled(kind != nullptr && selected() != nullptr);
   if (kind == nullptr || selected() == nullptr) return;
-  for (std::size_t i = 0; i < kind->inputNames.size(); ++i)
-    m_fields.push_back(makeInputField(*kind, i));
+  for (std::size_t i = 0; i < kind->inputNames.size(); ++i) m_fields.push_back(makeInputField(*kind, i));
   for (std::size_t i = 0; i < kind->attrs.size(); ++i) {
     m_fields.push_back(makeAttrField(*kind, i));
     if (const QString tip = attrHint(kind->name, kind->attrs[i].name); !tip.isEmpty())
       m_fields.back().widget->setToolTip(tip);
   }
-  for (const Field& f : m_fields)
-    m_form->addRow(f.name + u':', f.widget);
+  for (const Field& f : m_fields) m_form->addRow(f.name + u':', f.widget);
 }
 
 QString PrimitivePanel::attrHint(std::string_view primitive, std::string_view attr) {
@@ -437,8 +422,7 @@ PrimitivePanel::Field PrimitivePanel::makeInputField(const InstructionKind& kind
   if (name == "buffer") {
     auto* combo = new QComboBox(m_formHost);
     for (std::size_t r = 0; r < sel.reads.size(); ++r)
-      combo->addItem(QStringLiteral("read %1: %2").arg(r).arg(qs(sel.reads[r])),
-                     QStringList{"read", QString::number(r)});
+      combo->addItem(QStringLiteral("read %1: %2").arg(r).arg(qs(sel.reads[r])), QStringList{"read", QString::number(r)});
     for (std::size_t w = 0; w < sel.writes.size(); ++w)
       combo->addItem(QStringLiteral("write %1: %2").arg(w).arg(qs(sel.writes[w])),
                      QStringList{"write", QString::number(w)});
@@ -499,16 +483,14 @@ PrimitivePanel::Field PrimitivePanel::makeAttrField(const InstructionKind& kind,
       std::string value = sel.name;
       if (sel.kind == NodeInfo::Kind::Loop) {
         int same = 0;
-        for (const NodeInfo& n : snap.nodes)
-          same += n.kind == NodeInfo::Kind::Loop && n.name == sel.name;
+        for (const NodeInfo& n : snap.nodes) same += n.kind == NodeInfo::Kind::Loop && n.name == sel.name;
         if (same > 1 && !sel.blocksBelow.empty()) value += "@" + sel.blocksBelow.front();
       }
       return textField(new QLabel(qs(value), m_formHost), [value] { return value; });
     }
     if (name == "member" && spec.defaultValue.get<std::string>() != nullptr) { // poly_shift: a loop of the block
       QStringList loops;
-      for (int l : sel.loopsAbove)
-        loops << qs(snap.nodes[l].name);
+      for (int l : sel.loopsAbove) loops << qs(snap.nodes[l].name);
       QComboBox* combo = comboOf(loops, {});
       return textField(combo, [combo] { return combo->currentText().toStdString(); });
     }
@@ -535,9 +517,7 @@ PrimitivePanel::Field PrimitivePanel::makeAttrField(const InstructionKind& kind,
     if (spec.defaultValue.get<schedule::TraceList>() != nullptr) { // sizes, permutation, tile
       auto* edit = new QLineEdit(m_formHost);
       edit->setObjectName(QStringLiteral("poly_") + qs(name));
-      edit->setText(name == "sizes"         ? QStringLiteral("32, 32")
-                    : name == "permutation" ? QStringLiteral("1, 0")
-                                            : QString());
+      edit->setText(name == "sizes" ? QStringLiteral("32, 32") : name == "permutation" ? QStringLiteral("1, 0") : QString());
       edit->setPlaceholderText(QStringLiteral("integers, comma-separated"));
       f.widget = edit;
       f.value = [edit, literal]() -> std::variant<RequestArg, QString> {
@@ -564,8 +544,8 @@ PrimitivePanel::Field PrimitivePanel::makeAttrField(const InstructionKind& kind,
   if (name == "thread_axis") {
     auto* combo = new QComboBox(m_formHost);
     combo->setEditable(true);
-    combo->addItems({"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z", "vthread.x",
-                     "vthread.y", "vthread.z"});
+    combo->addItems({"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z",
+                     "vthread.x", "vthread.y", "vthread.z"});
     f.widget = combo;
     f.value = [combo, literal] { return literal(combo->currentText().toStdString()); };
     return f;

@@ -63,8 +63,7 @@ int checkResults(const ir::PrimFunc& original, const ir::PrimFunc& scheduled, co
   auto a = loadArguments(original, *sizes, {}, opt.seed);
   if (!a) return kExitBadInput;
   std::optional<std::vector<ir::NDArray>> b(std::in_place);
-  for (const auto& x : *a)
-    b->push_back(x.clone());
+  for (const auto& x : *a) b->push_back(x.clone());
   if (auto ok = ir::interpret(original, *a, *sizes); !ok) {
     printDiagnostic(ok.error());
     return kExitBadInput;
@@ -108,8 +107,7 @@ int runPoly(const PolyOptions& opt) {
         std::fprintf(stderr, "error: --tile expects positive sizes separated by commas, e.g. 32,32\n");
         return kExitBadInput;
       }
-      for (auto v : *sizes)
-        tile.push_back(v);
+      for (auto v : *sizes) tile.push_back(v);
     }
     auto r = sch->apply("poly_auto", {}, {opt.fusion, false, true, "isl", tile, !opt.exactDeps});
     if (!r) {
@@ -130,10 +128,8 @@ void registerPoly(CLI::App& app, CommandResult& result) {
   auto opt = std::make_shared<PolyOptions>();
   cmd->add_option("FILE", opt->file, "Program file (.te)")->required();
   cmd->add_flag("--auto", opt->autoSchedule, "Run the isl scheduler (poly_auto) on the dependences");
-  cmd->add_option(
-         "--fusion", opt->fusion,
-         "Fusion strategy of the scheduler: max (whole components, AKG), smart (fuse SCCs where no parallelism "
-         "is lost, PPCG) or min (serialize SCCs)")
+  cmd->add_option("--fusion", opt->fusion, "Fusion strategy of the scheduler: max (whole components, AKG), smart (fuse SCCs where no parallelism "
+                  "is lost, PPCG) or min (serialize SCCs)")
       ->check(CLI::IsMember({"max", "smart", "min"}));
   cmd->add_option("--tile", opt->tile, "Tile the outermost bands of the computed schedule, e.g. 32,32");
   cmd->add_flag("--exact-deps", opt->exactDeps,

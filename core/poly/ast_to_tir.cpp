@@ -102,8 +102,9 @@ std::string memberName(const isl::union_pw_aff& upa) {
       },
       &shapes);
   if (shapes.empty()) return "c";
-  const bool allSingle = std::all_of(shapes.begin(), shapes.end(),
-                                     [&](const AffShape& s) { return s.single && s.dims == shapes.front().dims; });
+  const bool allSingle = std::all_of(shapes.begin(), shapes.end(), [&](const AffShape& s) {
+    return s.single && s.dims == shapes.front().dims;
+  });
   if (allSingle) return shapes.front().dims.front();
   std::vector<std::string> dims;
   for (const auto& s : shapes)
@@ -111,8 +112,7 @@ std::string memberName(const isl::union_pw_aff& upa) {
       if (std::find(dims.begin(), dims.end(), d) == dims.end()) dims.push_back(d);
   if (dims.empty()) return "c";
   std::string out;
-  for (const auto& d : dims)
-    out += (out.empty() ? "" : "_") + d;
+  for (const auto& d : dims) out += (out.empty() ? "" : "_") + d;
   return out;
 }
 
@@ -134,15 +134,13 @@ struct BandFrame {
 class Generator {
 public:
   Generator(const ir::PrimFunc& func, const Scop& scop) : m_func(func), m_scop(scop) {
-    for (std::size_t i = 0; i < scop.statements.size(); ++i)
-      m_statementIndex[scop.statements[i].name] = int(i);
+    for (std::size_t i = 0; i < scop.statements.size(); ++i) m_statementIndex[scop.statements[i].name] = int(i);
     // Parameters: the free integer Vars of the function, by name.
     auto collect = [&](const ir::Expr& e) {
       if (const auto* v = e.as<ir::Var>(); v && !m_params.contains(v->name)) m_params.emplace(v->name, e);
     };
     for (const auto& p : func.params)
-      for (const auto& d : p->shape)
-        ir::forEachExpr(d, collect);
+      for (const auto& d : p->shape) ir::forEachExpr(d, collect);
     ir::forEachExpr(func.body, collect);
     findLoopType(func.body);
   }
@@ -202,10 +200,10 @@ private:
   std::vector<BandFrame> m_bandStack;
   std::vector<std::unique_ptr<InstanceInfo>> m_infos;
 
-  std::map<std::string, ir::Expr> m_env;   ///< isl iterator id -> its value
-  std::vector<std::string> m_activeNames;  ///< loop names on the current path
-  std::set<std::string> m_combineWithInit; ///< update statements emitted with their T.init here
-  std::map<int, int> m_userCount;          ///< statement -> number of AST user nodes
+  std::map<std::string, ir::Expr> m_env;    ///< isl iterator id -> its value
+  std::vector<std::string> m_activeNames;   ///< loop names on the current path
+  std::set<std::string> m_combineWithInit;  ///< update statements emitted with their T.init here
+  std::map<int, int> m_userCount;           ///< statement -> number of AST user nodes
   std::map<int, ir::Stmt> m_initBlocks, m_updateBlocks;
   std::map<int, bool> m_firstAtMin;
   std::set<std::string> m_blockNames;
@@ -228,11 +226,9 @@ isl::schedule_node Generator::annotateNode(isl::schedule_node node) {
     const int members = static_cast<int>(isl_schedule_node_band_n_member(node.get()));
     for (int i = 0; i < members; ++i)
       if (isl_schedule_node_band_member_get_ast_loop_type(node.get(), i) == isl_ast_loop_default)
-        node =
-            isl::manage(check(isl_schedule_node_band_member_set_ast_loop_type(node.release(), i, isl_ast_loop_atomic),
-                              "atomic loop type"));
-    isl_id* id =
-        isl_id_alloc(islContext().get(), kBandMark, reinterpret_cast<void*>(static_cast<std::intptr_t>(index)));
+        node = isl::manage(check(isl_schedule_node_band_member_set_ast_loop_type(node.release(), i, isl_ast_loop_atomic),
+                                 "atomic loop type"));
+    isl_id* id = isl_id_alloc(islContext().get(), kBandMark, reinterpret_cast<void*>(static_cast<std::intptr_t>(index)));
     node = isl::manage(check(isl_schedule_node_insert_mark(node.release(), id), "inserting a band mark"));
     node = node.child(0);
     marked = true;
@@ -270,8 +266,7 @@ isl_ast_node* Generator::atEachDomain(isl_ast_node* node, isl_ast_build* build, 
   if (!inverse) return isl_ast_node_free(node);
   auto info = std::make_unique<InstanceInfo>();
   info->statement = it->second;
-  isl_multi_pw_aff* iters =
-      isl_multi_pw_aff_pullback_pw_multi_aff(st.iterValues.copy(), isl_pw_multi_aff_copy(inverse));
+  isl_multi_pw_aff* iters = isl_multi_pw_aff_pullback_pw_multi_aff(st.iterValues.copy(), isl_pw_multi_aff_copy(inverse));
   const isl_size ni = isl_multi_pw_aff_dim(iters, isl_dim_out);
   for (isl_size i = 0; i < ni; ++i) {
     isl_ast_expr* e = isl_ast_build_expr_from_pw_aff(build, isl_multi_pw_aff_get_pw_aff(iters, i));
@@ -381,12 +376,10 @@ ir::Expr Generator::expr(const isl::ast_expr& e) {
   }
   const int n = static_cast<int>(isl_ast_expr_op_get_n_arg(p));
   std::vector<ir::Expr> a;
-  for (int i = 0; i < n; ++i)
-    a.push_back(expr(isl::manage(isl_ast_expr_op_get_arg(p, i))));
+  for (int i = 0; i < n; ++i) a.push_back(expr(isl::manage(isl_ast_expr_op_get_arg(p, i))));
   auto fold = [&](auto op) {
     ir::Expr out = a.front();
-    for (int i = 1; i < n; ++i)
-      out = op(out, a[i]);
+    for (int i = 1; i < n; ++i) out = op(out, a[i]);
     return out;
   };
   switch (isl_ast_expr_op_get_type(p)) {
@@ -417,8 +410,7 @@ ir::Expr Generator::expr(const isl::ast_expr& e) {
   fail("the isl AST holds an operation (call, access or member) that has no TensorIR form");
 }
 
-std::vector<ir::Expr> Generator::values(const std::vector<isl::ast_expr>& exprs,
-                                        const std::vector<ir::IterVar>& iters) {
+std::vector<ir::Expr> Generator::values(const std::vector<isl::ast_expr>& exprs, const std::vector<ir::IterVar>& iters) {
   std::vector<ir::Expr> out;
   for (std::size_t i = 0; i < exprs.size(); ++i) {
     ir::Expr v = ir::simplify(expr(exprs[i]));
@@ -484,8 +476,7 @@ ir::Stmt Generator::forNode(const isl::ast_node& n) {
       name = fmt::format("{}_{}", base, k);
   }
   isl::ast_expr incE = isl::manage(isl_ast_node_for_get_inc(n.get()));
-  isl_val* incV =
-      isl_ast_expr_get_type(incE.get()) == isl_ast_expr_int ? isl_ast_expr_int_get_val(incE.get()) : nullptr;
+  isl_val* incV = isl_ast_expr_get_type(incE.get()) == isl_ast_expr_int ? isl_ast_expr_int_get_val(incE.get()) : nullptr;
   if (!incV) fail("a loop of the isl AST has a non-constant step");
   const long step = isl_val_get_num_si(incV);
   isl_val_free(incV);
@@ -615,13 +606,11 @@ ir::Stmt Generator::initBlock(int statement) {
   std::vector<ir::BufferRegion> writes;
   for (const auto& w : block.writes) {
     ir::BufferRegion r{w.buffer, {}};
-    for (const auto& rg : w.region)
-      r.region.push_back({ir::substitute(rg.min, map), ir::substitute(rg.extent, map)});
+    for (const auto& rg : w.region) r.region.push_back({ir::substitute(rg.min, map), ir::substitute(rg.extent, map)});
     writes.push_back(std::move(r));
   }
   std::string name = block.name + "_init";
-  for (int k = 1; m_blockNames.contains(name); ++k)
-    name = fmt::format("{}_init_{}", block.name, k);
+  for (int k = 1; m_blockNames.contains(name); ++k) name = fmt::format("{}_init_{}", block.name, k);
   m_blockNames.insert(name);
   ir::Stmt out = ir::Block::make(name, iters, {}, writes, ir::substitute(block.init, map), {}, {}, block.annotations);
   m_initBlocks[statement] = out;
@@ -692,8 +681,7 @@ ir::Stmt Generator::markNode(const isl::ast_node& n) {
   };
   if (const auto* seq = body.as<ir::SeqStmt>()) {
     std::vector<ir::Stmt> items;
-    for (const auto& s : seq->seq)
-      items.push_back(apply(s));
+    for (const auto& s : seq->seq) items.push_back(apply(s));
     return ir::SeqStmt::make(std::move(items));
   }
   return apply(body);
@@ -774,8 +762,7 @@ ir::PrimFunc Generator::run(const isl::schedule& schedule) {
   std::vector<ir::Buffer> alloc = root.allocBuffers;
   // Only blocks that are not statements (scopes) lose their allocations; statements keep theirs.
   std::set<const ir::StmtNode*> statementBlocks;
-  for (const auto& s : m_scop.statements)
-    statementBlocks.insert(s.block.get());
+  for (const auto& s : m_scop.statements) statementBlocks.insert(s.block.get());
   {
     struct V final : ir::StmtVisitor {
       std::vector<ir::Buffer>* alloc;
@@ -796,8 +783,8 @@ ir::PrimFunc Generator::run(const isl::schedule& schedule) {
     v(m_func.body);
   }
   if (!body) body = ir::Evaluate::make(ir::intImm(0));
-  ir::Stmt newRoot =
-      ir::Block::make(root.name, root.iterVars, root.reads, root.writes, body, root.init, alloc, root.annotations);
+  ir::Stmt newRoot = ir::Block::make(root.name, root.iterVars, root.reads, root.writes, body, root.init, alloc,
+                                     root.annotations);
   ir::PrimFunc out = m_func;
   out.body = ir::BlockRealize::make(rootRealize.iterValues, rootRealize.predicate, newRoot);
   return out;
@@ -874,10 +861,9 @@ Expected<ir::PrimFunc> generateFunc(const ir::PrimFunc& func, const Scop& scop, 
   } catch (const CodegenError& e) {
     return Unexpected(e.diagnostic);
   } catch (const isl::exception_quota&) {
-    return Unexpected(
-        Diagnostic::error("poly.quota", fmt::format("code generation for '{}' exceeded the bound of {} isl "
-                                                    "operations; the schedule is too complex to generate",
-                                                    func.name, kDefaultIslMaxOperations)));
+    return Unexpected(Diagnostic::error("poly.quota", fmt::format("code generation for '{}' exceeded the bound of {} isl "
+                                                                  "operations; the schedule is too complex to generate",
+                                                                  func.name, kDefaultIslMaxOperations)));
   } catch (const isl::exception& e) {
     return Unexpected(islFailure(e.what()));
   } catch (const IslError& e) {

@@ -76,26 +76,28 @@ std::map<std::string, isl::union_map> splitByBuffer(const isl::union_map& full) 
 void splitWritesFlow(const isl::union_map& full, const isl::union_map& writes, const isl::union_map& reads,
                      isl::union_map& waw, isl::union_map& war) {
   full.foreach_map([&](isl::map m) {
+    // The source statement's writes and reads of the element's buffer.
     isl_space* space = check(isl_map_get_space(m.get()), "dependence space");
-    isl_space* sourceToElement = isl_space_map_from_domain_and_range(
-        isl_space_domain(isl_space_copy(space)), isl_space_range(isl_space_unwrap(isl_space_range(space))));
-    isl::map w =
-        isl::manage(check(isl_union_map_extract_map(writes.get(), isl_space_copy(sourceToElement)), "source writes"));
-    isl::map r = isl::manage(check(isl_union_map_extract_map(reads.get(), sourceToElement), "source reads"));
+    isl_space* pair = isl_space_unwrap(isl_space_range(isl_space_copy(space)));
+    isl_space* sourceToElement = isl_space_map_from_domain_and_range(isl_space_domain(isl_space_copy(space)),
+                                                                     isl_space_range(isl_space_copy(pair)));
+    isl_space* sourceToSink = isl_space_map_from_domain_and_range(isl_space_domain(space), isl_space_domain(pair));
+    isl::map w = isl::manage(check(isl_union_map_extract_map(writes.get(), isl_space_copy(sourceToElement)), "writes"));
+    isl::map r = isl::manage(check(isl_union_map_extract_map(reads.get(), sourceToElement), "reads"));
+    isl::map anySink = isl::manage(check(isl_map_universe(sourceToSink), "source to sink"));
     const bool writesIt = !w.is_empty(), readsIt = !r.is_empty();
-    if (writesIt && (!readsIt || r.is_equal(w))) waw = waw.unite(isl::union_map(m));
-    if (readsIt && (!writesIt || r.is_equal(w))) war = war.unite(isl::union_map(m));
-    if (!writesIt || !readsIt || r.is_equal(w)) return;
-    // { source -> [sink -> element] : the source accesses the element that way }
+    if (!writesIt || !readsIt || r.is_equal(w)) { // one kind of access, or a read-modify-write: both
+      if (writesIt) waw = waw.unite(isl::union_map(m));
+      if (readsIt) war = war.unite(isl::union_map(m));
+      return;
+    }
+    // Different accesses of one buffer: by element ({ source -> [sink -> element] } whose
+    // source accesses the element that way).
     auto through = [&](const isl::map& access) {
-      isl_map* any = isl_map_universe(isl_space_unwrap(isl_space_range(isl_map_get_space(m.get()))));
-      isl_map* sourceToSink = isl_map_universe(isl_space_map_from_domain_and_range(
-          isl_space_domain(isl_map_get_space(m.get())), isl_space_domain(isl_map_get_space(any))));
-      isl_map_free(any);
-      return isl::manage(check(isl_map_range_product(sourceToSink, access.copy()), "access of the source"));
+      return m.intersect(isl::manage(check(isl_map_range_product(anySink.copy(), access.copy()), "access")));
     };
-    waw = waw.unite(isl::union_map(m.intersect(through(w))));
-    war = war.unite(isl::union_map(m.intersect(through(r))));
+    waw = waw.unite(isl::union_map(through(w)));
+    war = war.unite(isl::union_map(through(r)));
   });
 }
 
@@ -145,8 +147,7 @@ isl::schedule analysisSchedule(const Scop& scop) {
     const auto* f = l.loop.as<ir::For>();
     (f && ir::isConstInt(f->extent, 1) ? once : more).insert(l.name);
   }
-  for (const std::string& n : more)
-    once.erase(n);
+  for (const std::string& n : more) once.erase(n);
   if (once.empty()) return scop.schedule;
   auto drop = [](isl_schedule_node* node, void* user) -> isl_schedule_node* {
     if (isl_schedule_node_get_type(node) != isl_schedule_node_band || isl_schedule_node_band_n_member(node) != 1)
@@ -166,8 +167,7 @@ isl::schedule analysisSchedule(const Scop& scop) {
 
 isl::map carriedPart(const isl::map& relation, int pos) {
   isl_map* m = relation.copy();
-  for (int q = 0; q < pos; ++q)
-    m = isl_map_equate(m, isl_dim_in, q, isl_dim_out, q);
+  for (int q = 0; q < pos; ++q) m = isl_map_equate(m, isl_dim_in, q, isl_dim_out, q);
   isl_map* lt = isl_map_order_lt(isl_map_copy(m), isl_dim_in, pos, isl_dim_out, pos);
   isl_map* gt = isl_map_order_gt(m, isl_dim_in, pos, isl_dim_out, pos);
   return isl::manage(check(isl_map_union(lt, gt), "carried part of a dependence"));
@@ -240,13 +240,11 @@ Expected<Dependences> computeDependences(const Scop& scop) {
           if (scop.statements[i].name == s) return int(i);
         return -1;
       };
-      return std::tuple(a.buffer, index(a.source), index(a.sink)) <
-             std::tuple(b.buffer, index(b.source), index(b.sink));
+      return std::tuple(a.buffer, index(a.source), index(a.sink)) < std::tuple(b.buffer, index(b.source), index(b.sink));
     };
     for (auto* list : {&raw, &war, &waw}) {
       std::stable_sort(list->begin(), list->end(), order);
-      for (auto& d : *list)
-        out.list.push_back(std::move(d));
+      for (auto& d : *list) out.list.push_back(std::move(d));
     }
     return out;
   } catch (const isl::exception& e) {

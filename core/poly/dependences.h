@@ -62,9 +62,9 @@ isl::map carriedPart(const isl::map& relation, int pos);
 
 /// For a loop of the Scop: whether it is parallel and which dependences it carries.
 struct LoopDependences {
-  int loop = -1;            ///< index into Scop::loops
-  bool parallel = true;     ///< carries no dependence
-  std::vector<int> carried; ///< indices into Dependences::list
+  int loop = -1;             ///< index into Scop::loops
+  bool parallel = true;      ///< carries no dependence
+  std::vector<int> carried;  ///< indices into Dependences::list
 };
 /// One entry per loop of `scop`, in Scop::loops order. Errors: "poly.isl".
 Expected<std::vector<LoopDependences>> loopDependences(const Scop& scop, const Dependences& deps);

@@ -8,16 +8,16 @@
 // space) is what a check costs most (about 70 ms of the 90 on conv_bias_relu), and every
 // check of one Schedule is against the same original: it is built once per thread and
 // original program (from the thread's analysis of that program, program_analysis.h) and
-// kept in a small per-thread cache (isl objects live in the thread's context). Programs are immutable trees, so an
-// original is identified by its handles (the body and parameter nodes); holding the PrimFunc in the cache keeps those
-// nodes alive, so their addresses cannot be reused by another program while the entry exists. The cache also remembers
-// the last few reports per original, so the verifier installed on a Schedule does not check again the program a poly
-// step has just checked.
+// kept in a small per-thread cache (isl objects live in the thread's context). Programs are immutable trees, so an original is identified by its handles (the
+// body and parameter nodes); holding the PrimFunc in the cache keeps those nodes alive, so
+// their addresses cannot be reused by another program while the entry exists. The cache
+// also remembers the last few reports per original, so the verifier installed on a
+// Schedule does not check again the program a poly step has just checked.
 #include "core/poly/legality.h"
 
 #include "core/poly/dependences.h"
-#include "core/poly/isl_util.h"
 #include "core/poly/program_analysis.h"
+#include "core/poly/isl_util.h"
 #include "core/poly/scop.h"
 
 #include "core/ir/printer.h"
@@ -42,15 +42,13 @@ using namespace detail;
 
 std::string StatementInstance::text() const {
   std::vector<std::string> parts;
-  for (const auto& [n, v] : iterators)
-    parts.push_back(fmt::format("{}={}", n, v));
+  for (const auto& [n, v] : iterators) parts.push_back(fmt::format("{}={}", n, v));
   return fmt::format("{}({})", statement, fmt::join(parts, ", "));
 }
 
 std::string loopPointText(const LoopPoint& p) {
   std::vector<std::string> parts;
-  for (const auto& [n, v] : p)
-    parts.push_back(fmt::format("{}={}", n, v));
+  for (const auto& [n, v] : p) parts.push_back(fmt::format("{}={}", n, v));
   return fmt::format("({})", fmt::join(parts, ", "));
 }
 
@@ -112,8 +110,7 @@ const ScopStatement* matchStatement(const Scop& original, const ScopStatement& s
 isl::set instancePoint(const ScopStatement& s, const std::vector<std::int64_t>& coords) {
   isl_space* sp = isl_space_range(check(isl_multi_pw_aff_get_space(s.iterValues.get()), "space"));
   isl_set* set = isl_set_universe(sp);
-  for (std::size_t i = 0; i < coords.size(); ++i)
-    set = isl_set_fix_si(set, isl_dim_set, unsigned(i), int(coords[i]));
+  for (std::size_t i = 0; i < coords.size(); ++i) set = isl_set_fix_si(set, isl_dim_set, unsigned(i), int(coords[i]));
   set = isl_set_set_tuple_name(set, s.name.c_str());
   return isl::manage(check(set, "instance point"));
 }
@@ -302,8 +299,7 @@ private:
           // Executions of the sink that have no execution of the source in the same
           // iteration of the loop (and of every loop outside it): the loop carries them.
           isl_map* same = m.copy();
-          for (int q = 0; q <= pos; ++q)
-            same = isl_map_equate(same, isl_dim_in, q, isl_dim_out, q);
+          for (int q = 0; q <= pos; ++q) same = isl_map_equate(same, isl_dim_in, q, isl_dim_out, q);
           isl::union_map internal(isl::manage(check(same, "same iteration")));
           isl::union_map all(m);
           // a -> execution of b, and those with an execution of a in the same iteration.
@@ -317,8 +313,7 @@ private:
           // Their identities in the common space.
           auto ident = [&](const ScopStatement& st, const std::vector<std::int64_t>& loops) {
             isl_set* p = isl_set_universe(isl_space_domain(isl_multi_pw_aff_get_space(st.iterValues.get())));
-            for (std::size_t k = 0; k < loops.size(); ++k)
-              p = isl_set_fix_si(p, isl_dim_set, unsigned(k), int(loops[k]));
+            for (std::size_t k = 0; k < loops.size(); ++k) p = isl_set_fix_si(p, isl_dim_set, unsigned(k), int(loops[k]));
             return firstPoint(isl::union_set(isl::manage(check(p, "loop point"))).apply(m_instNew));
           };
           auto sid = ident(*s, sl), tid = ident(*t, tl);
@@ -405,10 +400,8 @@ public:
     }
     Entry e{original, nullptr, std::nullopt, {}};
     auto m = cachedModel(original);
-    if (m)
-      e.model = std::make_shared<const OriginalModel>(std::move(*m));
-    else
-      e.error = m.error();
+    if (m) e.model = std::make_shared<const OriginalModel>(std::move(*m));
+    else e.error = m.error();
     if (m_entries.size() >= kModels) m_entries.pop_back();
     m_entries.insert(m_entries.begin(), std::move(e));
     return m_entries.front();

@@ -2,8 +2,8 @@
 #include "core/poly/ast_to_tir.h"
 #include "core/poly/dependences.h"
 #include "core/poly/isl_util.h"
-#include "core/poly/poly_auto_detail.h"
 #include "core/poly/poly_schedule.h"
+#include "core/poly/poly_auto_detail.h"
 #include "core/poly/tree_transform.h"
 
 #include "core/schedule/schedule_error.h"
@@ -48,7 +48,7 @@ public:
     isl_options_set_schedule_outer_coincidence(m_ctx, o.outerCoincidence ? 1 : 0);
     isl_options_set_schedule_maximize_band_depth(m_ctx, o.maximizeBandDepth ? 1 : 0);
     isl_options_set_schedule_algorithm(m_ctx, o.algorithm == "feautrier" ? ISL_SCHEDULE_ALGORITHM_FEAUTRIER
-                                                                         : ISL_SCHEDULE_ALGORITHM_ISL);
+                                                                           : ISL_SCHEDULE_ALGORITHM_ISL);
     // Polly's bounds (polly-opt-max-coefficient / -max-constant-term = 20): without them
     // the ILP may "fuse" dependent nests by shifting one by the whole extent of the other
     // (matvec_chain: y shifted by 1022 after Bx, 24 s of scheduling for a sequence in
@@ -95,8 +95,7 @@ Expected<isl::schedule> computeIslSchedule(const Scop& scop, const Dependences& 
         fmt::format("fusion must be \"max\", \"smart\" or \"min\", not \"{}\"", options.fusion)));
   if (options.algorithm != "isl" && options.algorithm != "feautrier")
     return Unexpected(schedule::scheduleError(
-        "poly_auto", "bad-option",
-        fmt::format("algorithm must be \"isl\" or \"feautrier\", not \"{}\"", options.algorithm)));
+        "poly_auto", "bad-option", fmt::format("algorithm must be \"isl\" or \"feautrier\", not \"{}\"", options.algorithm)));
   isl_ctx* ctx = islContext().get();
   try {
     SchedulerOptions guard(options);
@@ -124,10 +123,10 @@ Expected<isl::schedule> computeIslSchedule(const Scop& scop, const Dependences& 
     if (!raw) {
       if (isl_ctx_last_error(ctx) == isl_error_quota)
         return Unexpected(Diagnostic::error(
-            "poly.quota",
-            fmt::format("the isl scheduler exceeded the bound of {} operations on '{}'; try fusion=\"min\" "
-                        "or the feautrier algorithm, or schedule by hand",
-                        options.maxOperations ? options.maxOperations : kDefaultIslMaxOperations, scop.funcName)));
+            "poly.quota", fmt::format("the isl scheduler exceeded the bound of {} operations on '{}'; try fusion=\"min\" "
+                                      "or the feautrier algorithm, or schedule by hand",
+                                      options.maxOperations ? options.maxOperations : kDefaultIslMaxOperations,
+                                      scop.funcName)));
       const char* msg = isl_ctx_last_error_msg(ctx);
       return Unexpected(Diagnostic::error("poly.isl", fmt::format("the isl scheduler failed: {}", msg ? msg : "?")));
     }
@@ -140,14 +139,13 @@ Expected<isl::schedule> computeIslSchedule(const Scop& scop, const Dependences& 
     return out;
   } catch (const isl::exception_quota&) {
     return Unexpected(Diagnostic::error(
-        "poly.quota",
-        fmt::format("the isl scheduler exceeded the bound of {} operations on '{}'; try fusion=\"min\" or "
-                    "the feautrier algorithm, or schedule by hand",
-                    options.maxOperations ? options.maxOperations : kDefaultIslMaxOperations, scop.funcName)));
+        "poly.quota", fmt::format("the isl scheduler exceeded the bound of {} operations on '{}'; try fusion=\"min\" or "
+                                  "the feautrier algorithm, or schedule by hand",
+                                  options.maxOperations ? options.maxOperations : kDefaultIslMaxOperations, scop.funcName)));
   } catch (const isl::exception& e) {
     if (isl_ctx_last_error(ctx) == isl_error_quota)
-      return Unexpected(
-          Diagnostic::error("poly.quota", fmt::format("the isl scheduler exceeded its operation bound: {}", e.what())));
+      return Unexpected(Diagnostic::error("poly.quota", fmt::format("the isl scheduler exceeded its operation bound: {}",
+                                                                    e.what())));
     return Unexpected(Diagnostic::error("poly.isl", fmt::format("the isl scheduler failed: {}", e.what())));
   }
 }

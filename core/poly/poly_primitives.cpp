@@ -48,8 +48,7 @@ Expected<std::vector<std::int64_t>> intListAttr(const Schedule& sch, const Trace
                                                 std::string_view name) {
   const auto* list = v.get<TraceList>();
   if (!list)
-    return Unexpected(
-        scheduleError(prim, "bad-arguments", fmt::format("{} expects a list of integers for '{}'", prim, name)));
+    return Unexpected(scheduleError(prim, "bad-arguments", fmt::format("{} expects a list of integers for '{}'", prim, name)));
   std::vector<std::int64_t> out;
   for (const auto& x : *list) {
     auto i = intAttr(sch, x, prim, name);
@@ -63,8 +62,7 @@ Expected<std::vector<std::int64_t>> intListAttr(const Schedule& sch, const Trace
 /// The Scop (and the dependences, for an edit that needs them) come from the thread's
 /// program analyses when another entry point has analysed this program already (the views
 /// of the state, the legality model of the original).
-Expected<std::vector<RV>> polyStep(Schedule& sch, std::string_view prim, const Edit& edit,
-                                   bool needsDependences = false) {
+Expected<std::vector<RV>> polyStep(Schedule& sch, std::string_view prim, const Edit& edit, bool needsDependences = false) {
   std::shared_ptr<const detail::ProgramAnalysis> analysis;
   if (needsDependences) {
     auto a = detail::analyzeProgram(sch.func());
@@ -98,15 +96,14 @@ Expected<std::vector<RV>> polyStep(Schedule& sch, std::string_view prim, const E
   if (!report->legal) {
     const auto& c = *report->counterexample;
     std::vector<IrReference> refs{schedule::blockRef(c.source.statement), schedule::blockRef(c.sink.statement)};
-    return Unexpected(scheduleError(prim, "illegal", fmt::format("{} is illegal: {}", prim, counterexampleMessage(c)),
-                                    std::move(refs)));
+    return Unexpected(scheduleError(prim, "illegal",
+                                    fmt::format("{} is illegal: {}", prim, counterexampleMessage(c)), std::move(refs)));
   }
   if (auto ok = sch.replace(std::move(*func)); !ok) return Unexpected(ok.error());
   return std::vector<RV>{};
 }
 
-Expected<std::vector<RV>> applyAuto(Schedule& sch, const std::vector<TraceValue>&,
-                                    const std::vector<TraceValue>& attrs) {
+Expected<std::vector<RV>> applyAuto(Schedule& sch, const std::vector<TraceValue>&, const std::vector<TraceValue>& attrs) {
   const std::string_view prim = "poly_auto";
   PolyAutoOptions o;
   auto fusion = stringAttr(attrs[0], prim, "fusion");
@@ -127,12 +124,12 @@ Expected<std::vector<RV>> applyAuto(Schedule& sch, const std::vector<TraceValue>
     if (!tile) return Unexpected(tile.error());
     o.tile = *tile;
   }
-  if (attrs.size() > 5) { // traces written before the option have none: the default
-    const auto* simplify = attrs[5].get<bool>();
-    if (!simplify)
-      return Unexpected(scheduleError(prim, "bad-arguments", "poly_auto expects a boolean for simplify_deps"));
-    o.simplifyDependences = *simplify;
-  }
+  // Schedule::apply pads missing attributes with their defaults (a trace written before
+  // simplify_deps existed gets True).
+  const auto* simplify = attrs[5].get<bool>();
+  if (!simplify)
+    return Unexpected(scheduleError(prim, "bad-arguments", "poly_auto expects a boolean for simplify_deps"));
+  o.simplifyDependences = *simplify;
   return polyStep(
       sch, prim,
       [&](const Scop& scop, const Dependences* deps) {
@@ -141,15 +138,15 @@ Expected<std::vector<RV>> applyAuto(Schedule& sch, const std::vector<TraceValue>
       /*needsDependences=*/true);
 }
 
-Expected<std::vector<RV>> applyTile(Schedule& sch, const std::vector<TraceValue>&,
-                                    const std::vector<TraceValue>& attrs) {
+Expected<std::vector<RV>> applyTile(Schedule& sch, const std::vector<TraceValue>&, const std::vector<TraceValue>& attrs) {
   const std::string_view prim = "poly_tile";
   auto band = stringAttr(attrs[0], prim, "band");
   if (!band) return Unexpected(band.error());
   auto sizes = intListAttr(sch, attrs[1], prim, "sizes");
   if (!sizes) return Unexpected(sizes.error());
-  return polyStep(sch, prim,
-                  [&](const Scop& scop, const Dependences*) { return tileBand(scop.schedule, *band, *sizes); });
+  return polyStep(sch, prim, [&](const Scop& scop, const Dependences*) {
+    return tileBand(scop.schedule, *band, *sizes);
+  });
 }
 
 Expected<std::vector<RV>> applyInterchange(Schedule& sch, const std::vector<TraceValue>&,
@@ -159,12 +156,12 @@ Expected<std::vector<RV>> applyInterchange(Schedule& sch, const std::vector<Trac
   if (!band) return Unexpected(band.error());
   auto perm = intListAttr(sch, attrs[1], prim, "permutation");
   if (!perm) return Unexpected(perm.error());
-  return polyStep(sch, prim,
-                  [&](const Scop& scop, const Dependences*) { return interchangeBand(scop.schedule, *band, *perm); });
+  return polyStep(sch, prim, [&](const Scop& scop, const Dependences*) {
+    return interchangeBand(scop.schedule, *band, *perm);
+  });
 }
 
-Expected<std::vector<RV>> applySkew(Schedule& sch, const std::vector<TraceValue>&,
-                                    const std::vector<TraceValue>& attrs) {
+Expected<std::vector<RV>> applySkew(Schedule& sch, const std::vector<TraceValue>&, const std::vector<TraceValue>& attrs) {
   const std::string_view prim = "poly_skew";
   auto band = stringAttr(attrs[0], prim, "band");
   if (!band) return Unexpected(band.error());
@@ -179,8 +176,7 @@ Expected<std::vector<RV>> applySkew(Schedule& sch, const std::vector<TraceValue>
   });
 }
 
-Expected<std::vector<RV>> applyShift(Schedule& sch, const std::vector<TraceValue>&,
-                                     const std::vector<TraceValue>& attrs) {
+Expected<std::vector<RV>> applyShift(Schedule& sch, const std::vector<TraceValue>&, const std::vector<TraceValue>& attrs) {
   const std::string_view prim = "poly_shift";
   auto stmt = stringAttr(attrs[0], prim, "statement");
   if (!stmt) return Unexpected(stmt.error());
@@ -193,8 +189,7 @@ Expected<std::vector<RV>> applyShift(Schedule& sch, const std::vector<TraceValue
   });
 }
 
-Expected<std::vector<RV>> applyFuse(Schedule& sch, const std::vector<TraceValue>& inputs,
-                                    const std::vector<TraceValue>&) {
+Expected<std::vector<RV>> applyFuse(Schedule& sch, const std::vector<TraceValue>& inputs, const std::vector<TraceValue>&) {
   const std::string_view prim = "poly_fuse";
   std::vector<std::string> loops;
   for (const auto& v : inputs) {
@@ -210,12 +205,12 @@ Expected<std::vector<RV>> applyDistribute(Schedule& sch, const std::vector<Trace
   const std::string_view prim = "poly_distribute";
   auto band = stringAttr(attrs[0], prim, "band");
   if (!band) return Unexpected(band.error());
-  return polyStep(sch, prim,
-                  [&](const Scop& scop, const Dependences*) { return distributeBand(scop.schedule, *band); });
+  return polyStep(sch, prim, [&](const Scop& scop, const Dependences*) {
+    return distributeBand(scop.schedule, *band);
+  });
 }
 
-Expected<std::vector<RV>> applyMark(Schedule& sch, const std::vector<TraceValue>&,
-                                    const std::vector<TraceValue>& attrs) {
+Expected<std::vector<RV>> applyMark(Schedule& sch, const std::vector<TraceValue>&, const std::vector<TraceValue>& attrs) {
   const std::string_view prim = "poly_mark";
   auto band = stringAttr(attrs[0], prim, "band");
   if (!band) return Unexpected(band.error());
@@ -256,10 +251,7 @@ void registerPolyInstructionKinds() {
                    {"tile", TraceList{}},
                    {"simplify_deps", true}},
          .apply = applyAuto},
-        {.name = "poly_tile",
-         .jsonName = "PolyTile",
-         .attrs = {{"band", ""}, {"sizes", TraceList{}}},
-         .apply = applyTile},
+        {.name = "poly_tile", .jsonName = "PolyTile", .attrs = {{"band", ""}, {"sizes", TraceList{}}}, .apply = applyTile},
         {.name = "poly_interchange",
          .jsonName = "PolyInterchange",
          .attrs = {{"band", ""}, {"permutation", TraceList{}}},

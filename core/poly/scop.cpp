@@ -77,8 +77,7 @@ void collectVars(const ir::Stmt& s, std::unordered_set<const ir::ExprNode*>& bou
       ir::StmtVisitor::visitFor(op, self);
     }
     void visitBlock(const ir::Block& op, const ir::Stmt& self) override {
-      for (const auto& iv : op.iterVars)
-        bound->insert(iv.var.get());
+      for (const auto& iv : op.iterVars) bound->insert(iv.var.get());
       ir::StmtVisitor::visitBlock(op, self);
     }
     void visitLetStmt(const ir::LetStmt& op, const ir::Stmt& self) override {
@@ -93,8 +92,8 @@ void collectVars(const ir::Stmt& s, std::unordered_set<const ir::ExprNode*>& bou
 
 struct LoopFrame {
   ir::Expr var;
-  std::string name;     ///< isl dimension name (deduplicated within the nest)
-  int index;            ///< into Scop::loops
+  std::string name; ///< isl dimension name (deduplicated within the nest)
+  int index;        ///< into Scop::loops
   ir::Expr min, extent; ///< substituted bounds
 };
 
@@ -108,8 +107,7 @@ public:
     std::unordered_set<const ir::ExprNode*> bound;
     std::vector<ir::Expr> used;
     for (const auto& p : m_func.params)
-      for (const auto& d : p->shape)
-        collectVars(ir::Evaluate::make(d), bound, used);
+      for (const auto& d : p->shape) collectVars(ir::Evaluate::make(d), bound, used);
     collectVars(m_func.body, bound, used);
     for (const auto& v : used) {
       if (bound.contains(v.get()) || !v.dtype().isInteger()) continue;
@@ -117,8 +115,7 @@ public:
       if (std::find(m_scop.params.begin(), m_scop.params.end(), name) == m_scop.params.end())
         m_scop.params.push_back(name);
     }
-    for (const auto& p : m_func.params)
-      bufferTuple(p);
+    for (const auto& p : m_func.params) bufferTuple(p);
     // Context: every symbolic size is at least 1.
     AffineSpace ps(m_scop.params, {}, "");
     isl::set ctx = ps.universe().params();
@@ -150,17 +147,16 @@ private:
   std::string bufferTuple(const ir::Buffer& b) {
     if (auto t = m_scop.bufferTuple(b); !t.empty()) return t;
     std::string name = b->name;
-    for (int k = 1; m_scop.buffers.contains(name); ++k)
-      name = fmt::format("{}_{}", b->name, k);
+    for (int k = 1; m_scop.buffers.contains(name); ++k) name = fmt::format("{}_{}", b->name, k);
     m_scop.buffers.emplace(name, b);
     return name;
   }
 
   [[noreturn]] void nonAffine(const std::string& block, const std::string& what, const ir::Expr& e) {
-    Diagnostic d = Diagnostic::error("poly.non-affine",
-                                     fmt::format("block '{}': {} `{}` is not quasi-affine; the polyhedral model cannot "
-                                                 "represent it",
-                                                 block, what, ir::printExpr(e)));
+    Diagnostic d = Diagnostic::error(
+        "poly.non-affine", fmt::format("block '{}': {} `{}` is not quasi-affine; the polyhedral model cannot "
+                                       "represent it",
+                                       block, what, ir::printExpr(e)));
     d.references.push_back({IrReference::Kind::Block, block});
     throw ExtractError{std::move(d)};
   }
@@ -179,8 +175,7 @@ private:
     case ir::StmtKind::For: return walkFor(*s.as<ir::For>(), s);
     case ir::StmtKind::SeqStmt: {
       std::optional<isl::schedule> out;
-      for (const auto& c : s.as<ir::SeqStmt>()->seq)
-        out = sequence(out, walk(c));
+      for (const auto& c : s.as<ir::SeqStmt>()->seq) out = sequence(out, walk(c));
       return out;
     }
     case ir::StmtKind::BlockRealize: return walkRealize(s);
@@ -204,9 +199,9 @@ private:
     case ir::StmtKind::Evaluate: return std::nullopt;
     case ir::StmtKind::BufferStore:
     case ir::StmtKind::Block: {
-      Diagnostic d =
-          Diagnostic::error("poly.unsupported", fmt::format("a {} outside of a block cannot be modelled as a statement",
-                                                            ir::stmtKindName(s.kind())));
+      Diagnostic d = Diagnostic::error("poly.unsupported",
+                                       fmt::format("a {} outside of a block cannot be modelled as a statement",
+                                                   ir::stmtKindName(s.kind())));
       throw ExtractError{std::move(d)};
     }
     }
@@ -220,8 +215,7 @@ private:
     };
     if (taken(name)) {
       std::string base = name;
-      for (int k = 1; taken(name); ++k)
-        name = fmt::format("{}_{}", base, k);
+      for (int k = 1; taken(name); ++k) name = fmt::format("{}_{}", base, k);
     }
     const int index = static_cast<int>(m_scop.loops.size());
     ScopLoop loop;
@@ -234,8 +228,7 @@ private:
     const std::size_t first = m_scop.statements.size();
     auto body = walk(f.body);
     m_loops.pop_back();
-    for (std::size_t i = first; i < m_scop.statements.size(); ++i)
-      m_scop.loops[index].statements.push_back(int(i));
+    for (std::size_t i = first; i < m_scop.statements.size(); ++i) m_scop.loops[index].statements.push_back(int(i));
     if (!body) return std::nullopt;
 
     // The band: { S[..., loop, ...] -> [loop] } for every statement inside.
@@ -281,8 +274,7 @@ private:
     if (block.init) out = makeStatement(realizeStmt, true);
     out = sequence(out, walk(block.body));
     if (hasPredicate) m_conditions.pop_back();
-    for (auto* v : added)
-      m_subst.erase(v);
+    for (auto* v : added) m_subst.erase(v);
     return out;
   }
 
@@ -311,15 +303,13 @@ public:
     switch (s.kind()) {
     case ir::StmtKind::BufferStore: {
       const auto& op = *s.as<ir::BufferStore>();
-      for (const auto& i : op.indices)
-        expr(i);
+      for (const auto& i : op.indices) expr(i);
       expr(op.value);
       access(op.buffer, op.indices, true);
       return;
     }
     case ir::StmtKind::SeqStmt:
-      for (const auto& c : s.as<ir::SeqStmt>()->seq)
-        stmt(c);
+      for (const auto& c : s.as<ir::SeqStmt>()->seq) stmt(c);
       return;
     case ir::StmtKind::IfThenElse: {
       const auto& op = *s.as<ir::IfThenElse>();
@@ -352,16 +342,15 @@ public:
     case ir::StmtKind::Allocate: stmt(s.as<ir::Allocate>()->body); return;
     default: break;
     }
-    throw ExtractError{
-        Diagnostic::error("poly.unsupported", fmt::format("block '{}': a {} inside a leaf block", m_stmt.blockName,
-                                                          ir::stmtKindName(s.kind())))};
+    throw ExtractError{Diagnostic::error("poly.unsupported",
+                                         fmt::format("block '{}': a {} inside a leaf block", m_stmt.blockName,
+                                                     ir::stmtKindName(s.kind())))};
   }
 
   void expr(const ir::Expr& e) {
     if (!e.defined()) return;
     if (auto load = e.as<ir::BufferLoad>()) {
-      for (const auto& i : load->indices)
-        expr(i);
+      for (const auto& i : load->indices) expr(i);
       access(load->buffer, load->indices, false);
       return;
     }
@@ -430,10 +419,8 @@ void AccessCollector::access(const ir::Buffer& buffer, const std::vector<ir::Exp
   for (const auto& r : m_localRanges) {
     auto x = sp.toPwAff(r.var);
     auto s = sp.rangeSet(*x, r.min, r.extent);
-    if (s)
-      where = where.intersect(*s);
-    else
-      exact = false;
+    if (s) where = where.intersect(*s);
+    else exact = false;
   }
   for (const auto& [v, extent] : fresh) {
     auto x = sp.toPwAff(v);
@@ -453,8 +440,7 @@ void AccessCollector::access(const ir::Buffer& buffer, const std::vector<ir::Exp
                                                    buffer->name)});
   }
   isl::pw_aff_list list(islContext(), int(idx.size()));
-  for (const auto& i : idx)
-    list = list.add(*sp.toPwAff(i));
+  for (const auto& i : idx) list = list.add(*sp.toPwAff(i));
   isl::space range = setSpace(m_scop.params, "", std::vector<std::string>(idx.size(), ""));
   isl_space* mapSpace = isl_space_map_from_domain_and_range(sp.space().copy(), range.release());
   isl::multi_pw_aff mpa(isl::manage(check(mapSpace, "access space")), list);
@@ -465,12 +451,9 @@ void AccessCollector::access(const ir::Buffer& buffer, const std::vector<ir::Exp
   m = isl_map_set_tuple_id(m, isl_dim_out, makeId(tuple).release());
   isl::map accessMap = isl::manage(check(m, "access map"));
   accessMap = accessMap.intersect_domain(m_stmt.domain).coalesce();
-  if (!isWrite)
-    m_stmt.reads = m_stmt.reads.unite(isl::union_map(accessMap));
-  else if (exact && m_stmt.exact)
-    m_stmt.mustWrites = m_stmt.mustWrites.unite(isl::union_map(accessMap));
-  else
-    m_stmt.mayWrites = m_stmt.mayWrites.unite(isl::union_map(accessMap));
+  if (!isWrite) m_stmt.reads = m_stmt.reads.unite(isl::union_map(accessMap));
+  else if (exact && m_stmt.exact) m_stmt.mustWrites = m_stmt.mustWrites.unite(isl::union_map(accessMap));
+  else m_stmt.mayWrites = m_stmt.mayWrites.unite(isl::union_map(accessMap));
 }
 
 isl::schedule Extractor::makeStatement(const ir::Stmt& realizeStmt, bool isInit) {

@@ -43,20 +43,20 @@ namespace loopscape::poly {
 
 /// One For node of the program, in pre-order (program order).
 struct ScopLoop {
-  std::string name;            ///< isl dimension id of this loop in every domain below it, and the band member id
-  ir::Stmt loop;               ///< the For node
-  int parent = -1;             ///< index of the enclosing loop in Scop::loops, -1 at the outermost level
-  int depth = 0;               ///< number of enclosing loops
+  std::string name;   ///< isl dimension id of this loop in every domain below it, and the band member id
+  ir::Stmt loop;      ///< the For node
+  int parent = -1;    ///< index of the enclosing loop in Scop::loops, -1 at the outermost level
+  int depth = 0;      ///< number of enclosing loops
   std::vector<int> statements; ///< indices of the statements executed inside this loop
 };
 
 /// One polyhedral statement: the instances of a block (or of its init).
 struct ScopStatement {
-  std::string name;       ///< isl tuple name: the block name, or `<block>_init`
-  std::string blockName;  ///< the block it comes from
-  bool isInit = false;    ///< the reduction init of `blockName`
-  ir::Stmt block;         ///< the Block node
-  ir::Stmt realize;       ///< its BlockRealize (bindings and predicate)
+  std::string name;      ///< isl tuple name: the block name, or `<block>_init`
+  std::string blockName; ///< the block it comes from
+  bool isInit = false;   ///< the reduction init of `blockName`
+  ir::Stmt block;        ///< the Block node
+  ir::Stmt realize;      ///< its BlockRealize (bindings and predicate)
   std::vector<int> loops; ///< enclosing loops (indices into Scop::loops), outermost first = domain dims
   /// The iterators that identify an instance across schedules: every block iterator for
   /// the update, the spatial ones for an init (the reduce ones are at their minimum).
@@ -83,18 +83,18 @@ struct ScopApproximation {
 
 struct Scop {
   std::string funcName;
-  std::vector<std::string> params;       ///< isl parameter names (symbolic sizes), in order of appearance
-  isl::set context;                      ///< [params] -> { : every param >= 1 }
-  std::vector<ScopLoop> loops;           ///< every loop, pre-order
+  std::vector<std::string> params; ///< isl parameter names (symbolic sizes), in order of appearance
+  isl::set context;                ///< [params] -> { : every param >= 1 }
+  std::vector<ScopLoop> loops;     ///< every loop, pre-order
   std::vector<ScopStatement> statements; ///< program order (an init before its update)
   /// isl tuple name of each buffer (its name, `_1`... when two buffers share one) -> buffer.
   std::map<std::string, ir::Buffer> buffers;
 
-  isl::union_set domain;     ///< union of the statement domains
-  isl::union_map reads;      ///< union of the statement reads
-  isl::union_map mustWrites; ///< union of the statement must-writes
-  isl::union_map mayWrites;  ///< every write, must and may (PPCG's may_writes)
-  isl::union_map instances;  ///< union of the statements' `iterValues` as maps
+  isl::union_set domain;       ///< union of the statement domains
+  isl::union_map reads;        ///< union of the statement reads
+  isl::union_map mustWrites;   ///< union of the statement must-writes
+  isl::union_map mayWrites;    ///< every write, must and may (PPCG's may_writes)
+  isl::union_map instances;    ///< union of the statements' `iterValues` as maps
   /// The original order: a band per loop (one member named like the loop, partial schedule
   /// { S[...] -> [loop] }), a sequence (filters) for sibling loops/blocks and for an init
   /// before its update, and a mark above the band of each non-serial loop: "parallel",

@@ -92,8 +92,7 @@ struct Describer {
       v.text = str(n.as<isl::schedule_node_guard>().guard());
     }
     const int children = int(n.n_children());
-    for (int i = 0; i < children; ++i)
-      v.children.push_back(node(n.child(i), fmt::format("{}.{}", id, i)));
+    for (int i = 0; i < children; ++i) v.children.push_back(node(n.child(i), fmt::format("{}.{}", id, i)));
     return v;
   }
 

@@ -49,9 +49,9 @@ inline constexpr std::int64_t kMaxStackBytes = 64 * 1024;
 
 struct GenOptions {
   bool fastMath = false;
-  int threads = 0;      ///< passed to every loopscape_parallel_for call
-  std::string cpu;      ///< "target-cpu" function attribute (empty: none)
-  std::string features; ///< "target-features" function attribute
+  int threads = 0;          ///< passed to every loopscape_parallel_for call
+  std::string cpu;          ///< "target-cpu" function attribute (empty: none)
+  std::string features;     ///< "target-features" function attribute
   /// "prefer-vector-width" function attribute (0: none). LLVM's X86 backend prefers
   /// 256-bit vectors on Intel AVX-512 CPUs (sapphirerapids, icelake...) but not on AMD
   /// ones; the plugin asks for the host's full width so the loop vectorizer and the

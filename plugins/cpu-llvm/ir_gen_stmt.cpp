@@ -19,8 +19,7 @@ namespace {
 
 std::string sanitize(const std::string& name) {
   std::string out;
-  for (char c : name)
-    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
   if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "kernel_" + out;
   return out;
 }
@@ -40,8 +39,7 @@ public:
   void visitStmt(const Stmt& s) override {
     if (const auto* store = s.as<BufferStore>()) add(buffers, store->buffer.get());
     if (const auto* alloc = s.as<Allocate>())
-      for (const Expr& extent : alloc->buffer->shape)
-        visitExpr(extent);
+      for (const Expr& extent : alloc->buffer->shape) visitExpr(extent);
     StmtFunctor<void>::visitStmt(s);
   }
 
@@ -71,8 +69,7 @@ void IrGen::stmt(const Stmt& s) {
   }
   case StmtKind::BufferStore: return store(*s.as<BufferStore>());
   case StmtKind::SeqStmt:
-    for (const Stmt& child : s.as<SeqStmt>()->seq)
-      stmt(child);
+    for (const Stmt& child : s.as<SeqStmt>()->seq) stmt(child);
     return;
   case StmtKind::IfThenElse: return ifThenElse(*s.as<IfThenElse>());
   case StmtKind::Evaluate: {
@@ -88,10 +85,8 @@ void IrGen::stmt(const Stmt& s) {
     llvm::Value* saved = previous != m_scope.vars.end() ? previous->second : nullptr;
     m_scope.vars[let->var.get()] = v;
     stmt(let->body);
-    if (saved)
-      m_scope.vars[let->var.get()] = saved;
-    else
-      m_scope.vars.erase(let->var.get());
+    if (saved) m_scope.vars[let->var.get()] = saved;
+    else m_scope.vars.erase(let->var.get());
     return;
   }
   case StmtKind::Allocate: return allocate(*s.as<Allocate>());
@@ -111,10 +106,8 @@ void IrGen::store(const BufferStore& op) {
   const DataType t = op.buffer->dtype.withLanes(lanes);
   llvm::Value* mem = toMemory(value, t);
   const llvm::Align align(static_cast<std::uint64_t>(op.buffer->dtype.bytes()));
-  if (lanes == 1 || contiguous)
-    m_b.CreateAlignedStore(mem, ptr, align);
-  else
-    m_b.CreateMaskedScatter(mem, ptr, align);
+  if (lanes == 1 || contiguous) m_b.CreateAlignedStore(mem, ptr, align);
+  else m_b.CreateMaskedScatter(mem, ptr, align);
 }
 
 void IrGen::ifThenElse(const IfThenElse& op) {
@@ -167,19 +160,16 @@ void IrGen::allocate(const Allocate& op) {
   std::int64_t constCount = 1;
   llvm::Value* count = llvm::ConstantInt::get(i64, 1);
   for (const Expr& extent : buffer->shape) {
-    if (auto c = asConstInt(extent))
-      constCount *= *c;
-    else
-      constant = false;
+    if (auto c = asConstInt(extent)) constCount *= *c;
+    else constant = false;
     count = m_b.CreateMul(count, toIndex(expr(extent), extent.dtype()));
   }
   llvm::Value* bytes = m_b.CreateMul(count, llvm::ConstantInt::get(i64, static_cast<std::uint64_t>(elemBytes)));
   llvm::Value* ptr = nullptr;
   llvm::Value* heap = nullptr;
   if (buffer->scope == MemoryScope::Local && constant && constCount * elemBytes <= kMaxStackBytes) {
-    ptr = entryAlloca(memType(buffer->dtype),
-                      llvm::ConstantInt::get(i64, static_cast<std::uint64_t>(std::max<std::int64_t>(constCount, 1))),
-                      64, buffer->name);
+    ptr = entryAlloca(memType(buffer->dtype), llvm::ConstantInt::get(i64, static_cast<std::uint64_t>(std::max<std::int64_t>(constCount, 1))), 64,
+                      buffer->name);
   } else {
     // aligned_alloc needs a size that is a multiple of the alignment (and not zero).
     llvm::Value* rounded = m_b.CreateAnd(m_b.CreateAdd(bytes, llvm::ConstantInt::get(i64, 64)),
@@ -192,10 +182,8 @@ void IrGen::allocate(const Allocate& op) {
   llvm::Value* saved = previous != m_scope.buffers.end() ? previous->second : nullptr;
   m_scope.buffers[buffer.get()] = ptr;
   stmt(op.body);
-  if (saved)
-    m_scope.buffers[buffer.get()] = saved;
-  else
-    m_scope.buffers.erase(buffer.get());
+  if (saved) m_scope.buffers[buffer.get()] = saved;
+  else m_scope.buffers.erase(buffer.get());
   if (heap) m_b.CreateCall(runtimeFunction("free"), {heap});
 }
 
@@ -218,8 +206,7 @@ void IrGen::forLoop(const For& op) {
   serialLoop(op.loopVar, begin, m_b.CreateAdd(begin, extent), nullptr, op.body);
 }
 
-void IrGen::serialLoop(const Expr& loopVar, llvm::Value* begin, llvm::Value* end, llvm::Value* offset,
-                       const Stmt& body) {
+void IrGen::serialLoop(const Expr& loopVar, llvm::Value* begin, llvm::Value* end, llvm::Value* offset, const Stmt& body) {
   const auto* var = loopVar.as<Var>();
   llvm::BasicBlock* pre = m_b.GetInsertBlock();
   auto* loop = llvm::BasicBlock::Create(m_ctx, var->name + ".loop", m_function);
@@ -235,10 +222,8 @@ void IrGen::serialLoop(const Expr& loopVar, llvm::Value* begin, llvm::Value* end
   llvm::Value* saved = previous != m_scope.vars.end() ? previous->second : nullptr;
   m_scope.vars[var] = value;
   stmt(body);
-  if (saved)
-    m_scope.vars[var] = saved;
-  else
-    m_scope.vars.erase(var);
+  if (saved) m_scope.vars[var] = saved;
+  else m_scope.vars.erase(var);
   // The counter stays below `end`, so the increment cannot overflow (nsw is exact).
   llvm::Value* next = m_b.CreateNSWAdd(iv, llvm::ConstantInt::get(iv->getType(), 1), var->name + ".next");
   iv->addIncoming(next, m_b.GetInsertBlock());
@@ -262,32 +247,25 @@ void IrGen::parallelLoop(const For& op) {
   llvm::Value* min = expr(op.min);
   llvm::Value* extent = toIndex(expr(op.extent), op.extent.dtype());
   std::vector<llvm::Type*> fields{min->getType()};
-  for (auto& [node, value] : vars)
-    fields.push_back(value->getType());
-  for (std::size_t i = 0; i < buffers.size(); ++i)
-    fields.push_back(ptrTy);
+  for (auto& [node, value] : vars) fields.push_back(value->getType());
+  for (std::size_t i = 0; i < buffers.size(); ++i) fields.push_back(ptrTy);
   auto* closureType = llvm::StructType::get(m_ctx, fields);
   llvm::AllocaInst* closure = entryAlloca(closureType, nullptr, 8, var->name + ".closure");
   std::vector<llvm::Value*> captured{min};
-  for (auto& [node, value] : vars)
-    captured.push_back(value);
-  for (auto& [node, value] : buffers)
-    captured.push_back(value);
-  for (unsigned i = 0; i < captured.size(); ++i)
-    m_b.CreateStore(captured[i], m_b.CreateStructGEP(closureType, closure, i));
+  for (auto& [node, value] : vars) captured.push_back(value);
+  for (auto& [node, value] : buffers) captured.push_back(value);
+  for (unsigned i = 0; i < captured.size(); ++i) m_b.CreateStore(captured[i], m_b.CreateStructGEP(closureType, closure, i));
 
   // 2. The body: an internal function with noalias buffer parameters (so that inlining it
   //    into the trampoline keeps the aliasing facts as scoped metadata).
   const std::string base = fmt::format("{}_{}_par{}", m_function->getName().str(), var->name, m_outlined++);
   std::vector<llvm::Type*> bodyParams{i64, i64};
-  for (llvm::Value* v : captured)
-    bodyParams.push_back(v->getType());
+  for (llvm::Value* v : captured) bodyParams.push_back(v->getType());
   auto* bodyFn = llvm::Function::Create(llvm::FunctionType::get(m_b.getVoidTy(), bodyParams, false),
                                         llvm::Function::InternalLinkage, base + "_body", m_module);
   bodyFn->addFnAttr(llvm::Attribute::NoUnwind);
   bodyFn->addFnAttr(llvm::Attribute::AlwaysInline);
-  for (unsigned i = 0; i < buffers.size(); ++i)
-    bodyFn->addParamAttr(2 + 1 + static_cast<unsigned>(vars.size()) + i, llvm::Attribute::NoAlias);
+  for (unsigned i = 0; i < buffers.size(); ++i) bodyFn->addParamAttr(2 + 1 + static_cast<unsigned>(vars.size()) + i, llvm::Attribute::NoAlias);
 
   // 3. The trampoline the runtime calls: void(i64 begin, i64 end, ptr closure).
   auto* trampoline = llvm::Function::Create(llvm::FunctionType::get(m_b.getVoidTy(), {i64, i64, ptrTy}, false),
@@ -311,10 +289,8 @@ void IrGen::parallelLoop(const For& op) {
   m_b.SetInsertPoint(llvm::BasicBlock::Create(m_ctx, "entry", bodyFn));
   unsigned arg = 2;
   llvm::Value* bodyMin = bodyFn->getArg(arg++);
-  for (auto& [node, value] : vars)
-    m_scope.vars[node] = bodyFn->getArg(arg++);
-  for (auto& [node, value] : buffers)
-    m_scope.buffers[node] = bodyFn->getArg(arg++);
+  for (auto& [node, value] : vars) m_scope.vars[node] = bodyFn->getArg(arg++);
+  for (auto& [node, value] : buffers) m_scope.buffers[node] = bodyFn->getArg(arg++);
   serialLoop(op.loopVar, bodyFn->getArg(0), bodyFn->getArg(1), bodyMin, op.body);
   m_b.CreateRetVoid();
   m_function = savedFn;
@@ -322,9 +298,8 @@ void IrGen::parallelLoop(const For& op) {
   m_b.restoreIP(savedIp);
 
   // 5. The loop itself is one runtime call.
-  m_b.CreateCall(
-      runtimeFunction(kParallelForSymbol),
-      {extent, trampoline, closure, m_b.getInt32(static_cast<std::uint32_t>(std::max(m_options.threads, 0)))});
+  m_b.CreateCall(runtimeFunction(kParallelForSymbol),
+                 {extent, trampoline, closure, m_b.getInt32(static_cast<std::uint32_t>(std::max(m_options.threads, 0)))});
 }
 
 // ---- the kernel ---------------------------------------------------------------------

@@ -139,20 +139,13 @@ private Q_SLOTS:
   void checkComparesResults_data() {
     QTest::addColumn<QString>("fusion");
     QTest::addColumn<QString>("tile");
-    QTest::newRow("max") << "max"
-                         << "";
-    QTest::newRow("min") << "min"
-                         << "";
-    QTest::newRow("smart") << "smart"
-                           << "";
-    QTest::newRow("max tile") << "max"
-                              << "2,2";
-    QTest::newRow("smart tile") << "smart"
-                                << "2,2";
-    QTest::newRow("max exact") << "max --exact-deps"
-                               << "";
-    QTest::newRow("max exact tile") << "max --exact-deps"
-                                    << "2,2";
+    QTest::newRow("max") << "max" << "";
+    QTest::newRow("min") << "min" << "";
+    QTest::newRow("smart") << "smart" << "";
+    QTest::newRow("max tile") << "max" << "2,2";
+    QTest::newRow("smart tile") << "smart" << "2,2";
+    QTest::newRow("max exact") << "max --exact-deps" << "";
+    QTest::newRow("max exact tile") << "max --exact-deps" << "2,2";
   }
   void checkComparesResults() {
     QFETCH(QString, fusion);
@@ -179,8 +172,9 @@ private Q_SLOTS:
                             "                v_t = T.axis.spatial((1, 4), t)\n"
                             "                v_i = T.axis.spatial(9, i - t)\n"),
              qPrintable(r.out));
-    QVERIFY2(r.out.endsWith(QString(kTraceHeader) + "sch.poly_skew(band=\"t\", member=1, by_member=0, factor=1)\n"
-                                                    "sch.poly_mark(band=\"t\", member=1, kind=\"parallel\")\n"),
+    QVERIFY2(r.out.endsWith(QString(kTraceHeader) +
+                            "sch.poly_skew(band=\"t\", member=1, by_member=0, factor=1)\n"
+                            "sch.poly_mark(band=\"t\", member=1, kind=\"parallel\")\n"),
              qPrintable(r.out));
   }
 

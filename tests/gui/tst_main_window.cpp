@@ -24,27 +24,27 @@
 
 #include <QAction>
 #include <QApplication>
-#include <QCheckBox>
 #include <QClipboard>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
-#include <QFileInfo>
+#include <QTableView>
+#include <QTreeView>
 #include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
 #include <QLineEdit>
 #include <QListView>
 #include <QListWidget>
-#include <QMenu>
-#include <QMenuBar>
-#include <QMessageBox>
 #include <QPushButton>
-#include <QSettings>
 #include <QSignalSpy>
-#include <QTableView>
+#include <QTimer>
+#include <QMessageBox>
+#include <QFileInfo>
+#include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QTimer>
 #include <QToolButton>
-#include <QTreeView>
 #include <QUndoStack>
 
 #include <functional>
@@ -167,8 +167,7 @@ private Q_SLOTS:
     QVERIFY(w->isWindowModified());
     views::TraceModel* trace = w->traceView()->model();
     QCOMPARE(trace->rowCount(), 3);
-    QCOMPARE(trace->index(0, 1).data().toString(),
-             QStringLiteral("b0 = sch.get_block(name=\"C\", func_name=\"main\")"));
+    QCOMPARE(trace->index(0, 1).data().toString(), QStringLiteral("b0 = sch.get_block(name=\"C\", func_name=\"main\")"));
     QCOMPARE(trace->index(1, 1).data().toString(), QStringLiteral("l1, l2, l3 = sch.get_loops(block=b0)"));
     QCOMPARE(trace->index(2, 1).data().toString(),
              QStringLiteral("l4, l5 = sch.split(loop=l1, factors=[None, 32], preserve_unit_iters=True, "
@@ -385,8 +384,7 @@ private Q_SLOTS:
     });
     w->action(QStringLiteral("fileOpenSample"))->trigger();
     QVERIFY(settle(*w));
-    QVERIFY2(listed.contains(QStringLiteral("matmul")) && listed.contains(QStringLiteral("stencil2d")),
-             qPrintable(listed));
+    QVERIFY2(listed.contains(QStringLiteral("matmul")) && listed.contains(QStringLiteral("stencil2d")), qPrintable(listed));
     QCOMPARE(QFileInfo(w->session()->sourcePath()).fileName(), QStringLiteral("softmax.te"));
     QCOMPARE(viewText(*w).toStdString(), ir::printPrimFunc(parseSample(QStringLiteral("softmax.te"))));
   }
@@ -506,7 +504,7 @@ private Q_SLOTS:
     w->editor()->setIdleDelay(1);
     w->editor()->selectAll();
     QTest::keyClicks(w->editor(), QStringLiteral("x")); // a real edit through the keyboard ...
-    w->editor()->setPlainText(smaller);                 // ... then the text we want
+    w->editor()->setPlainText(smaller);                  // ... then the text we want
     QTRY_COMPARE(w->session()->source(), smaller);
     QVERIFY(settle(*w));
     auto func = frontend::parseTe(smaller.toStdString(), "matmul.te");
@@ -552,9 +550,8 @@ private Q_SLOTS:
     views::DiagnosticsModel* diags = w->diagnosticsView()->model();
     QCOMPARE(diags->rowCount(), 1);
     QCOMPARE(diags->index(0, 0).data().toString().toStdString(), expected.error().code);
-    QCOMPARE(
-        diags->index(0, 1).data().toString(),
-        QStringLiteral("matmul.te:%1:%2").arg(expected.error().location.line).arg(expected.error().location.column));
+    QCOMPARE(diags->index(0, 1).data().toString(),
+             QStringLiteral("matmul.te:%1:%2").arg(expected.error().location.line).arg(expected.error().location.column));
     QCOMPARE(w->editor()->marks().size(), std::size_t(1));
     QCOMPARE(w->editor()->marks()[0].line, expected.error().location.line);
     QCOMPARE(w->editor()->marks()[0].message.toStdString(), expected.error().message);
@@ -781,8 +778,7 @@ private Q_SLOTS:
     QCOMPARE(image.size(), w->size() * image.devicePixelRatio());
     QSet<QRgb> colours;
     for (int y = 0; y < image.height(); y += 7)
-      for (int x = 0; x < image.width(); x += 7)
-        colours.insert(image.pixel(x, y));
+      for (int x = 0; x < image.width(); x += 7) colours.insert(image.pixel(x, y));
     QVERIFY2(colours.size() > 20, "the window renders as (almost) one colour");
     // Every dock has an objectName and is visible.
     for (const char* name : {"programDock", "primitivesDock", "traceDock", "diagnosticsDock"}) {
@@ -808,11 +804,9 @@ private Q_SLOTS:
         if (a->menu()) collect(a->menu());
       }
     };
-    for (QMenu* m : w->menuBar()->findChildren<QMenu*>(Qt::FindDirectChildrenOnly))
-      collect(m);
+    for (QMenu* m : w->menuBar()->findChildren<QMenu*>(Qt::FindDirectChildrenOnly)) collect(m);
     for (QAction* a : w->findChildren<QAction*>()) {
-      if (a->isSeparator() || a->menu() || a->text().isEmpty() ||
-          a->objectName().startsWith(QStringLiteral("recentFile")))
+      if (a->isSeparator() || a->menu() || a->text().isEmpty() || a->objectName().startsWith(QStringLiteral("recentFile")))
         continue;
       QVERIFY2(!a->objectName().isEmpty(), qPrintable(a->text()));
       // Every action has a keyboard shortcut; the trace view's buttons stand for an action
@@ -824,8 +818,7 @@ private Q_SLOTS:
     }
     // Every primitive of the panel has a Schedule menu entry with a shortcut.
     for (const schedule::InstructionKind* kind : views::PrimitivePanel::catalogue()) {
-      QAction* a =
-          w->action(QStringLiteral("primitive_") + QString::fromUtf8(kind->name.data(), qsizetype(kind->name.size())));
+      QAction* a = w->action(QStringLiteral("primitive_") + QString::fromUtf8(kind->name.data(), qsizetype(kind->name.size())));
       QVERIFY2(a && !a->shortcut().isEmpty(), kind->name.data());
     }
   }

@@ -1,8 +1,10 @@
 // poly_auto: the isl scheduler on every sample (small copies), with every fusion setting,
-// with tiling, and fusion max also on the exact (not simplified) dependences; the regenerated program must compute what
-// the original computes (exact for integer programs, rtol 1e-5 for floats whose reductions may be reordered), and must
-// be legal against the original dependences. A step on a cached analysis of its program gives what polyAuto computes
-// from scratch. Bad options and an exhausted operation bound are refused with their codes.
+// with tiling, and fusion max also on the exact (not simplified) dependences; the
+// regenerated program must compute what the original computes (exact for integer
+// programs, rtol 1e-5 for floats whose reductions may be reordered), and must be legal
+// against the original dependences. A step on a cached analysis of its program gives what
+// polyAuto computes from scratch. Bad options and an exhausted operation bound are refused
+// with their codes.
 #include "poly_codegen_test_util.h"
 
 #include "core/ir/printer.h"
@@ -43,12 +45,10 @@ struct Small {
 const Small kSamples[] = {
     {"matmul.te", "M, N, K = 1024, 1024, 1024", "M, N, K = 8, 6, 5", false},
     {"batch_matmul.te", "batch, M, K, N = 16, 128, 64, 128", "batch, M, K, N = 2, 4, 3, 5", false},
-    {"conv2d_nchw.te", "batch, in_channel, height, width = 1, 64, 56, 56",
-     "batch, in_channel, height, width = 1, 2, 5, 5", false},
+    {"conv2d_nchw.te", "batch, in_channel, height, width = 1, 64, 56, 56", "batch, in_channel, height, width = 1, 2, 5, 5", false},
     {"conv_bias_relu.te", "N, C, H, W = 1, 16, 32, 32", "N, C, H, W = 1, 2, 5, 5", false},
     {"dense_dynamic.te", "in_dim, units = 512, 1000", "in_dim, units = 4, 3", false, "n = te.var(\"n\")", "n = 3"},
-    {"depthwise_conv2d.te", "batch, channel, height, width = 1, 32, 112, 112",
-     "batch, channel, height, width = 1, 2, 5, 5", false},
+    {"depthwise_conv2d.te", "batch, channel, height, width = 1, 32, 112, 112", "batch, channel, height, width = 1, 2, 5, 5", false},
     {"layernorm.te", "rows, cols = 256, 768", "rows, cols = 3, 5", false},
     {"softmax.te", "m, n = 128, 1024", "m, n = 3, 5", false},
     {"stencil1d.te", "T, N = 64, 1024", "T, N = 4, 9", false},
@@ -153,11 +153,10 @@ void TstPolyAuto::instructionAndTrace() {
   auto r = sch.apply("poly_auto", {}, {"min", false, true, "isl", schedule::TraceList{}});
   QVERIFY2(r.has_value(), r ? "" : renderDiagnostic(r.error()).c_str());
   QCOMPARE(sch.trace().instructions.size(), std::size_t(1));
-  QCOMPARE(
-      QString::fromStdString(schedule::traceToPython(sch.trace())),
-      QString("# from tvm import tir\n"
-              "sch.poly_auto(fusion=\"min\", outer_coincidence=False, maximize_band_depth=True, algorithm=\"isl\", "
-              "tile=[], simplify_deps=True)\n"));
+  QCOMPARE(QString::fromStdString(schedule::traceToPython(sch.trace())),
+           QString("# from tvm import tir\n"
+                   "sch.poly_auto(fusion=\"min\", outer_coincidence=False, maximize_band_depth=True, algorithm=\"isl\", "
+                   "tile=[], simplify_deps=True)\n"));
   auto replay = schedule::replayTrace(f, sch.trace());
   QVERIFY(replay.has_value());
   QCOMPARE(ir::printPrimFunc(replay->func()), ir::printPrimFunc(sch.func()));

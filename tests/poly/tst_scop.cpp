@@ -24,16 +24,15 @@ const char* const kMatmul = "A = placeholder((4, 2), \"float32\", name=\"A\")\n"
                             "k = reduce_axis((0, 2), name=\"k\")\n"
                             "C = compute((4, 3), lambda i, j: sum(A[i, k] * B[k, j], axis=k), name=\"C\")\n";
 
-const char* const kConv =
-    "data = placeholder((1, 2, 4, 4), name=\"data\")\n"
-    "weight = placeholder((2, 2, 3, 3), name=\"weight\")\n"
-    "pad_temp = compute((1, 2, 6, 6), lambda i0, i1, i2, i3: if_then_else("
-    "all(i2 >= 1, i2 < 5, i3 >= 1, i3 < 5), data[i0, i1, i2 - 1, i3 - 1], 0.0), name=\"pad_temp\")\n"
-    "rc = reduce_axis((0, 2), name=\"rc\")\n"
-    "ry = reduce_axis((0, 3), name=\"ry\")\n"
-    "rx = reduce_axis((0, 3), name=\"rx\")\n"
-    "conv = compute((1, 2, 4, 4), lambda nn, ff, yy, xx: sum(pad_temp[nn, rc, yy + ry, xx + rx] * "
-    "weight[ff, rc, ry, rx], axis=[rc, ry, rx]), name=\"conv\")\n";
+const char* const kConv = "data = placeholder((1, 2, 4, 4), name=\"data\")\n"
+                          "weight = placeholder((2, 2, 3, 3), name=\"weight\")\n"
+                          "pad_temp = compute((1, 2, 6, 6), lambda i0, i1, i2, i3: if_then_else("
+                          "all(i2 >= 1, i2 < 5, i3 >= 1, i3 < 5), data[i0, i1, i2 - 1, i3 - 1], 0.0), name=\"pad_temp\")\n"
+                          "rc = reduce_axis((0, 2), name=\"rc\")\n"
+                          "ry = reduce_axis((0, 3), name=\"ry\")\n"
+                          "rx = reduce_axis((0, 3), name=\"rx\")\n"
+                          "conv = compute((1, 2, 4, 4), lambda nn, ff, yy, xx: sum(pad_temp[nn, rc, yy + ry, xx + rx] * "
+                          "weight[ff, rc, ry, rx], axis=[rc, ry, rx]), name=\"conv\")\n";
 
 const char* const kSoftmax = "X = placeholder((2, 3), name=\"X\")\n"
                              "k1 = reduce_axis((0, 3), name=\"k1\")\n"
@@ -102,123 +101,89 @@ private Q_SLOTS:
     QTest::addColumn<QString>("what");
     QTest::addColumn<QString>("expected");
     // matmul: the init statement fixes k at its minimum.
-    QTest::newRow("matmul domain") << "matmul"
-                                   << "domain"
+    QTest::newRow("matmul domain") << "matmul" << "domain"
                                    << "{ C_init[i, j, k] : 0 <= i < 4 and 0 <= j < 3 and k = 0; "
                                       "C[i, j, k] : 0 <= i < 4 and 0 <= j < 3 and 0 <= k < 2 }";
-    QTest::newRow("matmul reads") << "matmul"
-                                  << "reads"
+    QTest::newRow("matmul reads") << "matmul" << "reads"
                                   << "{ C[i, j, k] -> A[i, k] : 0 <= i < 4 and 0 <= j < 3 and 0 <= k < 2; "
                                      "C[i, j, k] -> B[k, j] : 0 <= i < 4 and 0 <= j < 3 and 0 <= k < 2; "
                                      "C[i, j, k] -> C[i, j] : 0 <= i < 4 and 0 <= j < 3 and 0 <= k < 2 }";
-    QTest::newRow("matmul writes") << "matmul"
-                                   << "writes"
+    QTest::newRow("matmul writes") << "matmul" << "writes"
                                    << "{ C_init[i, j, 0] -> C[i, j] : 0 <= i < 4 and 0 <= j < 3; "
                                       "C[i, j, k] -> C[i, j] : 0 <= i < 4 and 0 <= j < 3 and 0 <= k < 2 }";
-    QTest::newRow("matmul instances") << "matmul"
-                                      << "instances"
+    QTest::newRow("matmul instances") << "matmul" << "instances"
                                       << "{ C_init[i, j, 0] -> C_init[i, j] : 0 <= i < 4 and 0 <= j < 3; "
                                          "C[i, j, k] -> C[i, j, k] : 0 <= i < 4 and 0 <= j < 3 and 0 <= k < 2 }";
-    QTest::newRow("matmul raw") << "matmul"
-                                << "raw"
+    QTest::newRow("matmul raw") << "matmul" << "raw"
                                 << "{ C_init[i, j, 0] -> C[i, j, 0] : 0 <= i < 4 and 0 <= j < 3; "
                                    "C[i, j, 0] -> C[i, j, 1] : 0 <= i < 4 and 0 <= j < 3 }";
-    QTest::newRow("matmul waw") << "matmul"
-                                << "waw"
+    QTest::newRow("matmul waw") << "matmul" << "waw"
                                 << "{ C_init[i, j, 0] -> C[i, j, 0] : 0 <= i < 4 and 0 <= j < 3; "
                                    "C[i, j, 0] -> C[i, j, 1] : 0 <= i < 4 and 0 <= j < 3 }";
-    QTest::newRow("matmul war") << "matmul"
-                                << "war"
-                                << "{ C[i, j, 0] -> C[i, j, 1] : 0 <= i < 4 and 0 <= j < 3 }";
+    QTest::newRow("matmul war") << "matmul" << "war" << "{ C[i, j, 0] -> C[i, j, 1] : 0 <= i < 4 and 0 <= j < 3 }";
     // conv2d: the padding condition restricts the read of data exactly.
-    QTest::newRow("conv domain") << "conv"
-                                 << "domain"
+    QTest::newRow("conv domain") << "conv" << "domain"
                                  << "{ pad_temp[0, i1, i2, i3] : 0 <= i1 < 2 and 0 <= i2 < 6 and 0 <= i3 < 6; "
                                     "conv_init[0, ff, yy, xx, 0, 0, 0] : 0 <= ff < 2 and 0 <= yy < 4 and 0 <= xx < 4; "
                                     "conv[0, ff, yy, xx, rc, ry, rx] : 0 <= ff < 2 and 0 <= yy < 4 and 0 <= xx < 4 and "
                                     "0 <= rc < 2 and 0 <= ry < 3 and 0 <= rx < 3 }";
-    QTest::newRow("conv reads")
-        << "conv"
-        << "reads"
-        << "{ pad_temp[0, i1, i2, i3] -> data[0, i1, i2 - 1, i3 - 1] : 0 <= i1 < 2 and "
-           "1 <= i2 < 5 and 1 <= i3 < 5; "
-           "conv[0, ff, yy, xx, rc, ry, rx] -> pad_temp[0, rc, yy + ry, xx + rx] : 0 <= ff < 2 and "
-           "0 <= yy < 4 and 0 <= xx < 4 and 0 <= rc < 2 and 0 <= ry < 3 and 0 <= rx < 3; "
-           "conv[0, ff, yy, xx, rc, ry, rx] -> weight[ff, rc, ry, rx] : 0 <= ff < 2 and "
-           "0 <= yy < 4 and 0 <= xx < 4 and 0 <= rc < 2 and 0 <= ry < 3 and 0 <= rx < 3; "
-           "conv[0, ff, yy, xx, rc, ry, rx] -> conv[0, ff, yy, xx] : 0 <= ff < 2 and "
-           "0 <= yy < 4 and 0 <= xx < 4 and 0 <= rc < 2 and 0 <= ry < 3 and 0 <= rx < 3 }";
-    QTest::newRow("conv raw pad") << "conv"
-                                  << "raw pad_temp"
+    QTest::newRow("conv reads") << "conv" << "reads"
+                                << "{ pad_temp[0, i1, i2, i3] -> data[0, i1, i2 - 1, i3 - 1] : 0 <= i1 < 2 and "
+                                   "1 <= i2 < 5 and 1 <= i3 < 5; "
+                                   "conv[0, ff, yy, xx, rc, ry, rx] -> pad_temp[0, rc, yy + ry, xx + rx] : 0 <= ff < 2 and "
+                                   "0 <= yy < 4 and 0 <= xx < 4 and 0 <= rc < 2 and 0 <= ry < 3 and 0 <= rx < 3; "
+                                   "conv[0, ff, yy, xx, rc, ry, rx] -> weight[ff, rc, ry, rx] : 0 <= ff < 2 and "
+                                   "0 <= yy < 4 and 0 <= xx < 4 and 0 <= rc < 2 and 0 <= ry < 3 and 0 <= rx < 3; "
+                                   "conv[0, ff, yy, xx, rc, ry, rx] -> conv[0, ff, yy, xx] : 0 <= ff < 2 and "
+                                   "0 <= yy < 4 and 0 <= xx < 4 and 0 <= rc < 2 and 0 <= ry < 3 and 0 <= rx < 3 }";
+    QTest::newRow("conv raw pad") << "conv" << "raw pad_temp"
                                   << "{ pad_temp[0, i1, i2, i3] -> conv[0, ff, yy, xx, i1, ry, rx] : 0 <= i1 < 2 and "
                                      "0 <= ff < 2 and 0 <= yy < 4 and 0 <= xx < 4 and 0 <= ry < 3 and 0 <= rx < 3 and "
                                      "i2 = yy + ry and i3 = xx + rx }";
     // softmax: four stages, two reductions.
-    QTest::newRow("softmax domain") << "softmax"
-                                    << "domain"
+    QTest::newRow("softmax domain") << "softmax" << "domain"
                                     << "{ mx_init[i, 0] : 0 <= i < 2; mx[i, k1] : 0 <= i < 2 and 0 <= k1 < 3; "
                                        "ex[i, j] : 0 <= i < 2 and 0 <= j < 3; es_init[i, 0] : 0 <= i < 2; "
                                        "es[i, k2] : 0 <= i < 2 and 0 <= k2 < 3; nm[i, j] : 0 <= i < 2 and 0 <= j < 3 }";
-    QTest::newRow("softmax raw")
-        << "softmax"
-        << "raw"
-        << "{ mx_init[i, 0] -> mx[i, 0] : 0 <= i < 2; mx[i, k] -> mx[i, k + 1] : 0 <= i < 2 and 0 <= k < 2; "
-           "mx[i, 2] -> ex[i, j] : 0 <= i < 2 and 0 <= j < 3; "
-           "es_init[i, 0] -> es[i, 0] : 0 <= i < 2; es[i, k] -> es[i, k + 1] : 0 <= i < 2 and 0 <= k < 2; "
-           "ex[i, j] -> es[i, j] : 0 <= i < 2 and 0 <= j < 3; "
-           "ex[i, j] -> nm[i, j] : 0 <= i < 2 and 0 <= j < 3; "
-           "es[i, 2] -> nm[i, j] : 0 <= i < 2 and 0 <= j < 3 }";
+    QTest::newRow("softmax raw") << "softmax" << "raw"
+                                 << "{ mx_init[i, 0] -> mx[i, 0] : 0 <= i < 2; mx[i, k] -> mx[i, k + 1] : 0 <= i < 2 and 0 <= k < 2; "
+                                    "mx[i, 2] -> ex[i, j] : 0 <= i < 2 and 0 <= j < 3; "
+                                    "es_init[i, 0] -> es[i, 0] : 0 <= i < 2; es[i, k] -> es[i, k + 1] : 0 <= i < 2 and 0 <= k < 2; "
+                                    "ex[i, j] -> es[i, j] : 0 <= i < 2 and 0 <= j < 3; "
+                                    "ex[i, j] -> nm[i, j] : 0 <= i < 2 and 0 <= j < 3; "
+                                    "es[i, 2] -> nm[i, j] : 0 <= i < 2 and 0 <= j < 3 }";
     // a batch of one: the same dependences as without the single-iteration loop.
-    QTest::newRow("batch1 raw") << "batch1"
-                                << "raw"
+    QTest::newRow("batch1 raw") << "batch1" << "raw"
                                 << "{ S_init[0, i, 0] -> S[0, i, 0] : 0 <= i < 2; "
                                    "S[0, i, k] -> S[0, i, k + 1] : 0 <= i < 2 and 0 <= k < 2; "
                                    "S[0, i, 2] -> T[m, i2] : 0 <= i < 2 and 0 <= m < 2 and 0 <= i2 < 2 and "
                                    "(i2 = i or m = i) }";
-    QTest::newRow("batch1 war") << "batch1"
-                                << "war"
+    QTest::newRow("batch1 war") << "batch1" << "war"
                                 << "{ S[0, i, k] -> S[0, i, k + 1] : 0 <= i < 2 and 0 <= k < 2 }";
-    QTest::newRow("batch1 waw") << "batch1"
-                                << "waw"
+    QTest::newRow("batch1 waw") << "batch1" << "waw"
                                 << "{ S_init[0, i, 0] -> S[0, i, 0] : 0 <= i < 2; "
                                    "S[0, i, k] -> S[0, i, k + 1] : 0 <= i < 2 and 0 <= k < 2 }";
     // one buffer read and written through different accesses (the WAR/WAW split by what
     // the source does with the element).
-    QTest::newRow("in_place raw") << "in_place"
-                                  << "raw"
+    QTest::newRow("in_place raw") << "in_place" << "raw"
                                   << "{ S[i] -> U[i] : 0 <= i <= 4 }";
-    QTest::newRow("in_place war") << "in_place"
-                                  << "war"
+    QTest::newRow("in_place war") << "in_place" << "war"
                                   << "{ S[i] -> S[i + 1] : 0 <= i <= 3; S[4] -> U[5] }";
-    QTest::newRow("in_place waw") << "in_place"
-                                  << "waw"
+    QTest::newRow("in_place waw") << "in_place" << "waw"
                                   << "{ S[i] -> U[i] : 0 <= i <= 4 }";
     // stencil over time: one buffer read and written.
-    QTest::newRow("stencil domain") << "stencil"
-                                    << "domain"
-                                    << "{ stencil[t, i] : 0 <= t < 3 and 1 <= i < 5 }";
-    QTest::newRow("stencil reads")
-        << "stencil"
-        << "reads"
-        << "{ stencil[t, i] -> A[t, o] : 0 <= t < 3 and 1 <= i < 5 and i - 1 <= o <= i + 1 }";
-    QTest::newRow("stencil writes") << "stencil"
-                                    << "writes"
-                                    << "{ stencil[t, i] -> A[t + 1, i] : 0 <= t < 3 and 1 <= i < 5 }";
-    QTest::newRow("stencil raw") << "stencil"
-                                 << "raw"
+    QTest::newRow("stencil domain") << "stencil" << "domain" << "{ stencil[t, i] : 0 <= t < 3 and 1 <= i < 5 }";
+    QTest::newRow("stencil reads") << "stencil" << "reads"
+                                   << "{ stencil[t, i] -> A[t, o] : 0 <= t < 3 and 1 <= i < 5 and i - 1 <= o <= i + 1 }";
+    QTest::newRow("stencil writes") << "stencil" << "writes" << "{ stencil[t, i] -> A[t + 1, i] : 0 <= t < 3 and 1 <= i < 5 }";
+    QTest::newRow("stencil raw") << "stencil" << "raw"
                                  << "{ stencil[t, i] -> stencil[t + 1, i2] : 0 <= t < 2 and 1 <= i < 5 and "
                                     "1 <= i2 < 5 and i - 1 <= i2 <= i + 1 }";
-    QTest::newRow("stencil war") << "stencil"
-                                 << "war"
-                                 << "{ }";
-    QTest::newRow("stencil waw") << "stencil"
-                                 << "waw"
-                                 << "{ }";
-    QTest::newRow("stencil symbolic domain") << "stencil_symbolic"
-                                             << "domain"
+    QTest::newRow("stencil war") << "stencil" << "war" << "{ }";
+    QTest::newRow("stencil waw") << "stencil" << "waw" << "{ }";
+    QTest::newRow("stencil symbolic domain") << "stencil_symbolic" << "domain"
                                              << "[T, N] -> { stencil[t, i] : 0 <= t < T and 1 <= i < N - 1 }";
-    QTest::newRow("stencil symbolic raw") << "stencil_symbolic"
-                                          << "raw"
+    QTest::newRow("stencil symbolic raw") << "stencil_symbolic" << "raw"
                                           << "[T, N] -> { stencil[t, i] -> stencil[t + 1, i2] : 0 <= t < T - 1 and "
                                              "1 <= i < N - 1 and 1 <= i2 < N - 1 and i - 1 <= i2 <= i + 1 }";
   }
@@ -238,19 +203,15 @@ private Q_SLOTS:
       return;
     }
     isl::union_map actual;
-    if (what == "reads")
-      actual = scop->reads;
-    else if (what == "writes")
-      actual = scop->mayWrites;
-    else if (what == "instances")
-      actual = scop->instances;
+    if (what == "reads") actual = scop->reads;
+    else if (what == "writes") actual = scop->mayWrites;
+    else if (what == "instances") actual = scop->instances;
     else if (what.startsWith("raw ")) {
       actual = isl::union_map::empty(ctx);
       for (const auto& dep : d->list)
         if (dep.kind == poly::DependenceKind::Raw && dep.buffer == what.mid(4).toStdString())
           actual = actual.unite(isl::union_map(dep.relation));
-    } else
-      actual = deps(*d, what);
+    } else actual = deps(*d, what);
     isl::union_map exp(ctx, expected.toStdString());
     QVERIFY2(actual.is_equal(exp), poly::detail::str(actual).c_str());
   }
@@ -265,12 +226,9 @@ private Q_SLOTS:
   void loopParallelism_data() {
     QTest::addColumn<QString>("program");
     QTest::addColumn<QString>("expected"); // loop:parallel|carried count
-    QTest::newRow("matmul") << "matmul"
-                            << "i:P j:P k:3";
-    QTest::newRow("stencil") << "stencil"
-                             << "t:1 i:P";
-    QTest::newRow("softmax") << "softmax"
-                             << "i:P k1:3 i:P j:P i:P k2:3 i:P j:P";
+    QTest::newRow("matmul") << "matmul" << "i:P j:P k:3";
+    QTest::newRow("stencil") << "stencil" << "t:1 i:P";
+    QTest::newRow("softmax") << "softmax" << "i:P k1:3 i:P j:P i:P k2:3 i:P j:P";
   }
   void loopParallelism() {
     QFETCH(QString, program);
@@ -368,9 +326,8 @@ private Q_SLOTS:
       QCOMPARE(n->members[0].loopIndex, l);
       QCOMPARE(n->members[0].parallel, l != 2);
       isl::multi_union_pw_aff band(poly::detail::islContext(), n->text);
-      isl::multi_union_pw_aff expected(
-          poly::detail::islContext(),
-          fmt::format("[{{ C_init[i, j, k] -> [({0})]; C[i, j, k] -> [({0})] }}]", names[l]));
+      isl::multi_union_pw_aff expected(poly::detail::islContext(),
+                                       fmt::format("[{{ C_init[i, j, k] -> [({0})]; C[i, j, k] -> [({0})] }}]", names[l]));
       QVERIFY2(band.plain_is_equal(expected), n->text.c_str());
       n = &n->children.at(0);
     }
@@ -379,11 +336,11 @@ private Q_SLOTS:
     QCOMPARE(n->children.size(), std::size_t(2));
     QCOMPARE(n->children[0].kind, poly::TreeNodeKind::Filter);
     QVERIFY2(isl::union_set(poly::detail::islContext(), n->children[0].text)
-                 .is_equal(isl::union_set(poly::detail::islContext(), "{ C_init[i, j, k] }")),
-             n->children[0].text.c_str());
+                .is_equal(isl::union_set(poly::detail::islContext(), "{ C_init[i, j, k] }")), n->children[0].text.c_str());
     const std::string text = poly::renderTree(*t);
     QVERIFY2(text.find("      band [k]: [{ C_init[i, j, k] -> [(k)]; C[i, j, k] -> [(k)] }]  # k: carries dependences\n"
-                       "        sequence\n          filter: { C_init[i, j, k] }\n") != std::string::npos,
+                       "        sequence\n          filter: { C_init[i, j, k] }\n") !=
+                 std::string::npos,
              text.c_str());
   }
 
