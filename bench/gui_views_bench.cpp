@@ -19,7 +19,7 @@
 // A second table says where the background jobs' time goes, on the benchmark's thread
 // for the same step: applying the primitive to a copy of the schedule (legality check
 // included), the structure-only snapshot the views show first, the dependence analysis
-// that completes it (views::withAnalysis), and the dependence analysis of the new program
+// that completes it (views::analysedSnapshot), and the dependence analysis of the new program
 // alone with nothing cached.
 //
 //   loopscape-gui-bench [--runs N]   (default 30, after 3 warm-up runs per primitive)
@@ -154,8 +154,8 @@ int main(int argc, char** argv) {
     std::vector<double> views, facts, gui;
     for (int r = 0; r < runs + 3; ++r) {
       const gui::StatePtr before = session->state();
-      views::PrimitiveRequest request = c.build(*before->program);
-      request.snapshot = before->program;
+      views::PrimitiveRequest request = c.build(*before->program());
+      request.snapshot = before->program();
       const int resetsBefore = treeResets;
       const auto t0 = Clock::now();
       session->applyPrimitive(request);
@@ -163,14 +163,14 @@ int main(int argc, char** argv) {
       // was quicker than the event loop, the analysed one).
       bool ok = spin(w, [&] {
         const gui::StatePtr& now = session->state();
-        return now != before && tir->snapshot() && tir->snapshot()->sameProgramAs(*now->program) &&
+        return now != before && tir->snapshot() && tir->snapshot()->sameProgramAs(*now->program()) &&
                treeResets > resetsBefore;
       });
       const double viewsMs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
       ok = ok && spin(w, [&] {
              const gui::StatePtr& now = session->state();
-             return !session->isBusy() && !now->program->analysisPending && tir->snapshot() == now->program &&
-                    tree->model()->snapshot() == now->program;
+             return !session->isBusy() && !now->program()->analysisPending && tir->snapshot() == now->program() &&
+                    tree->model()->snapshot() == now->program();
            });
       const double factsMs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
       if (!ok) {
@@ -192,7 +192,7 @@ int main(int argc, char** argv) {
       const auto g0 = Clock::now();
       session->install(after);
       const double guiMs = std::chrono::duration<double, std::milli>(Clock::now() - g0).count();
-      if (tir->snapshot() != after->program || treeResets == resetsBeforeInstall) {
+      if (tir->snapshot() != after->program() || treeResets == resetsBeforeInstall) {
         std::printf("%-26s install did not update both views\n", c.label);
         failed = true;
         break;
@@ -238,8 +238,8 @@ int main(int argc, char** argv) {
   std::printf("%-26s %10s %10s %10s %24s\n", "primitive", "apply", "structure", "analysis", "dependence analysis cold");
   const gui::StatePtr base = session->state();
   for (const Case& c : cases()) {
-    views::PrimitiveRequest request = c.build(*base->program);
-    request.snapshot = base->program;
+    views::PrimitiveRequest request = c.build(*base->program());
+    request.snapshot = base->program();
     std::vector<double> apply, structure, analysed, analysis;
     auto ms = [](Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); };
     for (int r = 0; r < runs; ++r) {
@@ -248,15 +248,15 @@ int main(int argc, char** argv) {
       if (!gui::applyRequest(sch, request)) break;
       apply.push_back(ms(t0));
       t0 = Clock::now();
-      auto snap = views::makeSnapshot(sch, views::SnapshotFacts::Structure);
+      (void)views::structureSnapshot(sch.state());
       structure.push_back(ms(t0));
       t0 = Clock::now();
-      snap = views::withAnalysis(snap);
+      (void)views::analysedSnapshot(sch.state());
       analysed.push_back(ms(t0));
       schedule::Schedule fresh = base->schedule; // a new program: not in the cache
       if (!gui::applyRequest(fresh, request)) break;
       t0 = Clock::now();
-      (void)poly::analyzeDependences(fresh.func());
+      (void)poly::analyzeDependences(*fresh.state());
       analysis.push_back(ms(t0));
     }
     if (analysis.empty()) continue;

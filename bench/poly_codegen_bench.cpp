@@ -7,7 +7,7 @@
 //   codegen  generateFunc (isl AST build + translation back to TensorIR)
 //   check    checkLegality of the result against the original, as every poly step runs it
 //            before it replaces the program: the original's model (Scop + dependences)
-//            comes from the per-thread cache, the result's Scop is extracted
+//            comes from the original state's analysis, the result's Scop is extracted
 //   1st      the same check with nothing cached (checkLegalityUncached): what the first
 //            poly step of a Schedule pays instead of `check`
 //   total    scop + deps + sched + codegen + check: what one poly_auto step costs
@@ -23,6 +23,7 @@
 // usage: loopscape-poly-bench [--reps N] [SAMPLE.te ...]   (default: every sample)
 #include "core/frontend/te_frontend.h"
 #include "core/poly/ast_to_tir.h"
+#include "core/poly/checked_schedule.h"
 #include "core/poly/dependences.h"
 #include "core/poly/legality.h"
 #include "core/poly/poly_auto_detail.h"
@@ -75,7 +76,8 @@ struct Times {
 };
 
 /// One run of the pipeline; an error message on failure.
-std::optional<std::string> runOnce(const ir::PrimFunc& f, const Config& c, Times& t) {
+std::optional<std::string> runOnce(const schedule::StatePtr& original, const Config& c, Times& t) {
+  const ir::PrimFunc& f = original->func();
   auto t0 = Clock::now();
   auto scop = poly::extractScop(f);
   t.scop = msSince(t0);
@@ -98,7 +100,7 @@ std::optional<std::string> runOnce(const ir::PrimFunc& f, const Config& c, Times
   t.codegen = msSince(t0);
   if (!g) return renderDiagnostic(g.error());
   t0 = Clock::now();
-  auto legal = poly::checkLegality(f, *g);
+  auto legal = poly::checkLegality(*original, *schedule::ProgramState::make(*g));
   t.check = msSince(t0);
   if (!legal) return renderDiagnostic(legal.error());
   if (!legal->legal) return "ILLEGAL: " + poly::counterexampleMessage(*legal->counterexample);
@@ -114,13 +116,12 @@ std::optional<std::string> runOnce(const ir::PrimFunc& f, const Config& c, Times
                                        fmt::join(tile, ", "), c.options.simplifyDependences ? "True" : "False");
   poly::clearLegalityCache();
   t0 = Clock::now();
-  schedule::Schedule sch(f);
-  poly::installLegalityVerifier(sch);
+  schedule::Schedule sch = poly::makeSchedule(f); // a new original state: nothing shared
   auto applied = schedule::applyScript(sch, step, "bench.py");
   t.step = msSince(t0);
   if (!applied) return renderDiagnostic(applied.error());
   // Leave the original's model cached for the next repetition's `check`.
-  (void)poly::checkLegality(f, f);
+  (void)poly::checkLegality(*original, *original);
   return std::nullopt;
 }
 
@@ -183,7 +184,8 @@ int main(int argc, char** argv) {
     // The original's model is built by the first check of a Schedule and cached: `check`
     // times the later ones (the identity check primes the cache).
     poly::clearLegalityCache();
-    (void)poly::checkLegality(*f, *f);
+    const schedule::StatePtr original = schedule::ProgramState::make(*f);
+    (void)poly::checkLegality(*original, *original);
     for (const auto& c : configs) {
       Times best;
       best.scop = best.deps = best.sched = best.codegen = best.check = best.first = best.step =
@@ -191,7 +193,7 @@ int main(int argc, char** argv) {
       std::optional<std::string> error;
       for (int r = 0; r < reps && !error; ++r) {
         Times t;
-        error = runOnce(*f, c, t);
+        error = runOnce(original, c, t);
         best.scop = std::min(best.scop, t.scop);
         best.deps = std::min(best.deps, t.deps);
         best.sched = std::min(best.sched, t.sched);

@@ -4,7 +4,6 @@
 #include "core/poly/report.h"
 #include "core/poly/tree_description.h"
 #include "core/schedule/ir_tree.h"
-#include "core/schedule/schedule.h"
 
 #include <fmt/format.h>
 
@@ -41,11 +40,12 @@ std::string describeDependence(const poly::DependenceView& d) {
 /// Fills the loops' parallel/carried facts; the report lists every loop in program order,
 /// as the snapshot does.
 void attachDependences(ProgramSnapshot& snap) {
-  auto report = poly::analyzeDependences(snap.func);
-  if (!report) {
-    snap.dependenceError = report.error().message;
+  auto analysed = poly::analyzeDependences(*snap.state);
+  if (!analysed) {
+    snap.dependenceError = analysed.error().message;
     return;
   }
+  const poly::DependenceReport* report = analysed->get();
   std::size_t next = 0;
   for (NodeInfo& n : snap.nodes) {
     if (n.kind != NodeInfo::Kind::Loop) continue;
@@ -129,10 +129,12 @@ std::vector<int> ProgramSnapshot::loopsOfBlockBelow(int index) const {
   return {};
 }
 
-static void attachTree(ProgramSnapshot& snap, poly::TreeFacts facts) {
-  auto scheduleTree = poly::describeScheduleTree(snap.func, facts);
+namespace {
+
+void attachTree(ProgramSnapshot& snap, poly::TreeFacts facts) {
+  auto scheduleTree = poly::describeScheduleTree(*snap.state, facts);
   if (scheduleTree) {
-    snap.tree = std::make_shared<const poly::TreeDescription>(std::move(*scheduleTree));
+    snap.tree = *scheduleTree;
     snap.treeError.clear();
   } else {
     snap.tree.reset();
@@ -140,26 +142,26 @@ static void attachTree(ProgramSnapshot& snap, poly::TreeFacts facts) {
   }
 }
 
-std::shared_ptr<const ProgramSnapshot> makeSnapshot(const schedule::Schedule& sch, SnapshotFacts facts) {
-  auto snap = std::make_shared<ProgramSnapshot>();
-  snap->func = sch.func();
-  snap->instructionCount = static_cast<int>(sch.trace().instructions.size());
-  // The IrTree of `sch` indexes the same nodes as snap->func (shared handles).
-  ir::PrintedProgram printed = ir::printPrimFuncWithSpans(snap->func);
-  snap->text = std::move(printed.text);
-  const schedule::IrTree& tree = sch.tree();
+ProgramSnapshot makeStructure(const schedule::StatePtr& state) {
+  ProgramSnapshot snap;
+  snap.state = state;
+  snap.func = state->func();
+  // The IrTree of the state indexes the same nodes as snap.func (shared handles).
+  ir::PrintedProgram printed = ir::printPrimFuncWithSpans(snap.func);
+  snap.text = std::move(printed.text);
+  const schedule::IrTree& tree = state->tree();
   std::unordered_map<const ir::StmtNode*, int> indexByNode;
-  snap->nodes.reserve(printed.spans.size());
+  snap.nodes.reserve(printed.spans.size());
   for (const ir::PrintedSpan& span : printed.spans) {
     NodeInfo info;
     info.node = span.node;
     info.line = span.line;
     info.column = span.column;
     info.length = span.length;
-    indexByNode[span.node] = static_cast<int>(snap->nodes.size());
-    snap->nodes.push_back(std::move(info));
+    indexByNode[span.node] = static_cast<int>(snap.nodes.size());
+    snap.nodes.push_back(std::move(info));
   }
-  for (NodeInfo& info : snap->nodes) {
+  for (NodeInfo& info : snap.nodes) {
     const schedule::TreeNode* tn = tree.find(info.node);
     if (tn == nullptr) continue;
     if (tn->parent != nullptr) {
@@ -191,24 +193,45 @@ std::shared_ptr<const ProgramSnapshot> makeSnapshot(const schedule::Schedule& sc
         if (it != indexByNode.end()) info.loopsAbove.push_back(it->second);
       }
   }
-  for (NodeInfo& info : snap->nodes) info.depth = info.parent < 0 ? 0 : snap->nodes[info.parent].depth + 1;
-  if (facts == SnapshotFacts::Structure) {
-    snap->analysisPending = true;
-    attachTree(*snap, poly::TreeFacts::StructureOnly);
-    return snap;
-  }
-  attachDependences(*snap);
-  attachTree(*snap, poly::TreeFacts::WithDependences);
+  for (NodeInfo& info : snap.nodes) info.depth = info.parent < 0 ? 0 : snap.nodes[info.parent].depth + 1;
+  snap.analysisPending = true;
+  attachTree(snap, poly::TreeFacts::StructureOnly);
   return snap;
 }
 
-std::shared_ptr<const ProgramSnapshot> withAnalysis(const std::shared_ptr<const ProgramSnapshot>& snap) {
-  if (!snap || !snap->analysisPending) return snap;
-  auto full = std::make_shared<ProgramSnapshot>(*snap);
-  full->analysisPending = false;
-  attachDependences(*full);
-  attachTree(*full, poly::TreeFacts::WithDependences);
-  return full;
+/// The two snapshots as analyses of the state (distinct types, distinct slots).
+struct StructureSnapshot {
+  std::shared_ptr<const ProgramSnapshot> snap;
+};
+struct AnalysedSnapshot {
+  std::shared_ptr<const ProgramSnapshot> snap;
+};
+
+} // namespace
+
+std::shared_ptr<const ProgramSnapshot> structureSnapshot(const schedule::StatePtr& state) {
+  auto s = state->analysis<StructureSnapshot>([&]() -> Expected<StructureSnapshot> {
+    return StructureSnapshot{std::make_shared<const ProgramSnapshot>(makeStructure(state))};
+  });
+  return (*s)->snap;
+}
+
+std::shared_ptr<const ProgramSnapshot> analysedSnapshot(const schedule::StatePtr& state) {
+  auto s = state->analysis<AnalysedSnapshot>([&]() -> Expected<AnalysedSnapshot> {
+    auto full = std::make_shared<ProgramSnapshot>(*structureSnapshot(state));
+    full->analysisPending = false;
+    attachDependences(*full);
+    attachTree(*full, poly::TreeFacts::WithDependences);
+    return AnalysedSnapshot{std::move(full)};
+  });
+  return (*s)->snap;
+}
+
+std::shared_ptr<const ProgramSnapshot> currentSnapshot(const schedule::StatePtr& state) {
+  if (!state) return nullptr;
+  if (auto a = state->cachedAnalysis<AnalysedSnapshot>()) return a->snap;
+  if (auto s = state->cachedAnalysis<StructureSnapshot>()) return s->snap;
+  return nullptr;
 }
 
 } // namespace loopscape::views

@@ -1,5 +1,9 @@
 // ProgramSnapshot: everything the views show about one program state, computed once (in
-// a background job) from a Schedule and never changed afterwards. The TensorIR view
+// a background job) from a schedule::ProgramState and never changed afterwards. Snapshots
+// are analyses of the state (program_state.h): the structure snapshot (text, nodes, the
+// schedule tree's structure; a few ms) and the analysed one (with the dependence facts;
+// 50-250 ms on the convolutions) are each computed once per state and shared by every
+// holder of the state (undo/redo, the views, a trace preview). The TensorIR view
 // displays `text`; `nodes` maps each printed loop/block header back to its IR node, so
 // clicks and hovers resolve to a block or loop; the primitive panel reads the node facts
 // (extent, kind, the loops of a block, buffers it accesses) to build its forms.
@@ -16,9 +20,8 @@
 #include <string>
 #include <vector>
 
-namespace loopscape::schedule {
-class Schedule;
-}
+#include "core/schedule/program_state.h"
+
 namespace loopscape::poly {
 struct TreeDescription;
 }
@@ -54,13 +57,13 @@ struct NodeInfo {
 };
 
 struct ProgramSnapshot {
-  ir::PrimFunc func;
+  schedule::StatePtr state; ///< the program state shown (keeps `func`'s nodes alive)
+  ir::PrimFunc func;        ///< state->func()
   std::string text;
   std::vector<NodeInfo> nodes; ///< in printing order
-  int instructionCount = 0;    ///< length of the trace this state is the result of
   std::string dependenceError; ///< why loops have no dependence facts ("" when they have)
-  /// Built without the dependence analysis (makeSnapshot with Facts::Structure): the loops'
-  /// `parallel` facts and the tree's member flags come with withAnalysis's copy.
+  /// The structure snapshot (no dependence facts yet): the loops' `parallel` facts and the
+  /// tree's member flags come with the state's analysed snapshot.
   bool analysisPending = false;
   /// The isl schedule tree of the program (core/poly), or null with `treeError`.
   std::shared_ptr<const poly::TreeDescription> tree;
@@ -85,18 +88,19 @@ struct ProgramSnapshot {
   std::vector<int> loopsOfBlockBelow(int index) const;
 };
 
-/// What a snapshot holds: everything, or the text, nodes and schedule-tree structure alone
-/// (a few ms; the dependence analysis of a convolution takes 50-250 ms), for views that
-/// update at once and take the dependence facts when withAnalysis delivers them.
-enum class SnapshotFacts { All, Structure };
+/// The structure snapshot of `state`: text, nodes and schedule-tree structure, without the
+/// dependence analysis (`analysisPending`), for views that update at once. Computed once
+/// per state.
+std::shared_ptr<const ProgramSnapshot> structureSnapshot(const schedule::StatePtr& state);
 
-/// The snapshot of the schedule's current program, with the loops' dependence facts unless
-/// `facts` is Structure.
-std::shared_ptr<const ProgramSnapshot> makeSnapshot(const schedule::Schedule& sch,
-                                                    SnapshotFacts facts = SnapshotFacts::All);
+/// The snapshot with the dependence facts and the full schedule tree (the same text and
+/// node indices as the structure snapshot). Computed once per state: the first caller
+/// computes it, the others wait for it.
+std::shared_ptr<const ProgramSnapshot> analysedSnapshot(const schedule::StatePtr& state);
 
-/// A copy of a Structure snapshot with the dependence facts and the full schedule tree (the
-/// same program, text and node indices); `snap` itself if it is not pending.
-std::shared_ptr<const ProgramSnapshot> withAnalysis(const std::shared_ptr<const ProgramSnapshot>& snap);
+/// What the views show of `state` now, without computing anything that is not there: the
+/// analysed snapshot when it is ready, the structure snapshot otherwise (null when neither
+/// was computed).
+std::shared_ptr<const ProgramSnapshot> currentSnapshot(const schedule::StatePtr& state);
 
 } // namespace loopscape::views

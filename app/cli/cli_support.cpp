@@ -1,6 +1,8 @@
 #include "cli_support.h"
 
 #include "core/frontend/te_frontend.h"
+#include "core/poly/checked_schedule.h"
+#include "core/schedule/instruction.h"
 #include "core/schedule/schedule_error.h"
 #include "core/schedule/trace_json.h"
 #include "core/schedule/trace_script.h"
@@ -53,8 +55,12 @@ std::optional<LoadedProgram> loadProgram(const std::string& path) {
   return LoadedProgram{path, std::move(*source), std::move(*func)};
 }
 
+namespace {
+schedule::LegalityPolicy g_legalityPolicy = schedule::LegalityPolicy::Exact;
+}
+
 std::optional<schedule::Schedule> applyTraceFile(const LoadedProgram& program, const std::string& tracePath,
-                                                 int& exitCode) {
+                                                 int& exitCode, std::optional<schedule::LegalityPolicy> policyOverride) {
   auto text = readFile(tracePath);
   if (!text) {
     printDiagnostic(text.error());
@@ -70,14 +76,24 @@ std::optional<schedule::Schedule> applyTraceFile(const LoadedProgram& program, c
     exitCode = kExitBadInput;
     return std::nullopt;
   }
-  schedule::Schedule sch(program.func);
+  const schedule::LegalityPolicy policy = policyOverride.value_or(g_legalityPolicy);
+  schedule::Schedule sch = poly::makeSchedule(program.func, policy);
+  if (policy == schedule::LegalityPolicy::Unverified && !policyOverride)
+    std::fprintf(stderr, "note: %s: the steps of '%s' are not checked against the original program's dependences\n",
+                 poly::legalityPolicyName(policy), tracePath.c_str());
   auto applied = ext == ".py" ? schedule::applyScript(sch, *text, tracePath)
                               : schedule::applyJsonTrace(sch, *text, tracePath);
-  if (applied) return sch;
+  if (applied) {
+    for (const auto& n : sch.notes())
+      std::fprintf(stderr, "note: step %zu (%s): %s\n", n.instruction + 1,
+                   std::string(sch.trace().instructions[n.instruction].kind->name).c_str(), n.note.message.c_str());
+    return sch;
+  }
   const Diagnostic& d = applied.error();
   printDiagnostic(d, *text);
-  if (d.code.starts_with("schedule.")) {
-    // The schedule left the program as it was before the refused step.
+  if (d.subject == DiagnosticSubject::Program) {
+    // A refused step, whichever check refused it: the schedule left the program as it
+    // was before the step.
     std::fputs(schedule::renderScheduleError(d, sch.func()).c_str(), stderr);
     exitCode = kExitIllegalSchedule;
   } else {
@@ -85,6 +101,8 @@ std::optional<schedule::Schedule> applyTraceFile(const LoadedProgram& program, c
   }
   return std::nullopt;
 }
+
+void setLegalityPolicy(schedule::LegalityPolicy policy) { g_legalityPolicy = policy; }
 
 std::string shapeText(const std::vector<std::int64_t>& shape) {
   if (shape.size() == 1) return fmt::format("({},)", shape[0]);

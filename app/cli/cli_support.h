@@ -37,14 +37,23 @@ std::optional<LoadedProgram> loadProgram(const std::string& path);
 /// Reads a whole file; a Diagnostic "cli.cannot-read" names the file and the reason.
 Expected<std::string> readFile(const std::string& path);
 
-/// Applies the trace file `tracePath` to a fresh Schedule of `program`: a TVM-syntax
-/// Python script (.py, trace_script.h) or a JSON trace (.json, trace_json.h). On failure
-/// prints the diagnostic to stderr and returns nullopt with `exitCode` set: a refused
-/// step (kExitIllegalSchedule) prints `T:line:col: error: ...` with the trace line, then
-/// the schedule error rendered against the program before that step; anything else
-/// (unreadable or malformed file, unknown primitive, bad arguments) is kExitBadInput.
+/// Applies the trace file `tracePath` to a fresh Schedule of `program` made by
+/// poly::makeSchedule under the command line's legality policy (exact unless
+/// --no-verify-legality; `policyOverride` for a command that checks legality itself): a
+/// TVM-syntax Python script (.py, trace_script.h) or a JSON trace (.json, trace_json.h).
+/// On failure prints the diagnostic to stderr and returns nullopt with `exitCode` set: a
+/// refused step (a diagnostic about the program, kExitIllegalSchedule) prints
+/// `T:line:col: error: ...` with the trace line, then the error rendered against the
+/// program before that step; anything else (unreadable or malformed file, syntax) is
+/// kExitBadInput. Notes of accepted steps (legality undecided) and the policy when it is
+/// off are printed as `note:` lines.
 std::optional<schedule::Schedule> applyTraceFile(const LoadedProgram& program, const std::string& tracePath,
-                                                 int& exitCode);
+                                                 int& exitCode,
+                                                 std::optional<schedule::LegalityPolicy> policyOverride = std::nullopt);
+
+/// The policy of every schedule the command line makes (main sets it from
+/// --no-verify-legality).
+void setLegalityPolicy(schedule::LegalityPolicy policy);
 
 /// Parses `--shape NAME=VALUE` items against the program's symbolic sizes; every size
 /// must end up bound ("cli.bad-shape", "cli.unbound-size").

@@ -43,9 +43,10 @@ int runLegal(const LegalOptions& opt) {
   auto program = loadProgram(opt.file);
   if (!program) return kExitBadInput;
   int exitCode = kExitOk;
-  auto applied = applyTraceFile(*program, opt.trace, exitCode);
+  // The steps are applied unverified: this command reports the check of the result.
+  auto applied = applyTraceFile(*program, opt.trace, exitCode, schedule::LegalityPolicy::Unverified);
   if (!applied) return exitCode;
-  auto report = poly::checkLegality(program->func, applied->func());
+  auto report = poly::checkLegality(*applied->originalState(), *applied->state());
   if (!report) {
     printDiagnostic(report.error());
     return kExitBadInput;

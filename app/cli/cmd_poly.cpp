@@ -9,6 +9,8 @@
 #include "cli_support.h"
 #include "commands.h"
 
+#include "core/poly/checked_schedule.h"
+
 #include "core/ir/interpreter.h"
 #include "core/ir/ndarray.h"
 #include "core/ir/printer.h"
@@ -97,7 +99,7 @@ int runPoly(const PolyOptions& opt) {
     sch = applyTraceFile(*program, opt.trace, exitCode);
     if (!sch) return exitCode;
   } else {
-    sch.emplace(program->func);
+    sch.emplace(poly::makeSchedule(program->func));
   }
   if (opt.autoSchedule) {
     schedule::TraceList tile;

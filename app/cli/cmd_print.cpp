@@ -6,6 +6,8 @@
 #include "cli_support.h"
 #include "commands.h"
 
+#include "core/poly/checked_schedule.h"
+
 #include "core/codegen/lower.h"
 #include "core/codegen/target_registry.h"
 #include "core/ir/printer.h"
@@ -56,7 +58,7 @@ int printTargetSource(const PrintOptions& opt, const ir::PrimFunc& func) {
 int runPrint(const PrintOptions& opt) {
   auto program = loadProgram(opt.file);
   if (!program) return kExitBadInput;
-  schedule::Schedule sch(program->func);
+  schedule::Schedule sch = poly::makeSchedule(program->func);
   if (!opt.trace.empty()) {
     int exitCode = kExitOk;
     auto applied = applyTraceFile(*program, opt.trace, exitCode);

@@ -12,6 +12,13 @@ int main(int argc, char** argv) {
                "Exit status: 0 success, 1 internal failure, 2 bad input."};
   app.require_subcommand(1);
   app.set_version_flag("--version", "loopscape-cli 0.1.0");
+  // Accepted before or after the subcommand's own options (fallthrough).
+  app.add_flag_callback(
+         "--no-verify-legality",
+         [] { loopscape::cli::setLegalityPolicy(loopscape::schedule::LegalityPolicy::Unverified); },
+         "Apply trace steps without checking them against the original program's dependences (reports say so)")
+      ->trigger_on_parse();
+  app.fallthrough();
   loopscape::cli::CommandResult result;
   loopscape::poly::registerPolyInstructionKinds(); // poly_* steps in traces
   loopscape::cli::registerPrint(app, result);

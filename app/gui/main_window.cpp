@@ -268,8 +268,8 @@ void MainWindow::onStateChanged() {
     return;
   }
   const int selectedBefore = m_tensorIr->selectedNode();
-  m_scheduleTree->setSnapshot(state->program);
-  m_tensorIr->setSnapshot(state->program);
+  m_scheduleTree->setSnapshot(state->program());
+  m_tensorIr->setSnapshot(state->program());
   m_trace->model()->setSnapshot(state->trace);
   m_trace->table()->scrollToBottom();
   m_codeStale = true;
@@ -282,8 +282,8 @@ void MainWindow::onStateChanged() {
   if (m_firstState || (selectedBefore < 0 && m_tensorIr->selectedNode() < 0)) {
     m_firstState = false;
     int first = -1, named = -1;
-    for (std::size_t i = 0; i < state->program->nodes.size(); ++i) {
-      const views::NodeInfo& n = state->program->nodes[i];
+    for (std::size_t i = 0; i < state->program()->nodes.size(); ++i) {
+      const views::NodeInfo& n = state->program()->nodes[i];
       if (first < 0 && n.kind == views::NodeInfo::Kind::Loop) first = static_cast<int>(i);
       if (named < 0 && !m_pendingSelection.isEmpty() && n.name == m_pendingSelection.toStdString())
         named = static_cast<int>(i);
@@ -291,7 +291,7 @@ void MainWindow::onStateChanged() {
     m_pendingSelection.clear();
     if (named >= 0 || first >= 0) m_tensorIr->selectNode(named >= 0 ? named : first);
   } else {
-    m_panel->setSelection(state->program, m_tensorIr->selectedNode());
+    m_panel->setSelection(state->program(), m_tensorIr->selectedNode());
   }
   updateTitle();
 }
@@ -333,10 +333,10 @@ void MainWindow::showPreview(std::shared_ptr<const views::ProgramSnapshot> progr
 void MainWindow::onAnalysisReady() {
   const StatePtr& state = m_session->state();
   if (!state || m_previewing) return; // leaving the preview shows the current state again
-  m_tensorIr->setSnapshot(state->program);
-  m_scheduleTree->setSnapshot(state->program);
+  m_tensorIr->setSnapshot(state->program());
+  m_scheduleTree->setSnapshot(state->program());
   const int selected = m_tensorIr->selectedNode();
-  m_scheduleTree->selectLoop(state->program->ordinalOf(selected));
+  m_scheduleTree->selectLoop(state->program()->ordinalOf(selected));
   if (selected >= 0) showNodeInStatus(selected);
 }
 

@@ -5,7 +5,7 @@
 #include "app/gui/step_builder.h"
 #include "app/gui/undo_commands.h"
 #include "core/frontend/te_frontend.h"
-#include "core/poly/legality.h"
+#include "core/poly/checked_schedule.h"
 #include "core/poly/poly_schedule.h"
 #include "core/schedule/instruction.h"
 #include "core/schedule/schedule_error.h"
@@ -27,22 +27,12 @@ using views::DiagnosticItem;
 
 StatePtr makeState(schedule::Schedule sch) {
   auto state = std::make_shared<ProgramState>(std::move(sch));
-  state->program = views::makeSnapshot(state->schedule, views::SnapshotFacts::Structure);
+  (void)views::structureSnapshot(state->schedule.state());
   state->trace = views::makeTraceSnapshot(state->schedule.trace());
   return state;
 }
 
 namespace {
-
-std::string renderAgainst(const Diagnostic& d, const ir::PrimFunc& func, std::string_view sourceText) {
-  if (d.code.starts_with("schedule.")) {
-    std::string out;
-    if (d.location.valid())
-      out = fmt::format("{}:{}:{}: in this step\n", d.location.file, d.location.line, d.location.column);
-    return out + schedule::renderScheduleError(d, func);
-  }
-  return renderDiagnostic(d, sourceText);
-}
 
 DiagnosticItem sourceItem(const Diagnostic& d, const std::string& source) {
   DiagnosticItem item;
@@ -67,7 +57,7 @@ DiagnosticItem scheduleItem(const Diagnostic& d, const ir::PrimFunc& func, Diagn
   item.file = d.location.file;
   item.line = d.location.line;
   item.column = d.location.column;
-  item.detail = (messagePrefix.empty() ? std::string() : messagePrefix + "\n\n") + renderAgainst(d, func, sourceText);
+  item.detail = (messagePrefix.empty() ? std::string() : messagePrefix + "\n\n") + schedule::renderStepDiagnostic(d, func, sourceText);
   return item;
 }
 
@@ -166,14 +156,15 @@ void Session::install(const StatePtr& state) {
 
 void Session::analyseCurrent() {
   const StatePtr state = m_state;
-  if (!state || !state->program->analysisPending || m_analysing == state) return;
+  if (!state || !state->program()->analysisPending || m_analysing == state) return;
   m_analysing = state;
   m_jobs->run<std::shared_ptr<const views::ProgramSnapshot>>(
       QStringLiteral("Analysing dependences"),
-      [snap = state->program](std::stop_token, const ProgressFn&) { return views::withAnalysis(snap); },
-      [this, state](std::shared_ptr<const views::ProgramSnapshot> analysed) {
+      [program = state->schedule.state()](std::stop_token, const ProgressFn&) {
+        return views::analysedSnapshot(program); // kept on the program state (undo/redo reuse it)
+      },
+      [this, state](std::shared_ptr<const views::ProgramSnapshot>) {
         if (m_analysing == state) m_analysing.reset();
-        state->program = std::move(analysed); // kept for undo/redo even when no longer current
         if (m_state == state)
           Q_EMIT analysisReady();
         else
@@ -232,10 +223,9 @@ void Session::startLoad(const QString& source, const schedule::Trace& trace, boo
           r.parseError = func.error();
           return r;
         }
-        schedule::Schedule sch(*func);
         // Every step is checked against the original program's dependences (refused
         // with a counterexample when it would reorder dependent instances).
-        poly::installLegalityVerifier(sch);
+        schedule::Schedule sch = poly::makeSchedule(*func);
         r.base = makeState(sch);
         const std::vector<int> ends = views::stepEnds(trace);
         int begin = 0;
@@ -319,7 +309,7 @@ void Session::finishLoad(LoadResult r, bool openedFile) {
 void Session::applyPrimitive(const views::PrimitiveRequest& request) {
   if (!m_state) return;
   const StatePtr before = m_state;
-  if (!request.snapshot || !request.snapshot->sameProgramAs(*before->program)) {
+  if (!request.snapshot || !request.snapshot->sameProgramAs(*before->program())) {
     DiagnosticItem item;
     item.origin = DiagnosticItem::Origin::Schedule;
     item.code = "gui.stale-selection";
@@ -333,17 +323,25 @@ void Session::applyPrimitive(const views::PrimitiveRequest& request) {
   struct ApplyResult {
     StatePtr after;
     std::optional<DiagnosticItem> error;
+    std::vector<DiagnosticItem> notes; ///< the step was accepted without a legality verdict
     QString text;
   };
   m_jobs->run<ApplyResult>(
       QStringLiteral("Applying %1").arg(QString::fromStdString(request.kind)),
-      [before, request](std::stop_token, const ProgressFn&) {
+      [before, request](std::stop_token stop, const ProgressFn&) {
         ApplyResult r;
         schedule::Schedule sch = before->schedule;
+        sch.setStopToken(stop);
         auto ok = applyRequest(sch, request);
+        sch.setStopToken({});
         if (!ok) {
           r.error = scheduleItem(ok.error(), before->schedule.func(), DiagnosticItem::Origin::Schedule);
           return r;
+        }
+        for (std::size_t i = before->schedule.notes().size(); i < sch.notes().size(); ++i) {
+          DiagnosticItem note = scheduleItem(sch.notes()[i].note, sch.func(), DiagnosticItem::Origin::Schedule);
+          note.isError = false;
+          r.notes.push_back(std::move(note));
         }
         r.text = stepText(sch.trace().instructions.back());
         r.after = makeState(std::move(sch));
@@ -355,7 +353,7 @@ void Session::applyPrimitive(const views::PrimitiveRequest& request) {
           setDiagnostics(m_sourceDiagnostics, {*r.error});
           Q_EMIT primitiveRefused(QString::fromStdString(r.error->message));
         } else {
-          setDiagnostics(m_sourceDiagnostics, {});
+          setDiagnostics(m_sourceDiagnostics, std::move(r.notes));
           m_undo->push(new StepCommand(this, before, r.after, r.text));
         }
         Q_EMIT jobDone();
@@ -377,8 +375,7 @@ void Session::loadTrace(const QString& text, const QString& fileName) {
       [before, json, text = text.toStdString(), name = QFileInfo(fileName).fileName().toStdString()](
           std::stop_token, const ProgressFn&) {
         TraceResult r;
-        schedule::Schedule sch(before->schedule.original());
-        poly::installLegalityVerifier(sch);
+        schedule::Schedule sch = poly::makeSchedule(before->schedule.originalState());
         auto ok = json ? schedule::applyJsonTrace(sch, text, name) : schedule::applyScript(sch, text, name);
         if (!ok) {
           r.error = scheduleItem(ok.error(), sch.func(), DiagnosticItem::Origin::Trace, "the trace does not apply: ",
@@ -440,8 +437,7 @@ void Session::previewInstruction(int row) {
   m_jobs->run<std::shared_ptr<const views::ProgramSnapshot>>(
       QStringLiteral("Replaying"),
       [state, row](std::stop_token stop, const ProgressFn& progress) -> std::shared_ptr<const views::ProgramSnapshot> {
-        schedule::Schedule sch(state->schedule.original());
-        poly::installLegalityVerifier(sch);
+        schedule::Schedule sch = poly::makeSchedule(state->schedule.originalState());
         const schedule::Trace& trace = state->schedule.trace();
         const int end = std::min<int>(row + 1, static_cast<int>(trace.instructions.size()));
         for (int i = 0; i < end; ++i) {
@@ -449,7 +445,7 @@ void Session::previewInstruction(int row) {
           if (applyRange(sch, trace, i, i + 1)) return nullptr; // cannot happen: the trace applied before
           progress(i + 1, end);
         }
-        return views::makeSnapshot(sch);
+        return views::analysedSnapshot(sch.state());
       },
       [this, generation, state, row](std::shared_ptr<const views::ProgramSnapshot> snap) {
         if (generation != m_previewGeneration || m_state != state || !snap) return;

@@ -34,22 +34,21 @@ class QUndoStack;
 
 namespace loopscape::gui {
 
-/// One program state: the schedule (original program, current program, trace) and what
-/// the views show of it. Immutable once built.
+/// One step of the session: the schedule (original and current program states, trace)
+/// and the trace snapshot. Immutable once built. What the views show of the program is an
+/// analysis of the schedule's current state (views::structureSnapshot, computed when the
+/// step is built; views::analysedSnapshot, computed in the background afterwards).
 struct ProgramState {
   explicit ProgramState(schedule::Schedule s) : schedule(std::move(s)) {}
   schedule::Schedule schedule;
-  /// Built without the dependence analysis (views show a new state at once); the Session
-  /// replaces it, on the GUI thread, by its analysed copy when the background analysis
-  /// ends (the same program and node indices). Jobs never read it: they capture the
-  /// snapshot they need.
-  mutable std::shared_ptr<const views::ProgramSnapshot> program;
   std::shared_ptr<const views::TraceSnapshot> trace;
+  /// The snapshot the views show now: the analysed one once it is ready, the structure
+  /// snapshot before (never computes on the caller's thread).
+  std::shared_ptr<const views::ProgramSnapshot> program() const { return views::currentSnapshot(schedule.state()); }
 };
 using StatePtr = std::shared_ptr<const ProgramState>;
 
-/// Builds the state (and its snapshots, the program's without the dependence analysis) of a
-/// schedule.
+/// Builds the step (and the structure snapshot of its program) of a schedule.
 StatePtr makeState(schedule::Schedule sch);
 
 class Session : public QObject {

@@ -4,7 +4,11 @@
 // caret, the GUI as highlights. Never flatten a Diagnostic to a string before the edge.
 #pragma once
 
+#include "core/ir/counterexample.h"
+
+#include <cstdint>
 #include <expected>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +32,11 @@ struct IrReference {
 
 enum class Severity { Error, Warning, Note };
 
+/// What a diagnostic is rendered against: the source text it came from (a parse error, a
+/// malformed file), or the program a schedule step saw (a refused step: the printed
+/// program with the referenced blocks and loops underlined).
+enum class DiagnosticSubject : std::uint8_t { Source, Program };
+
 struct Diagnostic {
   std::string code; ///< stable id, e.g. "te.unknown-name", "interp.out-of-bounds"
   std::string message;
@@ -35,6 +44,9 @@ struct Diagnostic {
   SourceLocation location;             ///< primary location, if any
   std::vector<IrReference> references; ///< blocks/loops/buffers involved
   std::vector<std::string> notes;      ///< extra lines ("did you mean 'k'?")
+  DiagnosticSubject subject = DiagnosticSubject::Source;
+  /// The broken dependence, when a legality check refused a step (shared: immutable).
+  std::shared_ptr<const Counterexample> counterexample;
 
   static Diagnostic error(std::string code, std::string message, SourceLocation loc = {}) {
     Diagnostic d;

@@ -34,6 +34,17 @@ isl::ctx islContext() {
   return isl::ctx(context.ctx);
 }
 
+IslStopScope::IslStopScope(const std::stop_token& stop) : m_ctx(islContext().get()) {
+  if (stop.stop_possible()) m_callback.emplace(stop, std::function<void()>([ctx = m_ctx] { isl_ctx_abort(ctx); }));
+}
+
+IslStopScope::~IslStopScope() {
+  m_callback.reset(); // no abort after this point
+  isl_ctx_resume(m_ctx);
+}
+
+bool IslStopScope::cancelled() const { return isl_ctx_aborted(m_ctx) != 0; }
+
 isl::id makeId(const std::string& name) {
   return isl::manage(check(isl_id_alloc(islContext().get(), name.c_str(), nullptr), "isl_id_alloc"));
 }

@@ -9,6 +9,9 @@
 #include <isl/cpp.h>
 
 #include <cstdint>
+#include <functional>
+#include <optional>
+#include <stop_token>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -24,6 +27,24 @@ struct IslError : std::runtime_error {
 /// The isl context of the calling thread (created on first use, freed at thread exit).
 /// isl objects made in one thread must never be used in another.
 isl::ctx islContext();
+
+/// While alive, a stop requested on `stop` aborts the calling thread's isl computation
+/// (isl_ctx_abort, safe from the thread that requests the stop): isl fails the running
+/// operation, the caller's catch turns it into a Diagnostic, and `cancelled()` says why.
+/// The context is resumed when the scope ends.
+class IslStopScope {
+public:
+  explicit IslStopScope(const std::stop_token& stop);
+  ~IslStopScope();
+  IslStopScope(const IslStopScope&) = delete;
+  IslStopScope& operator=(const IslStopScope&) = delete;
+  /// Whether the computation was aborted by the stop.
+  bool cancelled() const;
+
+private:
+  isl_ctx* m_ctx;
+  std::optional<std::stop_callback<std::function<void()>>> m_callback;
+};
 
 /// Throws IslError with the context's last error message when `p` is null.
 template <typename T> T* check(T* p, const char* what) {

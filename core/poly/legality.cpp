@@ -6,13 +6,10 @@
 //
 // The original program's model (its Scop, its dependences and their images in the common
 // space) is what a check costs most (about 70 ms of the 90 on conv_bias_relu), and every
-// check of one Schedule is against the same original: it is built once per thread and
-// original program (from the thread's analysis of that program, program_analysis.h) and
-// kept in a small per-thread cache (isl objects live in the thread's context). Programs are immutable trees, so an original is identified by its handles (the
-// body and parameter nodes); holding the PrimFunc in the cache keeps those nodes alive, so
-// their addresses cannot be reused by another program while the entry exists. The cache
-// also remembers the last few reports per original, so the verifier installed on a
-// Schedule does not check again the program a poly step has just checked.
+// check of one Schedule is against the same original state: the model is built once per
+// thread and original state from the state's shared analysis (program_analysis.h) and kept
+// in a small per-thread cache (isl objects live in the thread's context), with the last
+// few reports against it.
 #include "core/poly/legality.h"
 
 #include "core/poly/dependences.h"
@@ -22,6 +19,7 @@
 
 #include "core/ir/printer.h"
 #include "core/schedule/instruction.h"
+#include "core/schedule/schedule_error.h"
 #include "core/schedule/schedule.h"
 
 #include <isl/map.h>
@@ -39,18 +37,6 @@
 namespace loopscape::poly {
 
 using namespace detail;
-
-std::string StatementInstance::text() const {
-  std::vector<std::string> parts;
-  for (const auto& [n, v] : iterators) parts.push_back(fmt::format("{}={}", n, v));
-  return fmt::format("{}({})", statement, fmt::join(parts, ", "));
-}
-
-std::string loopPointText(const LoopPoint& p) {
-  std::vector<std::string> parts;
-  for (const auto& [n, v] : p) parts.push_back(fmt::format("{}={}", n, v));
-  return fmt::format("({})", fmt::join(parts, ", "));
-}
 
 std::string counterexampleMessage(const Counterexample& c) {
   const std::string element = fmt::format("{}[{}]", c.buffer, fmt::join(c.element, ", "));
@@ -340,11 +326,9 @@ private:
   isl::set m_src, m_snk;
 };
 
-Expected<LegalityReport> checkAgainst(const OriginalModel& orig, const ir::PrimFunc& current) {
-  auto cur = extractScop(current, ScopContent::Structure); // accesses of the current program are not needed
-  if (!cur) return Unexpected(cur.error());
+Expected<LegalityReport> checkAgainst(const OriginalModel& orig, const Scop& cur) {
   try {
-    return Checker(orig, *cur).run();
+    return Checker(orig, cur).run();
   } catch (const isl::exception& e) {
     return Unexpected(Diagnostic::error("poly.isl", std::string("isl failed checking legality: ") + e.what()));
   } catch (const IslError& e) {
@@ -352,13 +336,9 @@ Expected<LegalityReport> checkAgainst(const OriginalModel& orig, const ir::PrimF
   }
 }
 
-Expected<OriginalModel> model(const ir::PrimFunc& original) {
-  auto scop = extractScop(original);
-  if (!scop) return Unexpected(scop.error());
-  auto deps = computeDependences(*scop);
-  if (!deps) return Unexpected(deps.error());
+Expected<OriginalModel> modelOf(const ProgramAnalysis& analysis) {
   try {
-    return buildOriginal(std::move(*scop), std::move(*deps));
+    return buildOriginal(analysis.scop, analysis.deps);
   } catch (const isl::exception& e) {
     return Unexpected(Diagnostic::error("poly.isl", std::string("isl failed: ") + e.what()));
   } catch (const IslError& e) {
@@ -366,40 +346,27 @@ Expected<OriginalModel> model(const ir::PrimFunc& original) {
   }
 }
 
-/// model() from the thread's program analyses (the Scop and dependences other entry points
-/// may already have computed for the same program).
-Expected<OriginalModel> cachedModel(const ir::PrimFunc& original) {
-  auto analysis = analyzeProgram(original);
-  if (!analysis) return Unexpected(analysis.error());
-  try {
-    return buildOriginal((*analysis)->scop, (*analysis)->deps);
-  } catch (const isl::exception& e) {
-    return Unexpected(Diagnostic::error("poly.isl", std::string("isl failed: ") + e.what()));
-  } catch (const IslError& e) {
-    return Unexpected(Diagnostic::error("poly.isl", std::string("isl failed: ") + e.what()));
-  }
-}
-
-/// Per-thread cache of original models, most recently used first.
+/// Per-thread cache of original models (keyed by the original state, which an entry keeps
+/// alive), most recently used first, each with the last few reports against it.
 class ModelCache {
 public:
   struct Entry {
-    ir::PrimFunc original;                      ///< keeps the nodes the key compares alive
+    schedule::StatePtr original;
     std::shared_ptr<const OriginalModel> model; ///< null when `error` is set
     std::optional<Diagnostic> error;            ///< why the original has no model
-    /// Recent reports against this original, most recent first (the current program kept alive).
-    std::vector<std::pair<ir::PrimFunc, Expected<LegalityReport>>> reports;
+    std::vector<std::pair<schedule::StatePtr, Expected<LegalityReport>>> reports; ///< most recent first
   };
 
-  Entry& get(const ir::PrimFunc& original) {
+  Entry& get(const schedule::ProgramState& original) {
     auto it = std::find_if(m_entries.begin(), m_entries.end(),
-                           [&](const Entry& e) { return sameProgram(e.original, original); });
+                           [&](const Entry& e) { return e.original.get() == &original; });
     if (it != m_entries.end()) {
       std::rotate(m_entries.begin(), it, it + 1);
       return m_entries.front();
     }
-    Entry e{original, nullptr, std::nullopt, {}};
-    auto m = cachedModel(original);
+    Entry e{original.shared_from_this(), nullptr, std::nullopt, {}};
+    auto analysis = analyzeProgram(original);
+    auto m = analysis ? modelOf(**analysis) : Expected<OriginalModel>(Unexpected(analysis.error()));
     if (m) e.model = std::make_shared<const OriginalModel>(std::move(*m));
     else e.error = m.error();
     if (m_entries.size() >= kModels) m_entries.pop_back();
@@ -424,39 +391,37 @@ ModelCache& modelCache() {
   return cache;
 }
 
-/// The check through the cache: the model of `original` built at most once, a report for
-/// the same `current` reused.
-Expected<LegalityReport> cachedCheck(const ir::PrimFunc& original, const ir::PrimFunc& current) {
+} // namespace
+
+Expected<LegalityReport> checkLegality(const schedule::ProgramState& original, const schedule::ProgramState& current) {
   ModelCache::Entry& e = modelCache().get(original);
   if (e.error) return Unexpected(*e.error);
-  for (const auto& [program, report] : e.reports)
-    if (sameProgram(program, current)) return report;
-  Expected<LegalityReport> report = checkAgainst(*e.model, current);
-  if (e.reports.size() >= ModelCache::kReports) e.reports.pop_back();
-  e.reports.insert(e.reports.begin(), {current, report});
+  for (const auto& [state, report] : e.reports)
+    if (state.get() == &current) return report;
+  const auto model = e.model; // `e` may move while the structure is extracted
+  auto structure = programStructure(current);
+  Expected<LegalityReport> report =
+      structure ? checkAgainst(*model, **structure) : Expected<LegalityReport>(Unexpected(structure.error()));
+  ModelCache::Entry& again = modelCache().get(original);
+  if (again.reports.size() >= ModelCache::kReports) again.reports.pop_back();
+  again.reports.insert(again.reports.begin(), {current.shared_from_this(), report});
   return report;
 }
 
-Diagnostic illegal(const Counterexample& c, std::string_view what) {
-  std::string msg = counterexampleMessage(c);
-  Diagnostic d = Diagnostic::error("poly.illegal", what.empty() ? msg : fmt::format("{} is illegal: {}", what, msg));
-  d.references.push_back({IrReference::Kind::Block, c.source.statement});
-  if (c.sink.statement != c.source.statement) d.references.push_back({IrReference::Kind::Block, c.sink.statement});
-  if (!c.parallelLoop.empty()) d.references.push_back({IrReference::Kind::Loop, c.parallelLoop});
-  d.references.push_back({IrReference::Kind::Buffer, c.buffer});
-  return d;
-}
-
-} // namespace
-
 Expected<LegalityReport> checkLegality(const ir::PrimFunc& original, const ir::PrimFunc& current) {
-  return cachedCheck(original, current);
+  return checkLegality(*schedule::ProgramState::make(original), *schedule::ProgramState::make(current));
 }
 
 Expected<LegalityReport> checkLegalityUncached(const ir::PrimFunc& original, const ir::PrimFunc& current) {
-  auto orig = model(original);
+  auto scop = extractScop(original);
+  if (!scop) return Unexpected(scop.error());
+  auto deps = computeDependences(*scop);
+  if (!deps) return Unexpected(deps.error());
+  auto orig = modelOf(ProgramAnalysis{std::move(*scop), std::move(*deps)});
   if (!orig) return Unexpected(orig.error());
-  return checkAgainst(*orig, current);
+  auto cur = extractScop(current, ScopContent::Structure);
+  if (!cur) return Unexpected(cur.error());
+  return checkAgainst(*orig, *cur);
 }
 
 void clearLegalityCache() {
@@ -464,23 +429,50 @@ void clearLegalityCache() {
   clearProgramAnalyses();
 }
 
+Diagnostic illegalDiagnostic(const Counterexample& c, std::string code, std::string_view what) {
+  std::string msg = counterexampleMessage(c);
+  Diagnostic d = Diagnostic::error(std::move(code), what.empty() ? msg : fmt::format("{} is illegal: {}", what, msg));
+  d.subject = DiagnosticSubject::Program;
+  d.references.push_back({IrReference::Kind::Block, c.source.statement});
+  d.references.push_back({IrReference::Kind::Block, c.sink.statement});
+  d.counterexample = std::make_shared<const Counterexample>(c);
+  return d;
+}
+
 Expected<void> verifyLegality(const ir::PrimFunc& original, const ir::PrimFunc& current, std::string_view what) {
   auto report = checkLegality(original, current);
   if (!report) return {};
   if (report->legal) return {};
-  return Unexpected(illegal(*report->counterexample, what));
+  return Unexpected(illegalDiagnostic(*report->counterexample, "poly.illegal", what));
 }
 
 void installLegalityVerifier(schedule::Schedule& sch) {
-  // The verifier holds the original (copies of the Schedule share it, as they share the
-  // original); its model comes from the calling thread's cache.
-  sch.setVerifier([original = sch.original()](const ir::PrimFunc&, const ir::PrimFunc& after,
-                                              const schedule::Instruction& instruction) -> Expected<void> {
-    auto report = checkLegality(original, after);
-    if (!report || report->legal) return {};
-    std::string what = instruction.kind ? std::string(instruction.kind->name) : std::string("the step");
-    return Unexpected(illegal(*report->counterexample, what));
-  });
+  sch.setVerifier(
+      [](const schedule::ProgramState& original, const schedule::ProgramState& after,
+         const schedule::Instruction& instruction) -> Expected<std::optional<Diagnostic>> {
+        const std::string what = instruction.kind ? std::string(instruction.kind->name) : std::string("step");
+        auto report = checkLegality(original, after);
+        if (!report) {
+          const std::string& code = report.error().code;
+          if (code != "poly.non-affine" && code != "poly.unsupported") {
+            Diagnostic d = schedule::scheduleError(
+                what, "legality-unchecked",
+                fmt::format("{} could not be checked for legality: {}", what, report.error().message),
+                report.error().references);
+            d.notes.push_back(fmt::format("the check failed with {}", code));
+            return Unexpected(std::move(d));
+          }
+          Diagnostic note = Diagnostic::error(
+              "legality.undecided",
+              fmt::format("{} was not checked against the dependences: {}", what, report.error().message));
+          note.severity = Severity::Note;
+          note.references = report.error().references;
+          return std::optional<Diagnostic>(std::move(note));
+        }
+        if (report->legal) return std::optional<Diagnostic>();
+        return Unexpected(illegalDiagnostic(*report->counterexample, fmt::format("schedule.{}.illegal", what), what));
+      },
+      schedule::LegalityPolicy::Exact);
 }
 
 } // namespace loopscape::poly

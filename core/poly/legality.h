@@ -19,6 +19,7 @@
 
 #include "core/ir/diagnostic.h"
 #include "core/ir/prim_func.h"
+#include "core/schedule/program_state.h"
 
 #include <cstdint>
 #include <optional>
@@ -31,27 +32,10 @@ class Schedule;
 
 namespace loopscape::poly {
 
-/// A statement instance: `C(v_i=0, v_j=3, v_k=0)`.
-struct StatementInstance {
-  std::string statement;
-  std::vector<std::pair<std::string, std::int64_t>> iterators;
-  std::string text() const;
-};
-
-/// Loop values of one execution: `(i=0, j=3, k=0)`.
-using LoopPoint = std::vector<std::pair<std::string, std::int64_t>>;
-std::string loopPointText(const LoopPoint& p);
-
-struct Counterexample {
-  std::string kind;   ///< "RAW", "WAR", "WAW"
-  StatementInstance source, sink;
-  std::string buffer;
-  std::vector<std::int64_t> element;
-  LoopPoint sourceBefore, sinkBefore; ///< in the original program
-  LoopPoint sourceAfter, sinkAfter;   ///< in the current program
-  std::string parallelLoop;           ///< set when the violation is a parallel/vectorized loop carrying it
-  std::string loopKind;               ///< "parallel" or "vectorized" then
-};
+using loopscape::Counterexample;
+using loopscape::LoopPoint;
+using loopscape::loopPointText;
+using loopscape::StatementInstance;
 
 struct LegalityReport {
   bool legal = true;
@@ -60,31 +44,43 @@ struct LegalityReport {
   std::vector<std::string> unmatched;
 };
 
-/// Errors: "poly.non-affine", "poly.isl" ... from either program's Scop.
-/// The original's model (Scop, dependences) is built once per thread and original program
-/// (identified by its nodes: the same PrimFunc or a copy of it) and cached, with the last
-/// few reports against it; the verdict is the same as checkLegalityUncached's.
+/// Errors: "poly.non-affine" (the analysis cannot decide), "poly.isl" ... from either
+/// program's Scop. The original's model (Scop, dependences in the common space) is built
+/// from the original state's shared analysis (program_analysis.h) once per thread and
+/// original state; the structure of `current` is the state's too. The verdict is the same
+/// as checkLegalityUncached's.
+Expected<LegalityReport> checkLegality(const schedule::ProgramState& original, const schedule::ProgramState& current);
+/// checkLegality on fresh states of the two programs (nothing is shared with other calls).
 Expected<LegalityReport> checkLegality(const ir::PrimFunc& original, const ir::PrimFunc& current);
 
 /// checkLegality with the original's model built afresh and nothing cached (the reference
 /// the cache is tested against).
 Expected<LegalityReport> checkLegalityUncached(const ir::PrimFunc& original, const ir::PrimFunc& current);
 
-/// Empties the calling thread's cache of original models and reports (benchmarks time the
-/// first check of a Schedule with it).
+/// Empties the calling thread's cache of original models and analyses (benchmarks time
+/// the first check of a Schedule with it).
 void clearLegalityCache();
 
-/// The counterexample as one message (the text of the "poly.illegal" diagnostic).
+/// The counterexample as one message (the text of the illegal-step diagnostic).
 std::string counterexampleMessage(const Counterexample& c);
+
+/// The one diagnostic of a broken dependence, whoever finds it: `code`, the message
+/// `<what> is illegal: <counterexample>` (the counterexample alone when `what` is empty),
+/// the source and sink blocks as references (the loop and the buffer are in the structured
+/// counterexample), rendered against the program (DiagnosticSubject::Program).
+Diagnostic illegalDiagnostic(const Counterexample& c, std::string code, std::string_view what);
 
 /// Success when legal (or when either program has no polyhedral model: then the
 /// primitives' own checks stand alone); the Diagnostic "poly.illegal" otherwise, its
 /// message prefixed by `what` ("reorder is illegal: ...").
 Expected<void> verifyLegality(const ir::PrimFunc& original, const ir::PrimFunc& current, std::string_view what = {});
 
-/// Installs the verifier on `sch`: every later step is checked against the dependences of
-/// `sch.original()` (through checkLegality's cache: computed once per thread) and refused
-/// with "poly.illegal".
+/// Installs the exact legality policy on `sch` (what poly::makeSchedule does): every later
+/// step is checked against the dependences of `sch.originalState()`. A violation refuses
+/// the step with "schedule.<primitive>.illegal" (illegalDiagnostic); a program the
+/// analysis cannot decide ("poly.non-affine", "poly.unsupported") is accepted with a note
+/// ("legality.undecided"); any other failure of the check (isl, internal) refuses the step
+/// with "schedule.<primitive>.legality-unchecked" and that error's message.
 void installLegalityVerifier(schedule::Schedule& sch);
 
 } // namespace loopscape::poly

@@ -58,18 +58,18 @@ Expected<std::vector<std::int64_t>> intListAttr(const Schedule& sch, const Trace
   return out;
 }
 
-/// One poly step: edit the current program's tree, regenerate, check against the original.
-/// The Scop (and the dependences, for an edit that needs them) come from the thread's
-/// program analyses when another entry point has analysed this program already (the views
-/// of the state, the legality model of the original).
+/// One poly step: edit the current program's tree, regenerate, replace. The Scop (and the
+/// dependences, for an edit that needs them) are the current state's analyses; the new
+/// program is checked against the original by the schedule's legality policy (replace),
+/// which reports a violation as every other step's.
 Expected<std::vector<RV>> polyStep(Schedule& sch, std::string_view prim, const Edit& edit, bool needsDependences = false) {
   std::shared_ptr<const detail::ProgramAnalysis> analysis;
   if (needsDependences) {
-    auto a = detail::analyzeProgram(sch.func());
+    auto a = detail::analyzeProgram(*sch.state());
     if (!a) return Unexpected(a.error());
     analysis = *a;
   } else {
-    analysis = detail::cachedProgramAnalysis(sch.func());
+    analysis = detail::cachedProgramAnalysis(*sch.state());
   }
   std::optional<Scop> extracted;
   if (!analysis) {
@@ -79,26 +79,27 @@ Expected<std::vector<RV>> polyStep(Schedule& sch, std::string_view prim, const E
   }
   const Scop* scop = analysis ? &analysis->scop : &*extracted;
   const Dependences* deps = analysis ? &analysis->deps : nullptr;
+  // The isl scheduler and the AST build are the long parts: a stop aborts them.
+  detail::IslStopScope stopScope(sch.stopToken());
+  auto cancelled = [&] {
+    return Diagnostic::error("cancelled", fmt::format("{} was cancelled; the program is unchanged", prim));
+  };
   Expected<isl::schedule> tree = [&]() -> Expected<isl::schedule> {
     try {
       return edit(*scop, deps);
     } catch (const isl::exception& e) {
+      if (stopScope.cancelled()) return Unexpected(cancelled());
       return Unexpected(Diagnostic::error("poly.isl", fmt::format("{} failed in isl: {}", prim, e.what())));
     } catch (const detail::IslError& e) {
+      if (stopScope.cancelled()) return Unexpected(cancelled());
       return Unexpected(Diagnostic::error("poly.isl", fmt::format("{} failed in isl: {}", prim, e.what())));
     }
   }();
-  if (!tree) return Unexpected(tree.error());
+  if (!tree) return Unexpected(stopScope.cancelled() ? cancelled() : tree.error());
+  if (stopScope.cancelled()) return Unexpected(cancelled());
   auto func = generateFunc(sch.func(), *scop, *tree);
-  if (!func) return Unexpected(func.error());
-  auto report = checkLegality(sch.original(), *func);
-  if (!report) return Unexpected(report.error());
-  if (!report->legal) {
-    const auto& c = *report->counterexample;
-    std::vector<IrReference> refs{schedule::blockRef(c.source.statement), schedule::blockRef(c.sink.statement)};
-    return Unexpected(scheduleError(prim, "illegal",
-                                    fmt::format("{} is illegal: {}", prim, counterexampleMessage(c)), std::move(refs)));
-  }
+  if (!func) return Unexpected(stopScope.cancelled() ? cancelled() : func.error());
+  if (stopScope.cancelled()) return Unexpected(cancelled());
   if (auto ok = sch.replace(std::move(*func)); !ok) return Unexpected(ok.error());
   return std::vector<RV>{};
 }

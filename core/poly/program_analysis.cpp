@@ -2,6 +2,8 @@
 
 #include "core/poly/isl_util.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <vector>
 
@@ -9,59 +11,220 @@ namespace loopscape::poly::detail {
 
 namespace {
 
-class AnalysisCache {
-public:
-  std::shared_ptr<const ProgramAnalysis> find(const ir::PrimFunc& func) {
-    auto it = std::find_if(m_entries.begin(), m_entries.end(),
-                           [&](const Entry& e) { return sameProgram(e.func, func); });
-    if (it == m_entries.end()) return nullptr;
-    std::rotate(m_entries.begin(), it, it + 1);
-    return m_entries.front().analysis;
+/// The isl-free members of `from` into `to`, a new analysis, in place: isl's C++ objects
+/// cannot be copied or moved while null (their copy constructor throws), so a
+/// ProgramAnalysis whose isl members are unset is never copied or moved either.
+void copyIslFree(const ProgramAnalysis& from, ProgramAnalysis& to) {
+  const Scop& a = from.scop;
+  Scop& b = to.scop;
+  b.funcName = a.funcName;
+  b.params = a.params;
+  b.loops = a.loops;
+  b.buffers = a.buffers;
+  b.approximations = a.approximations;
+  b.statements.resize(a.statements.size());
+  for (std::size_t i = 0; i < a.statements.size(); ++i) {
+    const ScopStatement& s = a.statements[i];
+    ScopStatement& t = b.statements[i];
+    t.name = s.name;
+    t.blockName = s.blockName;
+    t.isInit = s.isInit;
+    t.block = s.block;
+    t.realize = s.realize;
+    t.loops = s.loops;
+    t.iterators = s.iterators;
+    t.exact = s.exact;
   }
+  to.deps.list.resize(from.deps.list.size());
+  for (std::size_t i = 0; i < from.deps.list.size(); ++i) {
+    const Dependence& d = from.deps.list[i];
+    Dependence& t = to.deps.list[i];
+    t.kind = d.kind;
+    t.buffer = d.buffer;
+    t.source = d.source;
+    t.sink = d.sink;
+    t.commonLoops = d.commonLoops;
+    t.distance = d.distance;
+    t.distances = d.distances;
+  }
+}
 
-  Expected<std::shared_ptr<const ProgramAnalysis>> get(const ir::PrimFunc& func) {
-    if (auto found = find(func)) return found;
-    auto scop = extractScop(func);
-    if (!scop) return Unexpected(scop.error());
-    auto deps = computeDependences(*scop);
-    if (!deps) return Unexpected(deps.error());
-    auto analysis = std::make_shared<const ProgramAnalysis>(ProgramAnalysis{std::move(*scop), std::move(*deps)});
+/// Calls `f` on every isl member of `a`, in a fixed order (statements and dependences must
+/// already have their final count).
+template <class Analysis, class F> void forEachIsl(Analysis& a, F&& f) {
+  f(a.scop.context);
+  f(a.scop.domain);
+  f(a.scop.reads);
+  f(a.scop.mustWrites);
+  f(a.scop.mayWrites);
+  f(a.scop.instances);
+  f(a.scop.schedule);
+  for (auto& s : a.scop.statements) {
+    f(s.domain);
+    f(s.iterValues);
+    f(s.reads);
+    f(s.mustWrites);
+    f(s.mayWrites);
+  }
+  for (auto& d : a.deps.list) f(d.relation);
+  f(a.deps.raw);
+  f(a.deps.war);
+  f(a.deps.waw);
+}
+
+/// A ProgramAnalysis in a form any thread may read: the isl-free members (`skeleton`, its
+/// isl members unset) and every isl member as isl text, in the order forEachIsl visits
+/// them. `rereadable` is false when some text does not read back to the same object (a
+/// name isl prints but cannot parse): other threads then compute the analysis themselves.
+struct SharedAnalysis {
+  std::shared_ptr<const ProgramAnalysis> skeleton;
+  std::vector<std::string> text;
+  bool rereadable = true;
+};
+
+template <class T> T reread(const std::string& text) {
+  if (text.empty()) return T();
+  return T(islContext(), text);
+}
+
+/// The shared form of `a` (run on the thread that owns `a`'s isl objects). Every text is
+/// read back once here to check that it round-trips.
+SharedAnalysis share(const ProgramAnalysis& a) {
+  auto skeleton = std::make_shared<ProgramAnalysis>();
+  copyIslFree(a, *skeleton);
+  SharedAnalysis s{skeleton, {}, true};
+  forEachIsl(a, [&](const auto& obj) {
+    using T = std::decay_t<decltype(obj)>;
+    if (obj.is_null()) {
+      s.text.emplace_back();
+      return;
+    }
+    std::string text = str(obj);
+    if (s.rereadable) {
+      try {
+        if (str(reread<T>(text)) != text) s.rereadable = false;
+      } catch (const isl::exception&) {
+        s.rereadable = false;
+      }
+    }
+    s.text.push_back(std::move(text));
+  });
+  return s;
+}
+
+/// The calling thread's isl form of a shared analysis.
+std::shared_ptr<const ProgramAnalysis> unshare(const SharedAnalysis& s) {
+  auto a = std::make_shared<ProgramAnalysis>();
+  copyIslFree(*s.skeleton, *a);
+  std::size_t i = 0;
+  forEachIsl(*a, [&](auto& obj) { obj = reread<std::decay_t<decltype(obj)>>(s.text[i++]); });
+  return a;
+}
+
+Expected<ProgramAnalysis> compute(const ir::PrimFunc& func) {
+  auto scop = extractScop(func);
+  if (!scop) return Unexpected(scop.error());
+  auto deps = computeDependences(*scop);
+  if (!deps) return Unexpected(deps.error());
+  return ProgramAnalysis{std::move(*scop), std::move(*deps)};
+}
+
+/// The calling thread's isl forms, most recently used first.
+class ThreadCache {
+public:
+  struct Entry {
+    schedule::StatePtr state; ///< keeps the state (and so its address) alive
+    std::shared_ptr<const ProgramAnalysis> full;
+    std::shared_ptr<const Scop> structure;
+  };
+
+  Entry& get(const schedule::ProgramState& state) {
+    auto it = std::find_if(m_entries.begin(), m_entries.end(), [&](const Entry& e) { return e.state.get() == &state; });
+    if (it != m_entries.end()) {
+      std::rotate(m_entries.begin(), it, it + 1);
+      return m_entries.front();
+    }
     if (m_entries.size() >= kEntries) m_entries.pop_back();
-    m_entries.insert(m_entries.begin(), Entry{func, analysis});
-    return analysis;
+    m_entries.insert(m_entries.begin(), Entry{state.shared_from_this(), nullptr, nullptr});
+    return m_entries.front();
   }
 
   void clear() { m_entries.clear(); }
 
 private:
-  struct Entry {
-    ir::PrimFunc func; ///< keeps the nodes the key compares alive
-    std::shared_ptr<const ProgramAnalysis> analysis;
-  };
-  static constexpr std::size_t kEntries = 6;
-  std::vector<Entry> m_entries; ///< most recently used first
+  static constexpr std::size_t kEntries = 8;
+  std::vector<Entry> m_entries;
 };
 
-AnalysisCache& cache() {
+ThreadCache& cache() {
   // The context first: thread_locals are destroyed in reverse order of construction, so
   // the cached isl objects are freed before the context they live in.
   (void)islContext();
-  thread_local AnalysisCache c;
+  thread_local ThreadCache c;
   return c;
+}
+
+Expected<std::shared_ptr<const ProgramAnalysis>> fromShared(const SharedAnalysis& s, const ir::PrimFunc& func) {
+  if (s.rereadable) {
+    try {
+      return unshare(s);
+    } catch (const isl::exception&) {
+    } catch (const IslError&) {
+    }
+  }
+  auto own = compute(func);
+  if (!own) return Unexpected(own.error());
+  return std::make_shared<const ProgramAnalysis>(std::move(*own));
 }
 
 } // namespace
 
-bool sameProgram(const ir::PrimFunc& a, const ir::PrimFunc& b) {
-  if (a.name != b.name || !a.body.sameAs(b.body) || a.params.size() != b.params.size()) return false;
-  for (std::size_t i = 0; i < a.params.size(); ++i)
-    if (!a.params[i].sameAs(b.params[i])) return false;
-  return true;
+Expected<std::shared_ptr<const ProgramAnalysis>> analyzeProgram(const schedule::ProgramState& state) {
+  ThreadCache::Entry& e = cache().get(state);
+  if (e.full) return e.full;
+  std::shared_ptr<const ProgramAnalysis> computedHere;
+  auto shared = state.analysis<SharedAnalysis>([&]() -> Expected<SharedAnalysis> {
+    auto a = compute(state.func());
+    if (!a) return Unexpected(a.error());
+    computedHere = std::make_shared<const ProgramAnalysis>(std::move(*a));
+    try {
+      return share(*computedHere);
+    } catch (const isl::exception& ex) {
+      return Unexpected(Diagnostic::error("poly.isl", fmt::format("isl failed sharing the analysis: {}", ex.what())));
+    }
+  });
+  if (!shared) return Unexpected(shared.error());
+  ThreadCache::Entry& again = cache().get(state); // the computation may have used the cache
+  if (computedHere) {
+    again.full = std::move(computedHere);
+    return again.full;
+  }
+  auto a = fromShared(**shared, state.func());
+  if (!a) return Unexpected(a.error());
+  again.full = *a;
+  return again.full;
 }
 
-Expected<std::shared_ptr<const ProgramAnalysis>> analyzeProgram(const ir::PrimFunc& func) { return cache().get(func); }
+std::shared_ptr<const ProgramAnalysis> cachedProgramAnalysis(const schedule::ProgramState& state) {
+  ThreadCache::Entry& e = cache().get(state);
+  if (e.full) return e.full;
+  auto shared = state.cachedAnalysis<SharedAnalysis>();
+  if (!shared) return nullptr;
+  auto a = fromShared(*shared, state.func());
+  if (!a) return nullptr;
+  e.full = *a;
+  return e.full;
+}
 
-std::shared_ptr<const ProgramAnalysis> cachedProgramAnalysis(const ir::PrimFunc& func) { return cache().find(func); }
+Expected<std::shared_ptr<const Scop>> programStructure(const schedule::ProgramState& state) {
+  if (auto full = cachedProgramAnalysis(state)) return std::shared_ptr<const Scop>(full, &full->scop);
+  ThreadCache::Entry& e = cache().get(state);
+  if (e.structure) return e.structure;
+  auto scop = extractScop(state.func(), ScopContent::Structure);
+  if (!scop) return Unexpected(scop.error());
+  e.structure = std::make_shared<const Scop>(std::move(*scop));
+  return e.structure;
+}
 
 void clearProgramAnalyses() { cache().clear(); }
 

@@ -1,15 +1,21 @@
-// Internal to core/poly (isl types): the Scop and the dependences of a program, computed
-// once per thread and program and shared by every core/poly entry point that needs them.
-// One state of a session is analysed by several of them in turn (the dependence report of
-// the TensorIR view, the schedule-tree description, the legality model of an original, the
-// next poly step on it), and the dependence analysis is the expensive part (50-60 ms on
-// the convolution samples). Programs are immutable trees of shared nodes, so a program is
-// identified by its nodes (detail::sameProgram); an entry holds the PrimFunc, so the
-// addresses cannot be reused by another program while it is cached.
+// Internal to core/poly (isl types): the Scop and the dependences of a program state.
+//
+// They are analyses of the state (schedule::ProgramState): computed once per state, by
+// the first thread that needs them, and shared with every other thread in a serialised,
+// isl-free form (SharedAnalysis: the Scop and dependences with their isl objects as isl
+// text) that each thread re-reads into its own isl context. A thread keeps the isl form of
+// the last few states it analysed or re-read (keyed by the state, which the entry keeps
+// alive), so whether a request is cheap no longer depends on which thread computed it:
+// the dependence analysis (50-60 ms on the convolution samples) runs once per state; a
+// re-read costs a parse.
+//
+// The structure alone (ScopContent::Structure: what a legality check needs of the current
+// program and what the tree view shows) is cheap and computed per thread.
 #pragma once
 
 #include "core/poly/dependences.h"
 #include "core/poly/scop.h"
+#include "core/schedule/program_state.h"
 
 #include <memory>
 
@@ -20,17 +26,21 @@ struct ProgramAnalysis {
   Dependences deps;
 };
 
-/// The same program: the same nodes (name, body and parameter handles).
-bool sameProgram(const ir::PrimFunc& a, const ir::PrimFunc& b);
+/// The calling thread's isl form of the state's full Scop and dependences (computed on
+/// first use by any thread, re-read from the shared text by the others). Errors: those
+/// of extractScop and computeDependences (kept on the state).
+Expected<std::shared_ptr<const ProgramAnalysis>> analyzeProgram(const schedule::ProgramState& state);
 
-/// The calling thread's analysis of `func`, computed on first use (the last few programs
-/// are kept). Errors: those of extractScop and computeDependences (not cached).
-Expected<std::shared_ptr<const ProgramAnalysis>> analyzeProgram(const ir::PrimFunc& func);
+/// The analysis if this thread has it or the state holds it already (nothing is
+/// computed; a re-read may happen).
+std::shared_ptr<const ProgramAnalysis> cachedProgramAnalysis(const schedule::ProgramState& state);
 
-/// The cached analysis of `func` if the calling thread has one (nothing is computed).
-std::shared_ptr<const ProgramAnalysis> cachedProgramAnalysis(const ir::PrimFunc& func);
+/// The state's Scop without accesses (ScopContent::Structure) on the calling thread (the
+/// full Scop when this thread has it).
+Expected<std::shared_ptr<const Scop>> programStructure(const schedule::ProgramState& state);
 
-/// Empties the calling thread's cache (benchmarks time the uncached path with it).
+/// Empties the calling thread's cache (benchmarks time the uncached path with it; the
+/// states keep what they share).
 void clearProgramAnalyses();
 
 } // namespace loopscape::poly::detail

@@ -11,10 +11,10 @@ namespace loopscape::poly {
 
 using namespace detail;
 
-Expected<DependenceReport> analyzeDependences(const ir::PrimFunc& func) {
-  // The Scop and dependences are shared with the other entry points that analyse the same
-  // program on this thread (program_analysis.h).
-  auto analysis = analyzeProgram(func);
+namespace {
+
+Expected<DependenceReport> computeReport(const schedule::ProgramState& state) {
+  auto analysis = analyzeProgram(state);
   if (!analysis) return Unexpected(analysis.error());
   const Scop* scop = &(*analysis)->scop;
   const Dependences* deps = &(*analysis)->deps;
@@ -47,6 +47,16 @@ Expected<DependenceReport> analyzeDependences(const ir::PrimFunc& func) {
   } catch (const isl::exception& e) {
     return Unexpected(Diagnostic::error("poly.isl", std::string("isl failed: ") + e.what()));
   }
+}
+
+} // namespace
+
+Expected<std::shared_ptr<const DependenceReport>> analyzeDependences(const schedule::ProgramState& state) {
+  return state.analysis<DependenceReport>([&] { return computeReport(state); });
+}
+
+Expected<DependenceReport> analyzeDependences(const ir::PrimFunc& func) {
+  return computeReport(*schedule::ProgramState::make(func));
 }
 
 std::string renderDependenceReport(const DependenceReport& r) {

@@ -5,6 +5,7 @@
 
 #include "core/ir/diagnostic.h"
 #include "core/ir/prim_func.h"
+#include "core/schedule/program_state.h"
 
 #include <cstdint>
 #include <optional>
@@ -38,7 +39,10 @@ struct DependenceReport {
   std::vector<std::string> approximations; ///< "statement: what (`expr`)"
 };
 
-/// Errors: those of extractScop / computeDependences.
+/// Errors: those of extractScop / computeDependences. The report is an analysis of the
+/// state: computed once, shared by every thread.
+Expected<std::shared_ptr<const DependenceReport>> analyzeDependences(const schedule::ProgramState& state);
+/// The report of a fresh state of `func`.
 Expected<DependenceReport> analyzeDependences(const ir::PrimFunc& func);
 
 /// The readable list (`RAW C -> C on C: distance (0, 0, 1) over (i, j, k)`), the loops

@@ -135,26 +135,22 @@ void render(const TreeNodeView& v, int indent, bool withFlags, std::string& out)
 
 } // namespace
 
-Expected<TreeDescription> describeScheduleTree(const ir::PrimFunc& func, TreeFacts facts) {
-  // The Scop and dependences are shared with the other entry points that analyse the same
-  // program on this thread (program_analysis.h); the structure alone needs only the Scop.
-  std::shared_ptr<const ProgramAnalysis> analysis;
-  std::optional<Scop> ownScop;
+namespace {
+
+Expected<TreeDescription> describe(const schedule::ProgramState& state, TreeFacts facts) {
+  std::shared_ptr<const Scop> scop;
   std::vector<LoopDependences> loops;
-  const Scop* scop = nullptr;
   if (facts == TreeFacts::WithDependences) {
-    auto analysed = analyzeProgram(func);
+    auto analysed = analyzeProgram(state);
     if (!analysed) return Unexpected(analysed.error());
-    analysis = *analysed;
-    scop = &analysis->scop;
-    auto perLoop = loopDependences(*scop, analysis->deps);
+    scop = std::shared_ptr<const Scop>(*analysed, &(*analysed)->scop);
+    auto perLoop = loopDependences(*scop, (*analysed)->deps);
     if (!perLoop) return Unexpected(perLoop.error());
     loops = std::move(*perLoop);
   } else {
-    auto extracted = extractScop(func, ScopContent::Structure);
-    if (!extracted) return Unexpected(extracted.error());
-    ownScop.emplace(std::move(*extracted));
-    scop = &*ownScop;
+    auto structure = programStructure(state);
+    if (!structure) return Unexpected(structure.error());
+    scop = *structure;
   }
   try {
     TreeDescription out;
@@ -168,6 +164,33 @@ Expected<TreeDescription> describeScheduleTree(const ir::PrimFunc& func, TreeFac
   } catch (const IslError& e) {
     return Unexpected(Diagnostic::error("poly.isl", std::string("isl failed describing the tree: ") + e.what()));
   }
+}
+
+/// The description with dependences, as an analysis of the state.
+struct AnalysedTree {
+  TreeDescription tree;
+};
+
+} // namespace
+
+Expected<std::shared_ptr<const TreeDescription>> describeScheduleTree(const schedule::ProgramState& state,
+                                                                      TreeFacts facts) {
+  if (facts == TreeFacts::StructureOnly) {
+    auto d = describe(state, facts);
+    if (!d) return Unexpected(d.error());
+    return std::make_shared<const TreeDescription>(std::move(*d));
+  }
+  auto analysed = state.analysis<AnalysedTree>([&]() -> Expected<AnalysedTree> {
+    auto d = describe(state, facts);
+    if (!d) return Unexpected(d.error());
+    return AnalysedTree{std::move(*d)};
+  });
+  if (!analysed) return Unexpected(analysed.error());
+  return std::shared_ptr<const TreeDescription>(*analysed, &(*analysed)->tree);
+}
+
+Expected<TreeDescription> describeScheduleTree(const ir::PrimFunc& func, TreeFacts facts) {
+  return describe(*schedule::ProgramState::make(func), facts);
 }
 
 std::string renderTree(const TreeDescription& tree) {

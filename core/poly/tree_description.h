@@ -7,6 +7,7 @@
 
 #include "core/ir/diagnostic.h"
 #include "core/ir/prim_func.h"
+#include "core/schedule/program_state.h"
 
 #include <string>
 #include <vector>
@@ -53,6 +54,11 @@ enum class TreeFacts { WithDependences, StructureOnly };
 
 /// The schedule tree of `func`'s Scop, with `parallel` filled from its dependences unless
 /// `facts` is StructureOnly. Errors: those of extractScop and computeDependences.
+/// The state's analyses are used (and the description with dependences is kept on the
+/// state, shared by every thread).
+Expected<std::shared_ptr<const TreeDescription>> describeScheduleTree(const schedule::ProgramState& state,
+                                                                      TreeFacts facts = TreeFacts::WithDependences);
+/// The same on a fresh state of `func`.
 Expected<TreeDescription> describeScheduleTree(const ir::PrimFunc& func, TreeFacts facts = TreeFacts::WithDependences);
 
 /// Indented text, one node per line: `band [i] schedule: ... (member i: parallel)`.

@@ -7,25 +7,10 @@
 
 namespace loopscape::schedule {
 
-Schedule::Schedule(ir::PrimFunc func, std::uint64_t seed)
-    : m_original(func), m_func(std::move(func)), m_tree(std::make_unique<IrTree>(m_func)), m_rng(seed) {}
+Schedule::Schedule(ir::PrimFunc func, std::uint64_t seed) : Schedule(ProgramState::make(std::move(func)), seed) {}
 
-Schedule::Schedule(const Schedule& other)
-    : m_original(other.m_original), m_func(other.m_func), m_tree(std::make_unique<IrTree>(m_func)),
-      m_trace(other.m_trace), m_bindings(other.m_bindings), m_rng(other.m_rng), m_verifier(other.m_verifier) {}
-
-Schedule& Schedule::operator=(const Schedule& other) {
-  if (this == &other) return *this;
-  m_original = other.m_original;
-  m_func = other.m_func;
-  m_tree = std::make_unique<IrTree>(m_func);
-  m_trace = other.m_trace;
-  m_bindings = other.m_bindings;
-  m_rng = other.m_rng;
-  m_verifier = other.m_verifier;
-  return *this;
-}
-
+Schedule::Schedule(StatePtr state, std::uint64_t seed)
+    : m_originalState(state), m_state(std::move(state)), m_rng(seed) {}
 
 Expected<std::vector<RV>> Schedule::apply(const InstructionKind& kind, std::vector<TraceValue> inputs,
                                           std::vector<TraceValue> attrs, std::optional<TraceValue> decision) {
@@ -36,27 +21,28 @@ Expected<std::vector<RV>> Schedule::apply(const InstructionKind& kind, std::vect
   for (std::size_t i = attrs.size(); i < kind.attrs.size(); ++i) attrs.push_back(kind.attrs[i].defaultValue);
 
   Instruction inst{&kind, std::move(inputs), std::move(attrs), {}, std::move(decision)};
-  const ir::PrimFunc savedFunc = m_func;
+  const StatePtr savedState = m_state;
   const std::size_t savedBindings = m_bindings.size();
   const auto savedRng = m_rng;
   m_current = &inst;
   m_pendingDecision = inst.decision;
   m_madeDecision.reset();
+  m_pendingNote.reset();
   auto outputs = kind.apply(*this, inst.inputs, inst.attrs);
   m_current = nullptr;
   m_pendingDecision.reset();
   if (!outputs) {
     // A refused primitive changes nothing.
-    if (!m_func.body.sameAs(savedFunc.body)) {
-      m_func = savedFunc;
-      m_tree = std::make_unique<IrTree>(m_func);
-    }
+    m_state = savedState;
+    m_pendingNote.reset();
     m_bindings.resize(savedBindings);
     m_rng = savedRng;
     return Unexpected(outputs.error());
   }
   inst.outputs = *outputs;
   if (kind.isSampling) inst.decision = m_madeDecision;
+  if (m_pendingNote) m_notes.push_back({m_trace.instructions.size(), std::move(*m_pendingNote)});
+  m_pendingNote.reset();
   m_trace.instructions.push_back(std::move(inst));
   m_trace.rvCount = static_cast<int>(m_bindings.size());
   return outputs;
@@ -65,9 +51,11 @@ Expected<std::vector<RV>> Schedule::apply(const InstructionKind& kind, std::vect
 Expected<std::vector<RV>> Schedule::apply(std::string_view kindName, std::vector<TraceValue> inputs,
                                           std::vector<TraceValue> attrs, std::optional<TraceValue> decision) {
   const auto* kind = findInstructionKind(kindName);
-  if (!kind)
-    return Unexpected(Diagnostic::error("schedule.unknown-primitive",
-                                        fmt::format("unknown schedule primitive '{}'", kindName)));
+  if (!kind) {
+    Diagnostic d = Diagnostic::error("schedule.unknown-primitive", fmt::format("unknown schedule primitive '{}'", kindName));
+    d.subject = DiagnosticSubject::Program;
+    return Unexpected(std::move(d));
+  }
   return apply(*kind, std::move(inputs), std::move(attrs), std::move(decision));
 }
 
@@ -82,7 +70,7 @@ Expected<const TreeNode*> Schedule::block(const TraceValue& v, std::string_view 
   if (!rv || rv->kind != RVKind::Block || rv->id < 0 || rv->id >= static_cast<int>(m_bindings.size()))
     return Unexpected(badRV(primitive, fmt::format("{} expects a block here", primitive)));
   const auto& name = m_bindings[rv->id].blockName;
-  const TreeNode* node = m_tree->findBlock(name);
+  const TreeNode* node = m_state->tree().findBlock(name);
   if (!node)
     return Unexpected(scheduleError(primitive, "stale-rv",
                                     fmt::format("block b{} ('{}') no longer exists in the program", rv->id, name)));
@@ -100,7 +88,7 @@ Expected<const TreeNode*> Schedule::loop(const TraceValue& v, std::string_view p
                     "reverse_compute_at accept it",
                     rv->id, mark == LoopMark::Root ? "root" : "inline")));
   const auto& var = m_bindings[rv->id].loopVar;
-  const TreeNode* node = m_tree->findLoop(var.get());
+  const TreeNode* node = m_state->tree().findLoop(var.get());
   if (!node)
     return Unexpected(scheduleError(
         primitive, "stale-rv",
@@ -124,12 +112,15 @@ Expected<std::int64_t> Schedule::integer(const TraceValue& v, std::string_view p
   return Unexpected(badRV(primitive, fmt::format("{} expects an integer here", primitive)));
 }
 
-Expected<void> Schedule::replace(ir::PrimFunc func) {
+Expected<void> Schedule::replace(ir::PrimFunc func) { return replace(ProgramState::make(std::move(func))); }
+
+Expected<void> Schedule::replace(StatePtr state) {
   if (m_verifier && m_current) {
-    if (auto ok = m_verifier(m_func, func, *m_current); !ok) return Unexpected(ok.error());
+    auto ok = m_verifier(*m_originalState, *state, *m_current);
+    if (!ok) return Unexpected(ok.error());
+    if (*ok) m_pendingNote = std::move(**ok);
   }
-  m_func = std::move(func);
-  m_tree = std::make_unique<IrTree>(m_func);
+  m_state = std::move(state);
   return {};
 }
 
@@ -166,7 +157,10 @@ RV Schedule::defineExpr(std::int64_t value) {
 }
 
 Expected<Schedule> replayTrace(const ir::PrimFunc& original, const Trace& trace, std::uint64_t seed) {
-  Schedule sch(original, seed);
+  return replayTrace(Schedule(original, seed), trace);
+}
+
+Expected<Schedule> replayTrace(Schedule sch, const Trace& trace) {
   // RV ids of the replay follow creation order, as in the recorded trace; map anyway so a
   // trace with gaps (a hand-edited file) still replays.
   std::vector<RV> map(static_cast<std::size_t>(trace.rvCount) + 1, RV{});

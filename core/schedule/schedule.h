@@ -7,6 +7,9 @@
 // refused primitive returns its Diagnostic and leaves the program, the RVs and the trace
 // exactly as they were.
 //
+// The current program and the original are ProgramStates (program_state.h): copies of a
+// Schedule share them, and with them every analysis computed on them.
+//
 // Handles stay valid across steps where TVM's do: a block RV follows its block (by name,
 // unique in a function), a loop RV follows its loop (by loop variable); an RV whose block
 // or loop a primitive removed (split, fuse, compute_inline ...) resolves to an error.
@@ -15,11 +18,13 @@
 #include "core/ir/prim_func.h"
 #include "core/ir/diagnostic.h"
 #include "core/schedule/ir_tree.h"
+#include "core/schedule/program_state.h"
 #include "core/schedule/trace.h"
 
 #include <functional>
 #include <memory>
 #include <random>
+#include <stop_token>
 
 namespace loopscape::schedule {
 
@@ -30,22 +35,49 @@ struct InstructionKind;
 /// not a loop: `Schedule::loop` refuses it; compute_at-style primitives ask `loopMark`.
 enum class LoopMark : std::uint8_t { None, Root, Inline };
 
-/// Called after every successful primitive with the program before and after it; an
-/// error refuses the step (the exact legality verifier of core/poly is installed here).
-using StepVerifier = std::function<Expected<void>(const ir::PrimFunc& before, const ir::PrimFunc& after,
-                                                  const Instruction& instruction)>;
+/// Called by `replace` with the original state and the state a primitive produced; an
+/// error refuses the step. A success may carry a note (the check could not decide: the
+/// step is accepted and the note kept with it). The exact legality verifier of core/poly
+/// is installed here by poly::makeSchedule, the one factory every entry point uses.
+using StepVerifier = std::function<Expected<std::optional<Diagnostic>>(
+    const ProgramState& original, const ProgramState& after, const Instruction& instruction)>;
+
+/// Which check a schedule's steps pass besides the primitives' own preconditions.
+enum class LegalityPolicy : std::uint8_t {
+  Unverified, ///< none (core/schedule alone, or the user's explicit --no-verify-legality)
+  Exact,      ///< the exact dependence check against the original (core/poly)
+};
+
+/// A note the verifier attached to an accepted step (`instruction` indexes the trace).
+struct StepNote {
+  std::size_t instruction = 0;
+  Diagnostic note;
+};
 
 class Schedule {
 public:
   explicit Schedule(ir::PrimFunc func, std::uint64_t seed = 1);
-  Schedule(const Schedule& other);
-  Schedule& operator=(const Schedule& other);
+  explicit Schedule(StatePtr state, std::uint64_t seed = 1);
 
-  const ir::PrimFunc& func() const { return m_func; }
-  const ir::PrimFunc& original() const { return m_original; }
+  const ir::PrimFunc& func() const { return m_state->func(); }
+  const ir::PrimFunc& original() const { return m_originalState->func(); }
+  /// The current program state and the original's (shared with copies of the schedule).
+  const StatePtr& state() const { return m_state; }
+  const StatePtr& originalState() const { return m_originalState; }
   const Trace& trace() const { return m_trace; }
-  const IrTree& tree() const { return *m_tree; }
-  void setVerifier(StepVerifier verifier) { m_verifier = std::move(verifier); }
+  const IrTree& tree() const { return m_state->tree(); }
+  void setVerifier(StepVerifier verifier, LegalityPolicy policy) {
+    m_verifier = std::move(verifier);
+    m_policy = m_verifier ? policy : LegalityPolicy::Unverified;
+  }
+  LegalityPolicy legalityPolicy() const { return m_policy; }
+  /// Notes of accepted steps (a legality check that could not decide), in trace order.
+  const std::vector<StepNote>& notes() const { return m_notes; }
+  /// A stop requested on `token` cancels the long computations of later steps (the isl
+  /// scheduler, code regeneration) where they allow it: the step is refused with the
+  /// Diagnostic "cancelled" and changes nothing.
+  void setStopToken(std::stop_token token) { m_stop = std::move(token); }
+  const std::stop_token& stopToken() const { return m_stop; }
 
   /// Applies one instruction: `inputs` and `attrs` as in the trace (RVs must be defined
   /// by this schedule). Returns the RVs it defines.
@@ -70,6 +102,8 @@ public:
   /// Replaces the program (the one mutation point). Runs the verifier first; on error
   /// nothing changes.
   Expected<void> replace(ir::PrimFunc func);
+  /// `replace` with a state already made of the new program (its analyses kept).
+  Expected<void> replace(StatePtr state);
   /// Defines a new RV bound to a block (by name), a loop (by variable) or a value.
   RV defineBlock(std::string name);
   RV defineLoop(ir::Expr loopVar);
@@ -100,19 +134,26 @@ private:
     LoopMark mark = LoopMark::None;
   };
 
-  ir::PrimFunc m_original;
-  ir::PrimFunc m_func;
-  std::unique_ptr<IrTree> m_tree;
+  StatePtr m_originalState;
+  StatePtr m_state;
   Trace m_trace;
   std::vector<Binding> m_bindings;
   std::mt19937_64 m_rng;
   StepVerifier m_verifier;
+  LegalityPolicy m_policy = LegalityPolicy::Unverified;
+  std::vector<StepNote> m_notes;
+  std::stop_token m_stop;
+  std::optional<Diagnostic> m_pendingNote; ///< the verifier's note for the step being applied
   std::optional<TraceValue> m_pendingDecision;
   std::optional<TraceValue> m_madeDecision;
   const Instruction* m_current = nullptr;
 };
 
-/// Replays `trace` on a fresh schedule of `original`, reusing recorded decisions.
+/// Replays `trace` on a fresh schedule of `original`, reusing recorded decisions. The
+/// schedule has no verifier: entry points replay through poly::replayTrace, which
+/// installs the legality policy.
 Expected<Schedule> replayTrace(const ir::PrimFunc& original, const Trace& trace, std::uint64_t seed = 1);
+/// Replays `trace` on `fresh` (a schedule with no steps yet, with its verifier).
+Expected<Schedule> replayTrace(Schedule fresh, const Trace& trace);
 
 } // namespace loopscape::schedule

@@ -14,6 +14,7 @@ Diagnostic scheduleError(std::string_view primitive, std::string_view reason, st
   d.code = fmt::format("schedule.{}.{}", primitive, reason);
   d.message = std::move(message);
   d.references = std::move(references);
+  d.subject = DiagnosticSubject::Program;
   return d;
 }
 
@@ -63,6 +64,14 @@ std::string renderScheduleError(const Diagnostic& d, const ir::PrimFunc& func) {
   }
   out += fmt::format("Error message: {}\n", d.message);
   return out;
+}
+
+std::string renderStepDiagnostic(const Diagnostic& d, const ir::PrimFunc& program, std::string_view sourceText) {
+  if (d.subject == DiagnosticSubject::Source) return renderDiagnostic(d, sourceText);
+  std::string out;
+  if (d.location.valid())
+    out = fmt::format("{}:{}:{}: in this step\n", d.location.file, d.location.line, d.location.column);
+  return out + renderScheduleError(d, program);
 }
 
 } // namespace loopscape::schedule

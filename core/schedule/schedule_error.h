@@ -13,7 +13,8 @@
 
 namespace loopscape::schedule {
 
-/// A refused primitive: `code` is "schedule.<primitive>.<reason>".
+/// A refused primitive: `code` is "schedule.<primitive>.<reason>"; rendered against the
+/// program (DiagnosticSubject::Program).
 Diagnostic scheduleError(std::string_view primitive, std::string_view reason, std::string message,
                          std::vector<IrReference> references = {});
 IrReference blockRef(std::string name);
@@ -25,5 +26,11 @@ std::string primitiveOf(const Diagnostic& d);
 /// TVM-style report: header naming the primitive, the program with every referenced
 /// block/loop header underlined with `^`, then `Error message: ...`.
 std::string renderScheduleError(const Diagnostic& d, const ir::PrimFunc& func);
+
+/// A diagnostic of applying steps, rendered by its subject: one about the program (a
+/// refused step, whichever check refused it) as `file:line:col: in this step` (when it
+/// has a location) and the report against `program`; one about the source as
+/// renderDiagnostic against `sourceText`. The CLI and the workbench both render so.
+std::string renderStepDiagnostic(const Diagnostic& d, const ir::PrimFunc& program, std::string_view sourceText);
 
 } // namespace loopscape::schedule

@@ -6,7 +6,7 @@
 
 #include "core/frontend/te_frontend.h"
 #include "core/ir/printer.h"
-#include "core/poly/legality.h"
+#include "core/poly/checked_schedule.h"
 #include "core/poly/poly_schedule.h"
 #include "core/schedule/instruction.h"
 #include "core/schedule/schedule_error.h"
@@ -333,12 +333,12 @@ private Q_SLOTS:
     QCOMPARE(w->session()->diagnostics().front().code, std::string("gui.parse-cancelled"));
 
     QMetaObject::Connection c = connect(w->session(), &gui::Session::stateChanged, this, [&] {
-      QVERIFY(w->session()->state()->program->analysisPending);
+      QVERIFY(w->session()->state()->program()->analysisPending);
       w->session()->jobs()->cancelAll(); // the analysis has just started
     });
     splitFromPanel(*w, "i", QStringLiteral("None, 32"));
     disconnect(c);
-    QVERIFY(!w->session()->state()->program->analysisPending);
+    QVERIFY(!w->session()->state()->program()->analysisPending);
     QVERIFY(w->tensorIrView()->describeNode(nodeIndex(*w, "i_1")).contains(QStringLiteral("parallel: yes")));
   }
 
@@ -611,7 +611,7 @@ private Q_SLOTS:
     auto w = makeWindow();
     QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te")));
     QVERIFY(settle(*w));
-    QVERIFY(!w->session()->state()->program->analysisPending);
+    QVERIFY(!w->session()->state()->program()->analysisPending);
     QString tipAtInstall, memberAtInstall;
     bool pendingAtInstall = false;
     int selectedAtInstall = -1;
@@ -679,8 +679,7 @@ private Q_SLOTS:
     w->action(QStringLiteral("scheduleApply"))->trigger();
     QVERIFY(settle(*w));
 
-    schedule::Schedule sch(parseSample(QStringLiteral("conv_bias_relu.te")));
-    poly::installLegalityVerifier(sch);
+    schedule::Schedule sch = poly::makeSchedule(parseSample(QStringLiteral("conv_bias_relu.te")));
     auto block = sch.apply("get_block", {}, {"pad_temp", "main"});
     auto conv = sch.apply("get_block", {}, {"conv2d_nchw", "main"});
     auto loops = sch.apply("get_loops", {(*conv)[0]});

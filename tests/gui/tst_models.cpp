@@ -98,7 +98,7 @@ private Q_SLOTS:
     views::ScheduleTreeModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     schedule::Schedule sch(parseSample(QStringLiteral("softmax.te")));
-    auto snap = views::makeSnapshot(sch);
+    auto snap = views::analysedSnapshot(sch.state());
     QVERIFY2(snap->tree, snap->treeError.c_str());
     model.setSnapshot(snap);
     QCOMPARE(model.rowCount(), 1);
@@ -130,7 +130,7 @@ private Q_SLOTS:
 
   void snapshotNodes() {
     schedule::Schedule sch(parseSample(QStringLiteral("matmul.te")));
-    auto snap = views::makeSnapshot(sch);
+    auto snap = views::analysedSnapshot(sch.state());
     QCOMPARE(snap->nodes.size(), std::size_t(5)); // root, i, j, k, C
     const int c = snap->find(views::NodeInfo::Kind::Block, "C");
     const int i = snap->find(views::NodeInfo::Kind::Loop, "i");

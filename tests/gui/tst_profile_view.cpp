@@ -38,7 +38,7 @@ views::PrimitiveRequest loopRequest(const gui::Session& s, const std::string& ki
                                     std::vector<schedule::TraceValue> args, std::vector<schedule::TraceValue> attrs) {
   views::PrimitiveRequest r;
   r.kind = kind;
-  r.snapshot = s.state()->program;
+  r.snapshot = s.state()->program();
   const int i = r.snapshot->find(views::NodeInfo::Kind::Loop, loop);
   r.inputs.push_back({r.snapshot->nodes[i].node});
   for (auto& a : args)
@@ -342,7 +342,7 @@ private Q_SLOTS:
     {
       views::PrimitiveRequest reorder;
       reorder.kind = "reorder";
-      reorder.snapshot = w.session()->state()->program;
+      reorder.snapshot = w.session()->state()->program();
       std::vector<const ir::StmtNode*> loops;
       for (const char* name : {"i_0", "j_0", "k", "i_1", "j_1"})
         loops.push_back(reorder.snapshot->nodes[reorder.snapshot->find(views::NodeInfo::Kind::Loop, name)].node);

@@ -23,7 +23,7 @@ namespace {
 views::PrimitiveRequest splitRequest(const gui::Session& s, const std::string& loop, schedule::TraceList factors) {
   views::PrimitiveRequest r;
   r.kind = "split";
-  r.snapshot = s.state()->program;
+  r.snapshot = s.state()->program();
   const int i = r.snapshot->find(views::NodeInfo::Kind::Loop, loop);
   r.inputs.push_back({r.snapshot->nodes[i].node});
   r.inputs.push_back({schedule::TraceValue(std::move(factors))});
@@ -52,7 +52,7 @@ private Q_SLOTS:
     s.editSource(b); // the first parse's result arrives stale and is dropped
     QVERIFY(s.jobs()->waitForIdle(30000));
     QCOMPARE(changed.count(), 1);
-    QCOMPARE(s.state()->program->text, ir::printPrimFunc(*frontend::parseTe(b.toStdString(), "matmul.te")));
+    QCOMPARE(s.state()->program()->text, ir::printPrimFunc(*frontend::parseTe(b.toStdString(), "matmul.te")));
   }
 
   void primitiveAgainstAnOldSnapshotIsRefused() {
@@ -81,14 +81,14 @@ private Q_SLOTS:
       s.applyPrimitive(splitRequest(s, "k", {std::int64_t(4), nullptr}));
       QVERIFY(s.jobs()->waitForIdle(30000));
       QCOMPARE(s.undoStack()->count(), 1);
-      expectedText = s.state()->program->text;
+      expectedText = s.state()->program()->text;
     }
     QVERIFY(QFile::exists(gui::Session::recoveryPath())); // written after the step, kept (no clean exit)
     gui::Session restored;
     QString error;
     QVERIFY2(restored.restoreRecovery(&error), qPrintable(error));
     QVERIFY(restored.jobs()->waitForIdle(30000));
-    QCOMPARE(restored.state()->program->text, expectedText);
+    QCOMPARE(restored.state()->program()->text, expectedText);
     QVERIFY(restored.isModified()); // restored work is unsaved work
     QCOMPARE(restored.sourcePath(), QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te"));
     restored.removeRecovery();

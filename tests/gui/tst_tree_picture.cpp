@@ -39,7 +39,7 @@ std::shared_ptr<const views::ProgramSnapshot> matmulSnapshot(const QString& trac
     auto applied = schedule::applyScript(sch, f.readAll().toStdString(), trace.toStdString());
     if (!applied) qFatal("trace %s: %s", qPrintable(trace), applied.error().message.c_str());
   }
-  auto snap = views::makeSnapshot(sch);
+  auto snap = views::analysedSnapshot(sch.state());
   if (!snap->tree) qFatal("no schedule tree: %s", snap->treeError.c_str());
   return snap;
 }

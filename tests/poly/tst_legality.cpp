@@ -6,6 +6,7 @@
 // pair) agreeing with the checker.
 #include "poly_test_helpers.h"
 
+#include "core/poly/checked_schedule.h"
 #include "core/poly/legality.h"
 #include "core/poly/poly_schedule.h"
 #include "core/schedule/schedule.h"
@@ -69,11 +70,10 @@ class TestLegality : public QObject {
   Q_OBJECT
 private Q_SLOTS:
   void stencilInterchangeRefused() {
-    schedule::Schedule sch(program("stencil"));
-    poly::installLegalityVerifier(sch);
+    schedule::Schedule sch = poly::makeSchedule(program("stencil"));
     auto r = applySteps(sch, "t, i = sch.get_loops(sch.get_block(\"stencil\"))\nsch.reorder(i, t)\n");
     QVERIFY(!r.has_value());
-    QCOMPARE(r.error().code, std::string("poly.illegal"));
+    QCOMPARE(r.error().code, std::string("schedule.reorder.illegal"));
     QCOMPARE(QString::fromStdString(r.error().message),
              QString("reorder is illegal: the RAW dependence from stencil(v_t=0, v_i=2) to stencil(v_t=1, v_i=1) on "
                      "A[1, 2] is violated: before, stencil(v_t=0, v_i=2) ran at (t=0, i=2) and stencil(v_t=1, v_i=1) "
@@ -84,7 +84,7 @@ private Q_SLOTS:
 
   void heatSampleInterchangeRefused() {
     auto f = program("heat");
-    schedule::Schedule sch(f);
+    schedule::Schedule sch = poly::makeSchedule(f, schedule::LegalityPolicy::Unverified);
     QVERIFY(applySteps(sch, "t, i = sch.get_loops(sch.get_block(\"heat_update\"))\nsch.reorder(i, t)\n").has_value());
     auto report = poly::checkLegality(f, sch.func());
     QVERIFY(report.has_value());
@@ -132,8 +132,7 @@ private Q_SLOTS:
   }
 
   void tirRefusesParallelFirst() {
-    schedule::Schedule sch(program("stencil"));
-    poly::installLegalityVerifier(sch);
+    schedule::Schedule sch = poly::makeSchedule(program("stencil"));
     auto r = applySteps(sch, "t, i = sch.get_loops(sch.get_block(\"stencil\"))\nsch.parallel(t)\n");
     QVERIFY(!r.has_value());
     QCOMPARE(QString::fromStdString(r.error().code), QString("schedule.parallel.not-compact-dataflow"));
@@ -166,8 +165,7 @@ private Q_SLOTS:
   void legalSequencesAccepted() {
     QFETCH(QString, program);
     QFETCH(QString, script);
-    schedule::Schedule sch(::program(program.toStdString()));
-    poly::installLegalityVerifier(sch);
+    schedule::Schedule sch = poly::makeSchedule(::program(program.toStdString()));
     auto r = applySteps(sch, script.toStdString());
     QVERIFY2(r.has_value(), r ? "" : r.error().message.c_str());
     QCOMPARE(polytest::bruteForceLegality(sch.original(), sch.func()), std::string());
@@ -189,7 +187,7 @@ private Q_SLOTS:
         "sch.poly_tile(band=\"i\", sizes=[2, 2])\n",
     };
     const std::vector<bool> legalAfter = {false, true, true, true, true};
-    schedule::Schedule sch(original);
+    schedule::Schedule sch = poly::makeSchedule(original, schedule::LegalityPolicy::Unverified);
     std::vector<std::size_t> traceLength{sch.trace().instructions.size()};
     for (std::size_t k = 0; k < steps.size(); ++k) {
       auto r = applySteps(sch, steps[k]);
@@ -212,11 +210,10 @@ private Q_SLOTS:
     }
     // The verifier (cached) refuses the first step with the uncached counterexample and
     // accepts the legal poly steps.
-    schedule::Schedule verified(original);
-    poly::installLegalityVerifier(verified);
+    schedule::Schedule verified = poly::makeSchedule(original);
     auto refused = applySteps(verified, steps[0]);
     QVERIFY(!refused.has_value());
-    schedule::Schedule unchecked(original);
+    schedule::Schedule unchecked = poly::makeSchedule(original, schedule::LegalityPolicy::Unverified);
     QVERIFY(applySteps(unchecked, steps[0]).has_value());
     auto expected = poly::checkLegalityUncached(original, unchecked.func());
     QVERIFY(expected.has_value() && !expected->legal);
@@ -232,7 +229,7 @@ private Q_SLOTS:
     // statement does not match (other domain), whichever was cached first.
     poly::clearLegalityCache();
     const ir::PrimFunc three = polytest::stencil1d(3, 6), four = polytest::stencil1d(4, 6);
-    schedule::Schedule sch(three);
+    schedule::Schedule sch = poly::makeSchedule(three, schedule::LegalityPolicy::Unverified);
     QVERIFY(applySteps(sch, "t, i = sch.get_loops(sch.get_block(\"stencil\"))\nsch.reorder(i, t)\n").has_value());
     for (int round = 0; round < 2; ++round) {
       QCOMPARE(verdict(poly::checkLegality(four, sch.func())), std::string("legal [unmatched stencil]"));
@@ -256,7 +253,7 @@ private Q_SLOTS:
     for (int run = 0; run < 200; ++run) {
       const Program& p = programs[run % programs.size()];
       const ir::PrimFunc original = program(p.name);
-      schedule::Schedule sch(original);
+      schedule::Schedule sch = poly::makeSchedule(original, schedule::LegalityPolicy::Unverified);
       const int n = 1 + int(rng() % 4);
       std::string applied;
       for (int s = 0; s < n; ++s) {

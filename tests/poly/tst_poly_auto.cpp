@@ -8,6 +8,7 @@
 #include "poly_codegen_test_util.h"
 
 #include "core/ir/printer.h"
+#include "core/poly/checked_schedule.h"
 #include "core/poly/legality.h"
 #include "core/poly/poly_schedule.h"
 #include "core/schedule/instruction.h"
@@ -149,7 +150,7 @@ void TstPolyAuto::goldens() {
 
 void TstPolyAuto::instructionAndTrace() {
   ir::PrimFunc f = parseTe(smallSample("matvec_chain.te", "N = 512", "N = 6"));
-  schedule::Schedule sch(f);
+  schedule::Schedule sch = poly::makeSchedule(f);
   auto r = sch.apply("poly_auto", {}, {"min", false, true, "isl", schedule::TraceList{}});
   QVERIFY2(r.has_value(), r ? "" : renderDiagnostic(r.error()).c_str());
   QCOMPARE(sch.trace().instructions.size(), std::size_t(1));
@@ -176,7 +177,7 @@ void TstPolyAuto::stepUsesCachedAnalysis() {
     for (bool cachedBefore : {false, true}) {
       poly::clearLegalityCache();
       if (cachedBefore) QVERIFY(poly::checkLegality(f, f).has_value());
-      schedule::Schedule sch(f);
+      schedule::Schedule sch = poly::makeSchedule(f);
       auto r = sch.apply("poly_auto", {}, {std::string(fusion), false, true, "isl", schedule::TraceList{}});
       QVERIFY2(r.has_value(), r ? "" : renderDiagnostic(r.error()).c_str());
       QCOMPARE(ir::printPrimFunc(sch.func()), ir::printPrimFunc(*fresh));
@@ -191,7 +192,7 @@ void TstPolyAuto::stepUsesCachedAnalysis() {
 
 void TstPolyAuto::badOption() {
   ir::PrimFunc f = parseTe(smallSample("matmul.te", "M, N, K = 1024, 1024, 1024", "M, N, K = 8, 6, 5"));
-  schedule::Schedule sch(f);
+  schedule::Schedule sch = poly::makeSchedule(f);
   auto r = sch.apply("poly_auto", {}, {"medium", false, true, "isl", schedule::TraceList{}});
   QVERIFY(!r.has_value());
   QCOMPARE(QString::fromStdString(r.error().code), QString("schedule.poly_auto.bad-option"));

@@ -3,6 +3,7 @@
 #include "poly_test_helpers.h"
 
 #include "core/ir/op.h"
+#include "core/poly/checked_schedule.h"
 #include "core/poly/dependences.h"
 #include "core/poly/isl_util.h"
 #include "core/poly/report.h"
@@ -347,7 +348,7 @@ private Q_SLOTS:
   void marks() {
     // A parallel loop gets a mark above its band.
     auto f = program("matmul");
-    loopscape::schedule::Schedule sch(f);
+    loopscape::schedule::Schedule sch = loopscape::poly::makeSchedule(f);
     auto b = sch.apply("get_block", {}, {"C"});
     QVERIFY(b.has_value());
     auto loops = sch.apply("get_loops", {(*b)[0]});

@@ -10,6 +10,7 @@
 #include "poly_test_helpers.h"
 
 #include "core/ir/printer.h"
+#include "core/poly/checked_schedule.h"
 #include "core/poly/dependences.h"
 #include "core/poly/poly_schedule.h"
 #include "core/schedule/instruction.h"
@@ -100,7 +101,7 @@ void TstTreePrimitives::applied() {
   QFETCH(Steps, steps);
   QFETCH(QString, golden);
   ir::PrimFunc f = parseTe(program.toStdString());
-  schedule::Schedule sch(f);
+  schedule::Schedule sch = poly::makeSchedule(f);
   for (const auto& s : steps) {
     auto r = sch.apply(s.kind, s.inputs, s.attrs);
     QVERIFY2(r.has_value(), r ? "" : renderDiagnostic(r.error()).c_str());
@@ -206,7 +207,7 @@ void TstTreePrimitives::refused() {
   QFETCH(QString, code);
   QFETCH(QString, references);
   ir::PrimFunc f = parseTe(program.toStdString());
-  schedule::Schedule sch(f);
+  schedule::Schedule sch = poly::makeSchedule(f);
   for (const auto& s : before) {
     auto r = sch.apply(s.kind, s.inputs, s.attrs);
     QVERIFY2(r.has_value(), r ? "" : renderDiagnostic(r.error()).c_str());
@@ -227,7 +228,7 @@ void TstTreePrimitives::noSplitBand() {
   // A band split has no visible effect when every step re-extracts one band per loop
   // (poly_schedule.h), so the primitive is not offered.
   ir::PrimFunc f = parseTe(kMatmul);
-  schedule::Schedule sch(f);
+  schedule::Schedule sch = poly::makeSchedule(f);
   auto r = sch.apply("poly_split_band", {}, {"i", std::int64_t(1)});
   QVERIFY(!r.has_value());
   QCOMPARE(QString::fromStdString(r.error().code), QString("schedule.unknown-primitive"));
@@ -239,7 +240,7 @@ void TstTreePrimitives::skewedWavefront() {
   QVERIFY(scop0.has_value());
   QCOMPARE(scop0->loops.size(), std::size_t(2));
   const std::string t = scop0->loops[0].name, i = scop0->loops[1].name;
-  schedule::Schedule sch(f);
+  schedule::Schedule sch = poly::makeSchedule(f);
   // i := i + t: the dependences (1, -1), (1, 0), (1, 1) become (1, 0), (1, 1), (1, 2).
   auto r = sch.apply("poly_skew", {}, {t, std::int64_t(1), std::int64_t(0), std::int64_t(1)});
   QVERIFY2(r.has_value(), r ? "" : renderDiagnostic(r.error()).c_str());
@@ -271,7 +272,7 @@ void TstTreePrimitives::illegalInterchange() {
   ir::PrimFunc f = stencil1d(5, 10);
   auto scop0 = poly::extractScop(f);
   QVERIFY(scop0.has_value());
-  schedule::Schedule sch(f);
+  schedule::Schedule sch = poly::makeSchedule(f);
   auto r = sch.apply("poly_interchange", {}, {scop0->loops[0].name, ints({1, 0})});
   QVERIFY(!r.has_value());
   QCOMPARE(QString::fromStdString(r.error().code), QString("schedule.poly_interchange.illegal"));

@@ -224,7 +224,7 @@ bool isDataParallel(const TreeNode& loop) {
 bool trial(const Schedule& sch, std::string_view kind, const std::string& block, const TreeNode* loop) {
   if (!findInstructionKind(kind)) return loop != nullptr; // unknown compute_at: keep loops, no inline
   Schedule copy = sch;
-  copy.setVerifier(nullptr);
+  copy.setVerifier(nullptr, LegalityPolicy::Unverified);
   std::vector<TraceValue> in;
   in.reserve(2);
   in.emplace_back(copy.defineBlock(block));
