@@ -297,24 +297,28 @@ Expected<std::vector<RV>> applyUnannotate(Schedule& sch, const std::vector<Trace
 
 std::span<const InstructionKind> annotateKinds() {
   static const InstructionKind kinds[] = {
-      {.name = "parallel", .jsonName = "Parallel", .inputNames = {"loop"}, .apply = applyParallel},
-      {.name = "vectorize", .jsonName = "Vectorize", .inputNames = {"loop"}, .apply = applyVectorize},
-      {.name = "unroll", .jsonName = "Unroll", .inputNames = {"loop"}, .apply = applyUnroll},
+      {.name = "parallel", .jsonName = "Parallel", .inputNames = {"loop"}, .apply = applyParallel, .appliesTo = AppliesTo::Loop, .inputSpecs = {{}}, .description = "run the loop's iterations in parallel", .shortcut = "Ctrl+Alt+P", .panelRank = 3},
+      {.name = "vectorize", .jsonName = "Vectorize", .inputNames = {"loop"}, .apply = applyVectorize, .appliesTo = AppliesTo::Loop, .inputSpecs = {{}}, .description = "turn the loop into vector operations", .shortcut = "Ctrl+Alt+V", .panelRank = 4},
+      {.name = "unroll", .jsonName = "Unroll", .inputNames = {"loop"}, .apply = applyUnroll, .appliesTo = AppliesTo::Loop, .inputSpecs = {{}}, .description = "unroll the loop", .shortcut = "Ctrl+Alt+U", .panelRank = 5},
       {.name = "bind",
        .jsonName = "Bind",
        .inputNames = {"loop"},
-       .attrs = {{"thread_axis", TraceValue()}},
-       .apply = applyBind},
+       .attrs = {{.name = "thread_axis",
+                  .defaultValue = TraceValue(),
+                  .kind = ParamKind::EditableChoice,
+                  .choices = {"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z",
+                              "vthread.x", "vthread.y", "vthread.z"}}},
+       .apply = applyBind, .appliesTo = AppliesTo::Loop, .inputSpecs = {{}}, .description = "bind the loop to a GPU thread axis", .shortcut = "Ctrl+Alt+B", .panelRank = 14},
       {.name = "annotate",
        .jsonName = "Annotate",
        .inputNames = {"block_or_loop", "ann_val"},
-       .attrs = {{"ann_key", TraceValue()}},
-       .apply = applyAnnotate},
+       .attrs = {{"ann_key", TraceValue(), ParamKind::Text}},
+       .apply = applyAnnotate, .appliesTo = AppliesTo::BlockOrLoop, .inputSpecs = {{}, {ParamKind::Literal}}, .description = "attach an annotation", .shortcut = "Ctrl+Alt+N", .pythonOrder = {"block_or_loop", "ann_key", "ann_val"}},
       {.name = "unannotate",
        .jsonName = "Unannotate",
        .inputNames = {"block_or_loop"},
-       .attrs = {{"ann_key", TraceValue()}},
-       .apply = applyUnannotate},
+       .attrs = {{"ann_key", TraceValue(), ParamKind::Text}},
+       .apply = applyUnannotate, .appliesTo = AppliesTo::BlockOrLoop, .inputSpecs = {{}}, .description = "remove an annotation", .shortcut = "Ctrl+Alt+Shift+N"},
   };
   return kinds;
 }

@@ -666,34 +666,35 @@ Expected<std::vector<RV>> applyCacheWrite(Schedule& sch, const std::vector<Trace
 } // namespace
 
 std::span<const InstructionKind> cacheKinds() {
+  static const std::vector<std::string_view> kScopes = {"global", "shared", "shared.dyn", "local", "warp"};
   static const InstructionKind kinds[] = {
       {.name = "cache_read",
        .jsonName = "CacheRead",
        .inputNames = {"block", "consumer_blocks"},
-       .attrs = {{"read_buffer_index", TraceValue()}, {"storage_scope", TraceValue()}},
+       .attrs = {{"read_buffer_index", TraceValue(), ParamKind::ReadBufferIndex}, {.name = "storage_scope", .defaultValue = TraceValue(), .kind = ParamKind::EditableChoice, .choices = kScopes, .formValue = "local"}},
        .outputs = {RVKind::Block},
-       .apply = applyCacheRead},
+       .apply = applyCacheRead, .appliesTo = AppliesTo::Block, .inputSpecs = {{}, {.kind = ParamKind::ConsumerBlocks, .optional = true}}, .description = "stage a read buffer in a cache", .shortcut = "Ctrl+Alt+C", .panelRank = 10, .pythonOrder = {"block", "read_buffer_index", "storage_scope", "consumer_blocks"}},
       {.name = "cache_write",
        .jsonName = "CacheWrite",
        .inputNames = {"block", "consumer_blocks"},
-       .attrs = {{"write_buffer_index", TraceValue()}, {"storage_scope", TraceValue()}},
+       .attrs = {{"write_buffer_index", TraceValue(), ParamKind::WriteBufferIndex}, {.name = "storage_scope", .defaultValue = TraceValue(), .kind = ParamKind::EditableChoice, .choices = kScopes, .formValue = "local"}},
        .outputs = {RVKind::Block},
-       .apply = applyCacheWrite},
+       .apply = applyCacheWrite, .appliesTo = AppliesTo::Block, .inputSpecs = {{}, {.kind = ParamKind::ConsumerBlocks, .optional = true}}, .description = "stage a written buffer in a cache", .shortcut = "Ctrl+Alt+W", .panelRank = 11, .pythonOrder = {"block", "write_buffer_index", "storage_scope", "consumer_blocks"}},
       {.name = "set_scope",
        .jsonName = "SetScope",
        .inputNames = {"block"},
-       .attrs = {{"buffer_index", TraceValue()}, {"storage_scope", TraceValue()}},
+       .attrs = {{"buffer_index", TraceValue(), ParamKind::WriteBufferIndex}, {.name = "storage_scope", .defaultValue = TraceValue(), .kind = ParamKind::EditableChoice, .choices = kScopes, .formValue = "shared"}},
        .outputs = {},
-       .apply = applySetScope},
+       .apply = applySetScope, .appliesTo = AppliesTo::Block, .inputSpecs = {{}}, .description = "change the storage scope of a buffer", .shortcut = "Ctrl+Alt+Shift+C"},
       {.name = "storage_align",
        .jsonName = "StorageAlign",
        .inputNames = {"block"},
-       .attrs = {{"buffer_index", TraceValue()},
-                 {"axis", TraceValue()},
-                 {"factor", TraceValue()},
-                 {"offset", TraceValue()}},
+       .attrs = {{"buffer_index", TraceValue(), ParamKind::WriteBufferIndex},
+                 {"axis", TraceValue(), ParamKind::Int},
+                 {.name = "factor", .defaultValue = TraceValue(), .kind = ParamKind::Int, .formValue = "32"},
+                 {"offset", TraceValue(), ParamKind::Int}},
        .outputs = {},
-       .apply = applyStorageAlign},
+       .apply = applyStorageAlign, .appliesTo = AppliesTo::Block, .inputSpecs = {{}}, .description = "pad a buffer's strides", .shortcut = "Ctrl+Alt+G"},
   };
   return kinds;
 }

@@ -342,20 +342,20 @@ std::span<const InstructionKind> loopTransformKinds() {
        .attrs = {{"preserve_unit_iters", true}, {"disable_predication", false}},
        .outputs = {RVKind::Loop},
        .outputsVariadic = true,
-       .apply = applySplit},
+       .apply = applySplit, .appliesTo = AppliesTo::Loop, .inputSpecs = {{}, {ParamKind::Factors}}, .description = "split the loop into nested loops", .shortcut = "Ctrl+Alt+S", .panelRank = 0},
       {.name = "fuse",
        .jsonName = "Fuse",
        .inputNames = {"loops"},
        .attrs = {{"preserve_unit_iters", true}},
        .outputs = {RVKind::Loop},
        .variadic = true,
-       .apply = applyFuse},
+       .apply = applyFuse, .appliesTo = AppliesTo::Loop, .inputSpecs = {{ParamKind::LoopChain}}, .description = "fuse the loop with the loops nested in it", .shortcut = "Ctrl+Alt+F", .panelRank = 1},
       {.name = "reorder",
        .jsonName = "Reorder",
        .inputNames = {"loops"},
        .outputs = {},
        .variadic = true,
-       .apply = applyReorder},
+       .apply = applyReorder, .appliesTo = AppliesTo::Loop, .inputSpecs = {{ParamKind::LoopOrder}}, .description = "reorder the loops of the block", .shortcut = "Ctrl+Alt+R", .panelRank = 2},
   };
   return kinds;
 }

@@ -255,13 +255,13 @@ std::span<const InstructionKind> reductionKinds() {
        .jsonName = "DecomposeReduction",
        .inputNames = {"block", "loop"},
        .outputs = {RVKind::Block},
-       .apply = applyDecomposeReduction},
+       .apply = applyDecomposeReduction, .appliesTo = AppliesTo::Block, .inputSpecs = {{}, {ParamKind::TargetLoop}}, .description = "separate the init of a reduction", .shortcut = "Ctrl+Alt+D", .panelRank = 13},
       {.name = "rfactor",
        .jsonName = "RFactor",
        .inputNames = {"loop"},
        .attrs = {{"factor_axis", 0}},
        .outputs = {RVKind::Block},
-       .apply = applyRfactor},
+       .apply = applyRfactor, .appliesTo = AppliesTo::Loop, .inputSpecs = {{}}, .description = "factor a reduction over this loop", .shortcut = "Ctrl+Alt+Shift+F", .panelRank = 12},
   };
   return kinds;
 }
