@@ -357,9 +357,9 @@ TraceValue text(std::string_view s) { return std::string(s); }
 } // namespace
 
 Expected<void> polyAuto(Schedule& sch, const PolyAutoOptions& o) {
-  return applyPoly(sch, "poly_auto", {},
-                   {o.fusion, o.outerCoincidence, o.maximizeBandDepth, o.algorithm, intList(o.tile),
-                    o.simplifyDependences});
+  return applyPoly(
+      sch, "poly_auto", {},
+      {o.fusion, o.outerCoincidence, o.maximizeBandDepth, o.algorithm, intList(o.tile), o.simplifyDependences});
 }
 
 Expected<void> polyTile(Schedule& sch, std::string_view band, const std::vector<std::int64_t>& sizes) {

@@ -97,9 +97,9 @@ struct InstructionKind {
   // ---- what the views show ----
   AppliesTo appliesTo = AppliesTo::Nothing;
   std::vector<InputSpec> inputSpecs = {}; ///< one per input name
-  std::string_view description = {};     ///< one line: "split the loop into nested loops"
-  std::string_view displayName = {};     ///< empty: `name`
-  std::string_view shortcut = {};        ///< key sequence in Qt's portable text: "Ctrl+Alt+S"
+  std::string_view description = {};      ///< one line: "split the loop into nested loops"
+  std::string_view displayName = {};      ///< empty: `name`
+  std::string_view shortcut = {};         ///< key sequence in Qt's portable text: "Ctrl+Alt+S"
   /// False for lookups and sampling: they join the step of the next primitive.
   bool isStep = true;
   int panelRank = kUnranked; ///< everyday primitives are listed first, by rank

@@ -143,8 +143,7 @@ Expected<LoopRV> sampleComputeLocation(Schedule& sch, BlockRV block, std::option
 Expected<void> computeAt(Schedule& sch, BlockRV block, LoopRV loop, bool preserveUnitLoops, std::int64_t index) {
   return none(sch.apply("compute_at", {RV(block), RV(loop)}, {preserveUnitLoops, index}));
 }
-Expected<void> reverseComputeAt(Schedule& sch, BlockRV block, LoopRV loop, bool preserveUnitLoops,
-                                std::int64_t index) {
+Expected<void> reverseComputeAt(Schedule& sch, BlockRV block, LoopRV loop, bool preserveUnitLoops, std::int64_t index) {
   return none(sch.apply("reverse_compute_at", {RV(block), RV(loop)}, {preserveUnitLoops, index}));
 }
 Expected<void> computeInline(Schedule& sch, BlockRV block) { return none(sch.apply("compute_inline", {RV(block)})); }
@@ -158,8 +157,8 @@ Expected<BlockRV> cacheRead(Schedule& sch, BlockRV block, std::int64_t readBuffe
   return one<BlockRV>(
       sch.apply("cache_read", {RV(block), consumers(consumerBlocks)}, {readBufferIndex, text(storageScope)}));
 }
-Expected<BlockRV> cacheWrite(Schedule& sch, BlockRV block, std::int64_t writeBufferIndex,
-                             std::string_view storageScope, std::optional<std::vector<BlockRV>> consumerBlocks) {
+Expected<BlockRV> cacheWrite(Schedule& sch, BlockRV block, std::int64_t writeBufferIndex, std::string_view storageScope,
+                             std::optional<std::vector<BlockRV>> consumerBlocks) {
   return one<BlockRV>(
       sch.apply("cache_write", {RV(block), consumers(consumerBlocks)}, {writeBufferIndex, text(storageScope)}));
 }
@@ -183,8 +182,8 @@ Expected<BlockRV> rfactor(Schedule& sch, LoopRV loop, std::int64_t factorAxis) {
 Expected<BlockRV> blockize(Schedule& sch, LoopRV loop, bool preserveUnitIters) {
   return one<BlockRV>(sch.apply("blockize", {RV(loop)}, {preserveUnitIters}));
 }
-Expected<void> transformLayout(Schedule& sch, BlockRV block, BufferIndex buffer, IndexMap indexMap,
-                               TraceValue padValue, bool assumeInjectiveTransform) {
+Expected<void> transformLayout(Schedule& sch, BlockRV block, BufferIndex buffer, IndexMap indexMap, TraceValue padValue,
+                               bool assumeInjectiveTransform) {
   TraceList access{std::string(buffer.kind == BufferIndex::Kind::Read ? "read" : "write"), buffer.index};
   return none(sch.apply("transform_layout", {RV(block), std::move(access), std::move(indexMap)},
                         {std::move(padValue), assumeInjectiveTransform}));

@@ -95,8 +95,8 @@ Expected<void> reverseComputeInline(Schedule& sch, BlockRV block);
 /// `consumerBlocks`: std::nullopt for every consumer (None in the trace).
 Expected<BlockRV> cacheRead(Schedule& sch, BlockRV block, std::int64_t readBufferIndex, std::string_view storageScope,
                             std::optional<std::vector<BlockRV>> consumerBlocks = {});
-Expected<BlockRV> cacheWrite(Schedule& sch, BlockRV block, std::int64_t writeBufferIndex,
-                             std::string_view storageScope, std::optional<std::vector<BlockRV>> consumerBlocks = {});
+Expected<BlockRV> cacheWrite(Schedule& sch, BlockRV block, std::int64_t writeBufferIndex, std::string_view storageScope,
+                             std::optional<std::vector<BlockRV>> consumerBlocks = {});
 Expected<void> setScope(Schedule& sch, BlockRV block, std::int64_t bufferIndex, std::string_view storageScope);
 Expected<void> storageAlign(Schedule& sch, BlockRV block, std::int64_t bufferIndex, std::int64_t axis,
                             std::int64_t factor, std::int64_t offset);

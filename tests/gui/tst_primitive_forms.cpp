@@ -20,8 +20,8 @@
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMenu>
 #include <QListWidget>
+#include <QMenu>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QtTest>
@@ -145,9 +145,9 @@ private Q_SLOTS:
     const QStringList expected = QString::fromUtf8(f.readAll()).split(u'\n');
     const QStringList actual = dump.split(u'\n');
     for (qsizetype i = 0; i < std::min(expected.size(), actual.size()); ++i)
-      QVERIFY2(expected[i] == actual[i], qPrintable(QStringLiteral("line %1:\n  expected %2\n  actual   %3")
-                                                        .arg(i + 1)
-                                                        .arg(expected[i], actual[i])));
+      QVERIFY2(
+          expected[i] == actual[i],
+          qPrintable(QStringLiteral("line %1:\n  expected %2\n  actual   %3").arg(i + 1).arg(expected[i], actual[i])));
     QCOMPARE(actual.size(), expected.size());
   }
 

@@ -41,14 +41,17 @@ std::vector<Literal> stringLiterals(const std::string& src) {
       ++line;
       ++i;
     } else if (c == '/' && i + 1 < n && src[i + 1] == '/') {
-      while (i < n && src[i] != '\n') ++i;
+      while (i < n && src[i] != '\n')
+        ++i;
     } else if (c == '/' && i + 1 < n && src[i + 1] == '*') {
       i += 2;
-      while (i + 1 < n && !(src[i] == '*' && src[i + 1] == '/')) line += src[i++] == '\n';
+      while (i + 1 < n && !(src[i] == '*' && src[i + 1] == '/'))
+        line += src[i++] == '\n';
       i += 2;
     } else if (c == '\'') {
       ++i;
-      while (i < n && src[i] != '\'') i += src[i] == '\\' ? 2 : 1;
+      while (i < n && src[i] != '\'')
+        i += src[i] == '\\' ? 2 : 1;
       ++i;
     } else if (c == 'R' && i + 1 < n && src[i + 1] == '"') { // raw string R"d(...)d"
       const std::size_t open = src.find('(', i);
@@ -73,7 +76,8 @@ std::vector<Literal> stringLiterals(const std::string& src) {
       out.push_back(std::move(lit));
     } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
       // Whole identifiers, so that an R inside one never starts a raw string (u8"x" stays a literal).
-      while (i < n && (std::isalnum(static_cast<unsigned char>(src[i])) || src[i] == '_')) ++i;
+      while (i < n && (std::isalnum(static_cast<unsigned char>(src[i])) || src[i] == '_'))
+        ++i;
     } else {
       ++i;
     }
@@ -94,8 +98,9 @@ class TestPrimitiveNames : public QObject {
   Q_OBJECT
 private Q_SLOTS:
   void scannerFindsLiteralsOutsideComments() {
-    const auto lits = stringLiterals("// \"split\"\n/* \"fuse\" */ auto a = QStringLiteral(\"reorder\"); char q = '\"';\n"
-                                     "f(\"a\\\"b\", R\"(poly_tile)\");\n");
+    const auto lits =
+        stringLiterals("// \"split\"\n/* \"fuse\" */ auto a = QStringLiteral(\"reorder\"); char q = '\"';\n"
+                       "f(\"a\\\"b\", R\"(poly_tile)\");\n");
     QCOMPARE(lits.size(), std::size_t(3));
     QCOMPARE(lits[0].text, std::string("reorder"));
     QCOMPARE(lits[0].line, 2);

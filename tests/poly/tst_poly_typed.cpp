@@ -69,45 +69,38 @@ private Q_SLOTS:
     }) << Steps([](Schedule& s) {
       return named(s, "poly_auto", {}, {"smart", false, true, "isl", ints({4}), false});
     }) << "";
-    QTest::newRow("tile interchange skew mark")
-        << kMatmul << Steps([](Schedule& s) -> Expected<void> {
-             if (auto r = poly::polyTile(s, "i", {4, 2}); !r) return r;
-             if (auto r = poly::polyInterchange(s, "i_0", {1, 0}); !r) return r;
-             if (auto r = poly::polySkew(s, "j_0", 1, 0, 1); !r) return r;
-             return poly::polyMark(s, "i_1", 0, "unroll");
-           })
-        << Steps([=](Schedule& s) -> Expected<void> {
-             if (auto r = named(s, "poly_tile", {}, {"i", ints({4, 2})}); !r) return r;
-             if (auto r = named(s, "poly_interchange", {}, {"i_0", ints({1, 0})}); !r) return r;
-             if (auto r = named(s, "poly_skew", {}, {"j_0", o, z, o}); !r) return r;
-             return named(s, "poly_mark", {}, {"i_1", z, "unroll"});
-           })
-        << "";
-    QTest::newRow("shift fuse distribute")
-        << kBlur << Steps([](Schedule& s) -> Expected<void> {
-             if (auto r = poly::polyShift(s, "C", "i@C", 1); !r) return r;
-             if (auto r = poly::polyFuse(s, {"i@B", "i@C"}); !r) return r;
-             return poly::polyDistribute(s, "i");
-           })
-        << Steps([=](Schedule& s) -> Expected<void> {
-             if (auto r = named(s, "poly_shift", {}, {"C", "i@C", o}); !r) return r;
-             if (auto r = named(s, "poly_fuse", {"i@B", "i@C"}, {}); !r) return r;
-             return named(s, "poly_distribute", {}, {"i"});
-           })
-        << "";
-    QTest::newRow("compute_at_tile")
-        << kBlur << Steps([](Schedule& s) -> Expected<void> {
-             if (auto r = poly::polyTile(s, "i@C", {4}); !r) return r;
-             return poly::polyComputeAtTile(s, "B", "i_0");
-           })
-        << Steps([](Schedule& s) -> Expected<void> {
-             if (auto r = named(s, "poly_tile", {}, {"i@C", ints({4})}); !r) return r;
-             return named(s, "poly_compute_at_tile", {}, {"B", "i_0"});
-           })
-        << "";
-    QTest::newRow("refused") << kMatmul << Steps([](Schedule& s) { return poly::polyTile(s, "i", {0, 4}); })
-                             << Steps([](Schedule& s) { return named(s, "poly_tile", {}, {"i", ints({0, 4})}); })
-                             << "schedule.poly_tile.bad-size";
+    QTest::newRow("tile interchange skew mark") << kMatmul << Steps([](Schedule& s) -> Expected<void> {
+      if (auto r = poly::polyTile(s, "i", {4, 2}); !r) return r;
+      if (auto r = poly::polyInterchange(s, "i_0", {1, 0}); !r) return r;
+      if (auto r = poly::polySkew(s, "j_0", 1, 0, 1); !r) return r;
+      return poly::polyMark(s, "i_1", 0, "unroll");
+    }) << Steps([=](Schedule& s) -> Expected<void> {
+      if (auto r = named(s, "poly_tile", {}, {"i", ints({4, 2})}); !r) return r;
+      if (auto r = named(s, "poly_interchange", {}, {"i_0", ints({1, 0})}); !r) return r;
+      if (auto r = named(s, "poly_skew", {}, {"j_0", o, z, o}); !r) return r;
+      return named(s, "poly_mark", {}, {"i_1", z, "unroll"});
+    }) << "";
+    QTest::newRow("shift fuse distribute") << kBlur << Steps([](Schedule& s) -> Expected<void> {
+      if (auto r = poly::polyShift(s, "C", "i@C", 1); !r) return r;
+      if (auto r = poly::polyFuse(s, {"i@B", "i@C"}); !r) return r;
+      return poly::polyDistribute(s, "i");
+    }) << Steps([=](Schedule& s) -> Expected<void> {
+      if (auto r = named(s, "poly_shift", {}, {"C", "i@C", o}); !r) return r;
+      if (auto r = named(s, "poly_fuse", {"i@B", "i@C"}, {}); !r) return r;
+      return named(s, "poly_distribute", {}, {"i"});
+    }) << "";
+    QTest::newRow("compute_at_tile") << kBlur << Steps([](Schedule& s) -> Expected<void> {
+      if (auto r = poly::polyTile(s, "i@C", {4}); !r) return r;
+      return poly::polyComputeAtTile(s, "B", "i_0");
+    }) << Steps([](Schedule& s) -> Expected<void> {
+      if (auto r = named(s, "poly_tile", {}, {"i@C", ints({4})}); !r) return r;
+      return named(s, "poly_compute_at_tile", {}, {"B", "i_0"});
+    }) << "";
+    QTest::newRow("refused") << kMatmul << Steps([](Schedule& s) {
+      return poly::polyTile(s, "i", {0, 4});
+    }) << Steps([](Schedule& s) {
+      return named(s, "poly_tile", {}, {"i", ints({0, 4})});
+    }) << "schedule.poly_tile.bad-size";
   }
 
   void typedEqualsByName() {
