@@ -2,7 +2,6 @@
 
 #include "core/schedule/instruction.h"
 #include "core/schedule/trace_script.h"
-#include "views/trace_model.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -25,20 +24,8 @@ namespace {
 using schedule::InstructionKind;
 using schedule::TraceValue;
 
-enum class Accepts { Loop, Block, Either, Nothing };
-
-Accepts firstInputAccepts(const InstructionKind& kind) {
-  // The polyhedral family (core/poly) names loops and blocks by literal names.
-  if (kind.name == "poly_auto") return Accepts::Either;
-  if (kind.name == "poly_shift" || kind.name == "poly_compute_at_tile") return Accepts::Block;
-  if (kind.name.starts_with("poly_")) return Accepts::Loop;
-  if (kind.inputNames.empty() || kind.isSampling || isLookupKind(kind.name)) return Accepts::Nothing;
-  const std::string_view n = kind.inputNames.front();
-  if (n == "loop" || n == "loops") return Accepts::Loop;
-  if (n == "block") return Accepts::Block;
-  if (n == "block_or_loop" || n == "target") return Accepts::Either;
-  return Accepts::Nothing;
-}
+using schedule::AppliesTo;
+using schedule::ParamKind;
 
 QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
@@ -51,44 +38,20 @@ QString nodeLabel(const ProgramSnapshot& snap, int index) {
   return s + u')';
 }
 
-QString hint(std::string_view kind) {
-  static const std::pair<const char*, const char*> kHints[] = {
-      {"split", "split the loop into nested loops"},
-      {"fuse", "fuse the loop with the loops nested in it"},
-      {"reorder", "reorder the loops of the block"},
-      {"parallel", "run the loop's iterations in parallel"},
-      {"vectorize", "turn the loop into vector operations"},
-      {"unroll", "unroll the loop"},
-      {"bind", "bind the loop to a GPU thread axis"},
-      {"annotate", "attach an annotation"},
-      {"unannotate", "remove an annotation"},
-      {"compute_at", "move the block under a loop of its consumer"},
-      {"reverse_compute_at", "move the block under a loop of its producer"},
-      {"compute_inline", "inline the block into its consumers"},
-      {"reverse_compute_inline", "inline the block into its producer"},
-      {"cache_read", "stage a read buffer in a cache"},
-      {"cache_write", "stage a written buffer in a cache"},
-      {"set_scope", "change the storage scope of a buffer"},
-      {"storage_align", "pad a buffer's strides"},
-      {"decompose_reduction", "separate the init of a reduction"},
-      {"rfactor", "factor a reduction over this loop"},
-      {"blockize", "make a block of the subtree"},
-      {"transform_layout", "re-index a buffer"},
-      {"poly_auto", "run the isl scheduler on the whole program"},
-      {"poly_tile", "tile the band starting at this loop (isl schedule tree)"},
-      {"poly_interchange", "permute the members of the band"},
-      {"poly_skew", "skew a band member by another"},
-      {"poly_shift", "shift one statement along a loop"},
-      {"poly_fuse", "fuse this loop with a sibling loop"},
-      {"poly_distribute", "distribute the statements of the band"},
-      {"poly_mark", "mark a band member parallel, vectorized or unrolled"},
-      {"poly_compute_at_tile", "compute the block inside a tile loop"},
-      {"add_unit_loop", "add a loop of extent 1"},
-      {"loop_partition", "partition the loop into ranges"},
-  };
-  for (const auto& [k, h] : kHints)
-    if (kind == k) return QString::fromLatin1(h);
-  return {};
+bool appliesTo(const InstructionKind& kind, const NodeInfo& n) {
+  switch (kind.appliesTo) {
+  case AppliesTo::Nothing: return false;
+  case AppliesTo::Loop: return n.kind == NodeInfo::Kind::Loop;
+  case AppliesTo::Block: return n.kind == NodeInfo::Kind::Block;
+  case AppliesTo::BlockOrLoop: return true;
+  }
+  return false;
+}
+
+QStringList qsList(const std::vector<std::string_view>& items) {
+  QStringList out;
+  for (std::string_view s : items) out << qs(s);
+  return out;
 }
 
 } // namespace
@@ -128,7 +91,7 @@ PrimitivePanel::PrimitivePanel(QWidget* parent) : QWidget(parent) {
 std::vector<const InstructionKind*> PrimitivePanel::catalogue() {
   std::vector<const InstructionKind*> out;
   for (const InstructionKind* k : schedule::instructionKinds())
-    if (firstInputAccepts(*k) != Accepts::Nothing) out.push_back(k);
+    if (k->appliesTo != AppliesTo::Nothing) out.push_back(k);
   return out;
 }
 
@@ -149,51 +112,46 @@ void PrimitivePanel::setSelection(std::shared_ptr<const ProgramSnapshot> snapsho
                                                             "or a block inside it."));
   } else {
     m_selectionLabel->setText(QStringLiteral("<b>%1</b>").arg(nodeLabel(*m_snapshot, m_index).toHtmlEscaped()));
-    // The everyday primitives first, the rest in registry order.
-    static const std::string_view kOrder[] = {"split", "fuse", "reorder", "parallel", "vectorize", "unroll",
-                                              "compute_inline", "reverse_compute_inline", "compute_at",
-                                              "reverse_compute_at", "cache_read", "cache_write", "rfactor",
-                                              "decompose_reduction", "bind"};
-    auto rank = [](const InstructionKind* k) {
-      for (std::size_t i = 0; i < std::size(kOrder); ++i)
-        if (k->name == kOrder[i]) return static_cast<int>(i);
-      return static_cast<int>(std::size(kOrder));
-    };
+    // The everyday primitives first (by their rank), the rest in registry order.
     std::vector<const InstructionKind*> kinds = catalogue();
     std::stable_sort(kinds.begin(), kinds.end(),
-                     [&](const InstructionKind* a, const InstructionKind* b) { return rank(a) < rank(b); });
+                     [](const InstructionKind* a, const InstructionKind* b) { return a->panelRank < b->panelRank; });
     for (const InstructionKind* k : kinds) {
-      const Accepts a = firstInputAccepts(*k);
-      const bool ok = a == Accepts::Either || (a == Accepts::Loop) == (n->kind == NodeInfo::Kind::Loop);
-      if (!ok) continue;
-      auto* item = new QListWidgetItem(qs(k->name), m_list);
-      item->setToolTip(hint(k->name));
+      if (!appliesTo(*k, *n)) continue;
+      auto* item = new QListWidgetItem(qs(k->label()), m_list);
+      item->setToolTip(qs(k->description));
       item->setData(Qt::UserRole, qs(k->name));
     }
   }
   m_list->blockSignals(false);
   if (m_list->count() > 0) {
-    const auto found = m_list->findItems(previous, Qt::MatchExactly);
-    m_list->setCurrentRow(found.isEmpty() ? 0 : m_list->row(found.front()));
+    const int found = rowOf(previous);
+    m_list->setCurrentRow(found < 0 ? 0 : found);
   }
   rebuildForm();
 }
 
 QStringList PrimitivePanel::primitives() const {
   QStringList out;
-  for (int i = 0; i < m_list->count(); ++i) out << m_list->item(i)->text();
+  for (int i = 0; i < m_list->count(); ++i) out << m_list->item(i)->data(Qt::UserRole).toString();
   return out;
 }
 
+int PrimitivePanel::rowOf(const QString& name) const {
+  for (int i = 0; i < m_list->count(); ++i)
+    if (m_list->item(i)->data(Qt::UserRole).toString() == name) return i;
+  return -1;
+}
+
 bool PrimitivePanel::choosePrimitive(const QString& name) {
-  const auto found = m_list->findItems(name, Qt::MatchExactly);
-  if (found.isEmpty()) return false;
-  m_list->setCurrentItem(found.front());
+  const int row = rowOf(name);
+  if (row < 0) return false;
+  m_list->setCurrentRow(row);
   return true;
 }
 
 QString PrimitivePanel::currentPrimitive() const {
-  return m_list->currentItem() != nullptr ? m_list->currentItem()->text() : QString();
+  return m_list->currentItem() != nullptr ? m_list->currentItem()->data(Qt::UserRole).toString() : QString();
 }
 
 QWidget* PrimitivePanel::editor(const QString& name) const {
@@ -225,44 +183,27 @@ void PrimitivePanel::rebuildForm() {
   for (std::size_t i = 0; i < kind->inputNames.size(); ++i) m_fields.push_back(makeInputField(*kind, i));
   for (std::size_t i = 0; i < kind->attrs.size(); ++i) {
     m_fields.push_back(makeAttrField(*kind, i));
-    if (const QString tip = attrHint(kind->name, kind->attrs[i].name); !tip.isEmpty())
-      m_fields.back().widget->setToolTip(tip);
+    if (const std::string_view help = kind->attrs[i].help; !help.empty()) m_fields.back().widget->setToolTip(qs(help));
   }
   for (const Field& f : m_fields) m_form->addRow(f.name + u':', f.widget);
-}
-
-QString PrimitivePanel::attrHint(std::string_view primitive, std::string_view attr) {
-  if (primitive != "poly_auto") return {};
-  if (attr == "fusion")
-    return QStringLiteral("max: fuse whole connected components (AKG); smart: fuse where no parallelism is lost "
-                          "(PPCG); min: no fusion across strongly connected components");
-  if (attr == "outer_coincidence") return QStringLiteral("isl's schedule_outer_coincidence");
-  if (attr == "maximize_band_depth") return QStringLiteral("isl's schedule_maximize_band_depth");
-  if (attr == "algorithm") return QStringLiteral("isl (Pluto-like) or feautrier");
-  if (attr == "tile")
-    return QStringLiteral("tile sizes for the outermost bands of the result (PPCG's --tile); empty: none");
-  if (attr == "simplify_deps")
-    return QStringLiteral("schedule on the dependences simplified against the domains, as Polly does (much faster "
-                          "for fusion max); unchecked: the exact dependences, as PPCG");
-  return {};
 }
 
 PrimitivePanel::Field PrimitivePanel::makeInputField(const InstructionKind& kind, std::size_t i) {
   const ProgramSnapshot& snap = *m_snapshot;
   const NodeInfo& sel = snap.nodes[m_index];
   const ir::StmtNode* selNode = sel.node;
-  const std::string_view name = kind.inputNames[i];
+  const ParamKind paramKind = kind.inputSpecs[i].kind;
   Field f;
-  f.name = qs(name);
+  f.name = qs(kind.inputNames[i]);
   f.isInput = true;
 
-  if (i == 0 && name != "loops") {
+  if (paramKind == ParamKind::Selection) {
     auto* label = new QLabel(nodeLabel(snap, m_index), m_formHost);
     f.widget = label;
     f.value = [selNode]() -> std::variant<RequestArg, QString> { return RequestArg{selNode}; };
     return f;
   }
-  if (name == "loops" && kind.name == "poly_fuse") {
+  if (paramKind == ParamKind::SiblingLoopNames) {
     auto* combo = new QComboBox(m_formHost);
     combo->setObjectName(QStringLiteral("polyFuseWith"));
     for (std::size_t n = 0; n < snap.nodes.size(); ++n)
@@ -282,7 +223,7 @@ PrimitivePanel::Field PrimitivePanel::makeInputField(const InstructionKind& kind
     };
     return f;
   }
-  if (name == "loops" && kind.name == "fuse") {
+  if (paramKind == ParamKind::LoopChain) {
     const std::vector<int> chain = snap.loopChain(m_index);
     auto* spin = new QSpinBox(m_formHost);
     spin->setRange(2, std::max<int>(2, static_cast<int>(chain.size())));
@@ -315,7 +256,7 @@ PrimitivePanel::Field PrimitivePanel::makeInputField(const InstructionKind& kind
     };
     return f;
   }
-  if (name == "loops") { // reorder: drag to order, uncheck to leave out
+  if (paramKind == ParamKind::LoopOrder) { // drag to order, uncheck to leave out
     auto* list = new QListWidget(m_formHost);
     list->setObjectName(QStringLiteral("reorderLoops"));
     list->setDragDropMode(QAbstractItemView::InternalMove);
@@ -344,7 +285,7 @@ PrimitivePanel::Field PrimitivePanel::makeInputField(const InstructionKind& kind
     };
     return f;
   }
-  if (name == "factors") {
+  if (paramKind == ParamKind::Factors) {
     auto* edit = new QLineEdit(QStringLiteral("None, 32"), m_formHost);
     auto* inferred = new QLabel(m_formHost);
     inferred->setObjectName(QStringLiteral("splitInferred"));
@@ -373,7 +314,7 @@ PrimitivePanel::Field PrimitivePanel::makeInputField(const InstructionKind& kind
     };
     return f;
   }
-  if (name == "loop") { // a target loop other than the selection (compute_at, decompose_reduction)
+  if (paramKind == ParamKind::TargetLoop) { // a loop other than the selection
     auto* combo = new QComboBox(m_formHost);
     combo->setObjectName(QStringLiteral("targetLoop"));
     for (std::size_t n = 0; n < snap.nodes.size(); ++n)
@@ -401,7 +342,7 @@ PrimitivePanel::Field PrimitivePanel::makeInputField(const InstructionKind& kind
     };
     return f;
   }
-  if (name == "consumer_blocks") {
+  if (paramKind == ParamKind::ConsumerBlocks) {
     auto* edit = new QLineEdit(m_formHost);
     edit->setPlaceholderText(QStringLiteral("all consumers (or block names, comma-separated)"));
     f.widget = edit;
@@ -419,7 +360,7 @@ PrimitivePanel::Field PrimitivePanel::makeInputField(const InstructionKind& kind
     };
     return f;
   }
-  if (name == "buffer") {
+  if (paramKind == ParamKind::BufferAccess) {
     auto* combo = new QComboBox(m_formHost);
     for (std::size_t r = 0; r < sel.reads.size(); ++r)
       combo->addItem(QStringLiteral("read %1: %2").arg(r).arg(qs(sel.reads[r])), QStringList{"read", QString::number(r)});
@@ -434,7 +375,7 @@ PrimitivePanel::Field PrimitivePanel::makeInputField(const InstructionKind& kind
     };
     return f;
   }
-  if (name == "index_map") {
+  if (paramKind == ParamKind::IndexMap) {
     auto* edit = new QLineEdit(QStringLiteral("lambda i, j: (i, j)"), m_formHost);
     f.widget = edit;
     f.value = [edit]() -> std::variant<RequestArg, QString> {
@@ -444,7 +385,7 @@ PrimitivePanel::Field PrimitivePanel::makeInputField(const InstructionKind& kind
     };
     return f;
   }
-  // Any other literal input (annotate's ann_val).
+  // Any other input is a literal (annotate's ann_val).
   auto* edit = new QLineEdit(m_formHost);
   edit->setPlaceholderText(QStringLiteral("Python literal: 1, 2.5, \"text\", True"));
   f.widget = edit;
@@ -456,104 +397,88 @@ PrimitivePanel::Field PrimitivePanel::makeInputField(const InstructionKind& kind
 
 PrimitivePanel::Field PrimitivePanel::makeAttrField(const InstructionKind& kind, std::size_t i) {
   const schedule::AttrSpec& spec = kind.attrs[i];
-  const NodeInfo& sel = m_snapshot->nodes[m_index];
+  const ProgramSnapshot& snap = *m_snapshot;
+  const NodeInfo& sel = snap.nodes[m_index];
   const std::string_view name = spec.name;
   Field f;
   f.name = qs(name);
   f.isInput = false;
   auto literal = [](TraceValue v) { return std::variant<RequestArg, QString>(RequestArg{std::move(v)}); };
+  auto textField = [&](QWidget* w, std::function<std::string()> get) {
+    f.widget = w;
+    f.value = [get, literal] { return literal(get()); };
+    return f;
+  };
+  auto comboOf = [&](const QStringList& items) {
+    auto* combo = new QComboBox(m_formHost);
+    combo->addItems(items);
+    return combo;
+  };
 
-  // ---- the polyhedral family: loops and blocks by name ----
-  if (kind.name.starts_with("poly_")) {
-    const ProgramSnapshot& snap = *m_snapshot;
-    auto textField = [&](QWidget* w, std::function<std::string()> get) {
-      f.widget = w;
-      f.value = [get, literal] { return literal(get()); };
-      return f;
-    };
-    auto comboOf = [&](const QStringList& items, const QString& current) {
-      auto* combo = new QComboBox(m_formHost);
-      combo->addItems(items);
-      if (!current.isEmpty()) combo->setCurrentText(current);
-      return combo;
-    };
-    if ((name == "band" && sel.kind == NodeInfo::Kind::Loop) ||
-        ((name == "statement" || name == "block") && sel.kind == NodeInfo::Kind::Block)) {
-      // A loop name shared by sibling nests is qualified by the block it runs: "i@C".
-      std::string value = sel.name;
-      if (sel.kind == NodeInfo::Kind::Loop) {
-        int same = 0;
-        for (const NodeInfo& n : snap.nodes) same += n.kind == NodeInfo::Kind::Loop && n.name == sel.name;
-        if (same > 1 && !sel.blocksBelow.empty()) value += "@" + sel.blocksBelow.front();
-      }
-      return textField(new QLabel(qs(value), m_formHost), [value] { return value; });
+  switch (spec.kind) {
+  case ParamKind::SelectionName: { // the polyhedral family names loops and blocks
+    // A loop name shared by sibling nests is qualified by the block it runs: "i@C".
+    std::string value = sel.name;
+    if (sel.kind == NodeInfo::Kind::Loop) {
+      int same = 0;
+      for (const NodeInfo& n : snap.nodes) same += n.kind == NodeInfo::Kind::Loop && n.name == sel.name;
+      if (same > 1 && !sel.blocksBelow.empty()) value += "@" + sel.blocksBelow.front();
     }
-    if (name == "member" && spec.defaultValue.get<std::string>() != nullptr) { // poly_shift: a loop of the block
-      QStringList loops;
-      for (int l : sel.loopsAbove) loops << qs(snap.nodes[l].name);
-      QComboBox* combo = comboOf(loops, {});
-      return textField(combo, [combo] { return combo->currentText().toStdString(); });
-    }
-    if (name == "loop") { // poly_compute_at_tile: the tile loop
-      QStringList loops;
-      for (const NodeInfo& n : snap.nodes)
-        if (n.kind == NodeInfo::Kind::Loop) loops << qs(n.name);
-      QComboBox* combo = comboOf(loops, {});
-      combo->setEditable(true);
-      return textField(combo, [combo] { return combo->currentText().toStdString(); });
-    }
-    if (name == "kind") {
-      QComboBox* combo = comboOf({"parallel", "vectorized", "unroll"}, {});
-      return textField(combo, [combo] { return combo->currentText().toStdString(); });
-    }
-    if (name == "fusion") {
-      QComboBox* combo = comboOf({"max", "smart", "min"}, {});
-      return textField(combo, [combo] { return combo->currentText().toStdString(); });
-    }
-    if (name == "algorithm") {
-      QComboBox* combo = comboOf({"isl", "feautrier"}, {});
-      return textField(combo, [combo] { return combo->currentText().toStdString(); });
-    }
-    if (spec.defaultValue.get<schedule::TraceList>() != nullptr) { // sizes, permutation, tile
-      auto* edit = new QLineEdit(m_formHost);
-      edit->setObjectName(QStringLiteral("poly_") + qs(name));
-      edit->setText(name == "sizes" ? QStringLiteral("32, 32") : name == "permutation" ? QStringLiteral("1, 0") : QString());
-      edit->setPlaceholderText(QStringLiteral("integers, comma-separated"));
-      f.widget = edit;
-      f.value = [edit, literal]() -> std::variant<RequestArg, QString> {
-        schedule::TraceList list;
-        for (const QString& part : edit->text().split(u',', Qt::SkipEmptyParts)) {
-          bool ok = false;
-          const qlonglong v = part.trimmed().toLongLong(&ok);
-          if (!ok) return QStringLiteral("'%1' is not an integer").arg(part.trimmed());
-          list.emplace_back(std::int64_t(v));
-        }
-        return literal(std::move(list));
-      };
-      return f;
-    }
+    return textField(new QLabel(qs(value), m_formHost), [value] { return value; });
   }
-  if (const bool* b = spec.defaultValue.get<bool>()) {
+  case ParamKind::LoopAboveName: {
+    QStringList loops;
+    for (int l : sel.loopsAbove) loops << qs(snap.nodes[l].name);
+    QComboBox* combo = comboOf(loops);
+    return textField(combo, [combo] { return combo->currentText().toStdString(); });
+  }
+  case ParamKind::LoopName: {
+    QStringList loops;
+    for (const NodeInfo& n : snap.nodes)
+      if (n.kind == NodeInfo::Kind::Loop) loops << qs(n.name);
+    QComboBox* combo = comboOf(loops);
+    combo->setEditable(true);
+    return textField(combo, [combo] { return combo->currentText().toStdString(); });
+  }
+  case ParamKind::Choice:
+  case ParamKind::EditableChoice: {
+    QComboBox* combo = comboOf(qsList(spec.choices));
+    if (spec.kind == ParamKind::EditableChoice) combo->setEditable(true);
+    if (!spec.formValue.empty()) combo->setCurrentText(qs(spec.formValue));
+    return textField(combo, [combo] { return combo->currentText().toStdString(); });
+  }
+  case ParamKind::IntList: {
+    auto* edit = new QLineEdit(m_formHost);
+    edit->setObjectName(QStringLiteral("poly_") + qs(name)); // the lists are the polyhedral family's
+    edit->setText(qs(spec.formValue));
+    edit->setPlaceholderText(QStringLiteral("integers, comma-separated"));
+    f.widget = edit;
+    f.value = [edit, literal]() -> std::variant<RequestArg, QString> {
+      schedule::TraceList list;
+      for (const QString& part : edit->text().split(u',', Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const qlonglong v = part.trimmed().toLongLong(&ok);
+        if (!ok) return QStringLiteral("'%1' is not an integer").arg(part.trimmed());
+        list.emplace_back(std::int64_t(v));
+      }
+      return literal(std::move(list));
+    };
+    return f;
+  }
+  case ParamKind::Bool: {
     auto* box = new QCheckBox(m_formHost);
     box->setObjectName(QStringLiteral("attr_") + qs(name));
-    box->setChecked(*b);
+    const bool* b = spec.defaultValue.get<bool>();
+    box->setChecked(b != nullptr && *b);
     f.widget = box;
     f.value = [box, literal] { return literal(box->isChecked()); };
     return f;
   }
-  if (name == "thread_axis") {
-    auto* combo = new QComboBox(m_formHost);
-    combo->setEditable(true);
-    combo->addItems({"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z",
-                     "vthread.x", "vthread.y", "vthread.z"});
-    f.widget = combo;
-    f.value = [combo, literal] { return literal(combo->currentText().toStdString()); };
-    return f;
-  }
-  if (name.ends_with("buffer_index")) {
+  case ParamKind::ReadBufferIndex:
+  case ParamKind::WriteBufferIndex: {
     // read_buffer_index indexes the block's reads; write_buffer_index and buffer_index
     // (set_scope, storage_align) its writes, as in TVM.
-    const bool reads = name == "read_buffer_index";
+    const bool reads = spec.kind == ParamKind::ReadBufferIndex;
     const std::vector<std::string>& buffers = reads ? sel.reads : sel.writes;
     auto* combo = new QComboBox(m_formHost);
     for (std::size_t k = 0; k < buffers.size(); ++k)
@@ -566,36 +491,31 @@ PrimitivePanel::Field PrimitivePanel::makeAttrField(const InstructionKind& kind,
     };
     return f;
   }
-  if (name == "storage_scope") {
-    auto* combo = new QComboBox(m_formHost);
-    combo->setEditable(true);
-    combo->addItems({"global", "shared", "shared.dyn", "local", "warp"});
-    combo->setCurrentText(kind.name == "set_scope" ? QStringLiteral("shared") : QStringLiteral("local"));
-    f.widget = combo;
-    f.value = [combo, literal] { return literal(combo->currentText().toStdString()); };
-    return f;
-  }
-  if (spec.defaultValue.get<std::int64_t>() != nullptr || name == "axis" || name == "factor" || name == "offset") {
+  case ParamKind::Int: {
     auto* spin = new QSpinBox(m_formHost);
     spin->setRange(-1, 1 << 24);
     const std::int64_t* d = spec.defaultValue.get<std::int64_t>();
-    spin->setValue(d ? static_cast<int>(*d) : (name == "factor" ? 32 : 0));
+    spin->setValue(d ? static_cast<int>(*d) : qs(spec.formValue).toInt());
     f.widget = spin;
     f.value = [spin, literal] { return literal(std::int64_t(spin->value())); };
     return f;
   }
-  if (const double* d = spec.defaultValue.get<double>()) {
+  case ParamKind::Float: {
     auto* spin = new QDoubleSpinBox(m_formHost);
     spin->setDecimals(6);
     spin->setRange(-1e9, 1e9);
-    spin->setValue(*d);
+    const double* d = spec.defaultValue.get<double>();
+    spin->setValue(d ? *d : 0.0);
     f.widget = spin;
     f.value = [spin, literal] { return literal(spin->value()); };
     return f;
   }
+  default: // Text, Literal
+    break;
+  }
   auto* edit = new QLineEdit(m_formHost);
   if (const std::string* s = spec.defaultValue.get<std::string>()) edit->setText(qs(*s));
-  const bool isString = name == "ann_key" || spec.defaultValue.get<std::string>() != nullptr;
+  const bool isString = spec.kind == ParamKind::Text;
   edit->setPlaceholderText(isString ? QStringLiteral("text") : QStringLiteral("None"));
   f.widget = edit;
   f.value = [edit, isString, literal]() -> std::variant<RequestArg, QString> {

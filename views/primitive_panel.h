@@ -1,11 +1,12 @@
 // PrimitivePanel: the schedule primitives that apply to the selected loop or block, and a
-// parameter form for the chosen one, built from its InstructionKind row (input names,
-// attributes and their defaults). Inputs get editors by meaning: the selection itself,
-// split factors with the inferred None factor shown live, the loops of fuse (how many of
-// the nested chain) and reorder (drag to order, uncheck to leave out), a target loop
-// picked from a list or by clicking it in the TensorIR view (compute_at,
-// decompose_reduction), buffer and scope choices (cache_read/cache_write/set_scope),
-// literals. Apply emits a PrimitiveRequest; the panel changes no state itself.
+// parameter form for the chosen one, built from its InstructionKind row alone (what it
+// applies to, its description, its input and attribute names, their ParamKinds, defaults
+// and help); the panel names no primitive. Parameters get editors by kind: the selection
+// itself, factors with the inferred None factor shown live, a chain of nested loops (how
+// many), the loops of a block (drag to order, uncheck to leave out), a target loop picked
+// from a list or by clicking it in the TensorIR view, buffer and scope choices, loop and
+// block names for the polyhedral family, literals. Apply emits a PrimitiveRequest; the
+// panel changes no state itself.
 #pragma once
 
 #include "views/primitive_request.h"
@@ -13,7 +14,6 @@
 #include <QWidget>
 
 #include <functional>
-#include <string_view>
 
 class QFormLayout;
 class QLabel;
@@ -71,8 +71,8 @@ private:
   void rebuildForm();
   Field makeInputField(const schedule::InstructionKind& kind, std::size_t i);
   Field makeAttrField(const schedule::InstructionKind& kind, std::size_t i);
-  /// Tooltip of attribute `attr` of `primitive` (poly_auto's isl options), empty if none.
-  static QString attrHint(std::string_view primitive, std::string_view attr);
+  /// Row of primitive `name` in the list; -1 when not listed.
+  int rowOf(const QString& name) const;
   const NodeInfo* selected() const;
 
   std::shared_ptr<const ProgramSnapshot> m_snapshot;

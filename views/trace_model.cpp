@@ -7,14 +7,10 @@
 
 namespace loopscape::views {
 
-bool isLookupKind(std::string_view name) {
-  return name.starts_with("get_") || name.starts_with("sample_");
-}
-
 std::vector<int> stepEnds(const schedule::Trace& trace) {
   std::vector<int> ends;
   for (std::size_t i = 0; i < trace.instructions.size(); ++i)
-    if (!isLookupKind(trace.instructions[i].kind->name)) ends.push_back(static_cast<int>(i) + 1);
+    if (trace.instructions[i].kind->isStep) ends.push_back(static_cast<int>(i) + 1);
   // Lookups after the last primitive form a last step of their own.
   const int size = static_cast<int>(trace.instructions.size());
   if (size > 0 && (ends.empty() || ends.back() != size)) ends.push_back(size);
@@ -25,8 +21,8 @@ std::shared_ptr<const TraceSnapshot> makeTraceSnapshot(const schedule::Trace& tr
   auto snap = std::make_shared<TraceSnapshot>();
   int step = 1;
   for (const schedule::Instruction& inst : trace.instructions) {
-    snap->rows.push_back({step, std::string(inst.kind->name), schedule::instructionToPython(inst)});
-    if (!isLookupKind(inst.kind->name)) ++step;
+    snap->rows.push_back({step, std::string(inst.kind->name), schedule::instructionToPython(inst), inst.kind->isStep});
+    if (inst.kind->isStep) ++step;
   }
   snap->stepCount = static_cast<int>(stepEnds(trace).size());
   return snap;
@@ -72,7 +68,7 @@ QVariant TraceModel::data(const QModelIndex& index, int role) const {
     QFont f(QStringLiteral("DejaVu Sans Mono"));
     f.setStyleHint(QFont::Monospace);
     f.setBold(index.row() == m_preview);
-    f.setItalic(isLookupKind(row.kind));
+    f.setItalic(!row.isStep);
     return f;
   }
   case Qt::TextAlignmentRole:

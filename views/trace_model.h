@@ -21,6 +21,8 @@ struct TraceRow {
   int step = 0; ///< 1-based step number
   std::string kind;
   std::string python;
+  /// False for a lookup or a sample (InstructionKind::isStep), which joins the next step.
+  bool isStep = true;
 };
 
 struct TraceSnapshot {
@@ -28,9 +30,6 @@ struct TraceSnapshot {
   int stepCount = 0;
 };
 
-/// Whether an instruction kind only looks things up (get_block, get_loops, ...) or samples;
-/// such instructions join the step of the next primitive.
-bool isLookupKind(std::string_view kindName);
 /// The rows of `trace`, grouped into steps.
 std::shared_ptr<const TraceSnapshot> makeTraceSnapshot(const schedule::Trace& trace);
 /// Instruction counts at the end of each step of `trace` (ascending; the last one is the

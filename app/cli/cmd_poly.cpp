@@ -102,16 +102,18 @@ int runPoly(const PolyOptions& opt) {
     sch.emplace(poly::makeSchedule(program->func));
   }
   if (opt.autoSchedule) {
-    schedule::TraceList tile;
+    poly::PolyAutoOptions options;
+    options.fusion = opt.fusion;
+    options.simplifyDependences = !opt.exactDeps;
     if (!opt.tile.empty()) {
       auto sizes = parseSizes(opt.tile);
       if (!sizes) {
         std::fprintf(stderr, "error: --tile expects positive sizes separated by commas, e.g. 32,32\n");
         return kExitBadInput;
       }
-      for (auto v : *sizes) tile.push_back(v);
+      for (auto v : *sizes) options.tile.push_back(v);
     }
-    auto r = sch->apply("poly_auto", {}, {opt.fusion, false, true, "isl", tile, !opt.exactDeps});
+    auto r = poly::polyAuto(*sch, options);
     if (!r) {
       printDiagnostic(r.error());
       return r.error().code.starts_with("schedule.poly_auto.illegal") ? kExitIllegalSchedule : kExitBadInput;

@@ -227,49 +227,14 @@ void MainWindow::createMenus() {
   m_scheduleMenu->addAction(action(QStringLiteral("scheduleApply")));
   m_scheduleMenu->addAction(action(QStringLiteral("scheduleBackToCurrent")));
   m_scheduleMenu->addSeparator();
-  // One entry per primitive: chooses it in the panel for the current selection.
-  // Ctrl+Alt+letter for the everyday ones, Ctrl+Alt+Shift+letter for their variants,
-  // Ctrl+Alt+digit for the rest of the polyhedral family.
-  static const std::pair<const char*, const char*> kShortcuts[] = {
-      {"split", "Ctrl+Alt+S"},
-      {"fuse", "Ctrl+Alt+F"},
-      {"reorder", "Ctrl+Alt+R"},
-      {"parallel", "Ctrl+Alt+P"},
-      {"vectorize", "Ctrl+Alt+V"},
-      {"unroll", "Ctrl+Alt+U"},
-      {"compute_at", "Ctrl+Alt+A"},
-      {"reverse_compute_at", "Ctrl+Alt+Shift+A"},
-      {"compute_inline", "Ctrl+Alt+I"},
-      {"reverse_compute_inline", "Ctrl+Alt+Shift+I"},
-      {"cache_read", "Ctrl+Alt+C"},
-      {"cache_write", "Ctrl+Alt+W"},
-      {"set_scope", "Ctrl+Alt+Shift+C"},
-      {"storage_align", "Ctrl+Alt+G"},
-      {"decompose_reduction", "Ctrl+Alt+D"},
-      {"rfactor", "Ctrl+Alt+Shift+F"},
-      {"bind", "Ctrl+Alt+B"},
-      {"annotate", "Ctrl+Alt+N"},
-      {"unannotate", "Ctrl+Alt+Shift+N"},
-      {"add_unit_loop", "Ctrl+Alt+Shift+U"},
-      {"loop_partition", "Ctrl+Alt+Shift+P"},
-      {"blockize", "Ctrl+Alt+K"},
-      {"transform_layout", "Ctrl+Alt+Shift+L"},
-      {"poly_tile", "Ctrl+Alt+T"},
-      {"poly_auto", "Ctrl+Alt+Y"},
-      {"poly_interchange", "Ctrl+Alt+1"},
-      {"poly_skew", "Ctrl+Alt+2"},
-      {"poly_shift", "Ctrl+Alt+3"},
-      {"poly_fuse", "Ctrl+Alt+4"},
-      {"poly_distribute", "Ctrl+Alt+5"},
-      {"poly_mark", "Ctrl+Alt+6"},
-      {"poly_compute_at_tile", "Ctrl+Alt+7"},
-  };
+  // One entry per primitive: chooses it in the panel for the current selection. Its text
+  // and shortcut come from the instruction table (Ctrl+Alt+letter for the everyday ones,
+  // Ctrl+Alt+Shift+letter for their variants, Ctrl+Alt+digit for the rest of the
+  // polyhedral family).
+  auto qs = [](std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); };
   for (const schedule::InstructionKind* kind : views::PrimitivePanel::catalogue()) {
-    const QString name = QString::fromUtf8(kind->name.data(), static_cast<qsizetype>(kind->name.size()));
-    QKeySequence shortcut;
-    for (const auto& [k, s] : kShortcuts)
-      if (kind->name == k) shortcut = QKeySequence(QString::fromLatin1(s));
-    QAction* a = makeAction(QStringLiteral("primitive_") + name, name, shortcut);
+    const QString name = qs(kind->name);
+    QAction* a = makeAction(QStringLiteral("primitive_") + name, qs(kind->label()), QKeySequence(qs(kind->shortcut)));
     m_scheduleMenu->addAction(a);
     connect(a, &QAction::triggered, this, [this, name] {
       if (!m_panel->choosePrimitive(name)) {

@@ -2,6 +2,7 @@
 
 #include "core/schedule/instruction.h"
 #include "core/schedule/ir_tree.h"
+#include "core/schedule/primitives.h"
 #include "core/schedule/schedule_error.h"
 
 namespace loopscape::gui {
@@ -39,9 +40,9 @@ Expected<RV> rvForNode(schedule::Schedule& sch, const ir::StmtNode* node) {
                                                               "select it again"));
   if (tn->isBlock()) {
     if (auto rv = existingRv(sch, node, RVKind::Block)) return *rv;
-    auto out = sch.apply("get_block", {}, {TraceValue(tn->block()->name), TraceValue(sch.func().name)});
+    auto out = schedule::getBlock(sch, tn->block()->name, sch.func().name);
     if (!out) return Unexpected(out.error());
-    return out->front();
+    return RV(*out);
   }
   if (auto rv = existingRv(sch, node, RVKind::Loop)) return *rv;
   const schedule::TreeNode* block = firstBlockBelow(*tn);
@@ -50,10 +51,10 @@ Expected<RV> rvForNode(schedule::Schedule& sch, const ir::StmtNode* node) {
   const std::vector<const schedule::TreeNode*> loops = sch.tree().loopsAbove(*block);
   auto blockRv = rvForNode(sch, block->node);
   if (!blockRv) return Unexpected(blockRv.error());
-  auto out = sch.apply("get_loops", {TraceValue(*blockRv)}, {});
+  auto out = schedule::getLoops(sch, schedule::BlockRV(*blockRv));
   if (!out) return Unexpected(out.error());
   for (std::size_t i = 0; i < loops.size() && i < out->size(); ++i)
-    if (loops[i]->node == node) return (*out)[i];
+    if (loops[i]->node == node) return RV((*out)[i]);
   return Unexpected(Diagnostic::error("gui.no-loop", "the loop is not among the loops of its block"));
 }
 

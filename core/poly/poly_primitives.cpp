@@ -241,43 +241,159 @@ Expected<std::vector<RV>> applyComputeAtTile(Schedule& sch, const std::vector<Tr
 void registerPolyInstructionKinds() {
   static std::once_flag once;
   std::call_once(once, [] {
+    using schedule::AppliesTo;
     using schedule::InstructionKind;
+    using schedule::ParamKind;
     static const InstructionKind kinds[] = {
         {.name = "poly_auto",
          .jsonName = "PolyAuto",
-         .attrs = {{"fusion", "max"},
-                   {"outer_coincidence", false},
-                   {"maximize_band_depth", true},
-                   {"algorithm", "isl"},
-                   {"tile", TraceList{}},
-                   {"simplify_deps", true}},
-         .apply = applyAuto},
-        {.name = "poly_tile", .jsonName = "PolyTile", .attrs = {{"band", ""}, {"sizes", TraceList{}}}, .apply = applyTile},
+         .attrs = {{.name = "fusion",
+                    .defaultValue = "max",
+                    .kind = ParamKind::Choice,
+                    .help = "max: fuse whole connected components (AKG); smart: fuse where no parallelism is lost "
+                            "(PPCG); min: no fusion across strongly connected components",
+                    .choices = {"max", "smart", "min"}},
+                   {.name = "outer_coincidence", .defaultValue = false, .help = "isl's schedule_outer_coincidence"},
+                   {.name = "maximize_band_depth", .defaultValue = true, .help = "isl's schedule_maximize_band_depth"},
+                   {.name = "algorithm",
+                    .defaultValue = "isl",
+                    .kind = ParamKind::Choice,
+                    .help = "isl (Pluto-like) or feautrier",
+                    .choices = {"isl", "feautrier"}},
+                   {.name = "tile",
+                    .defaultValue = TraceList{},
+                    .help = "tile sizes for the outermost bands of the result (PPCG's --tile); empty: none"},
+                   {.name = "simplify_deps",
+                    .defaultValue = true,
+                    .help = "schedule on the dependences simplified against the domains, as Polly does (much faster "
+                            "for fusion max); unchecked: the exact dependences, as PPCG"}},
+         .apply = applyAuto,
+         .appliesTo = AppliesTo::BlockOrLoop,
+         .description = "run the isl scheduler on the whole program",
+         .shortcut = "Ctrl+Alt+Y"},
+        {.name = "poly_tile",
+         .jsonName = "PolyTile",
+         .attrs = {{"band", "", ParamKind::SelectionName},
+                   {.name = "sizes", .defaultValue = TraceList{}, .formValue = "32, 32"}},
+         .apply = applyTile,
+         .appliesTo = AppliesTo::Loop,
+         .description = "tile the band starting at this loop (isl schedule tree)",
+         .shortcut = "Ctrl+Alt+T"},
         {.name = "poly_interchange",
          .jsonName = "PolyInterchange",
-         .attrs = {{"band", ""}, {"permutation", TraceList{}}},
-         .apply = applyInterchange},
+         .attrs = {{"band", "", ParamKind::SelectionName},
+                   {.name = "permutation", .defaultValue = TraceList{}, .formValue = "1, 0"}},
+         .apply = applyInterchange,
+         .appliesTo = AppliesTo::Loop,
+         .description = "permute the members of the band",
+         .shortcut = "Ctrl+Alt+1"},
         {.name = "poly_skew",
          .jsonName = "PolySkew",
-         .attrs = {{"band", ""}, {"member", 1}, {"by_member", 0}, {"factor", 1}},
-         .apply = applySkew},
+         .attrs = {{"band", "", ParamKind::SelectionName}, {"member", 1}, {"by_member", 0}, {"factor", 1}},
+         .apply = applySkew,
+         .appliesTo = AppliesTo::Loop,
+         .description = "skew a band member by another",
+         .shortcut = "Ctrl+Alt+2"},
         {.name = "poly_shift",
          .jsonName = "PolyShift",
-         .attrs = {{"statement", ""}, {"member", ""}, {"offset", 0}},
-         .apply = applyShift},
-        {.name = "poly_fuse", .jsonName = "PolyFuse", .inputNames = {"loops"}, .variadic = true, .apply = applyFuse},
-        {.name = "poly_distribute", .jsonName = "PolyDistribute", .attrs = {{"band", ""}}, .apply = applyDistribute},
+         .attrs = {{"statement", "", ParamKind::SelectionName},
+                   {"member", "", ParamKind::LoopAboveName},
+                   {"offset", 0}},
+         .apply = applyShift,
+         .appliesTo = AppliesTo::Block,
+         .description = "shift one statement along a loop",
+         .shortcut = "Ctrl+Alt+3"},
+        {.name = "poly_fuse",
+         .jsonName = "PolyFuse",
+         .inputNames = {"loops"},
+         .variadic = true,
+         .apply = applyFuse,
+         .appliesTo = AppliesTo::Loop,
+         .inputSpecs = {{ParamKind::SiblingLoopNames}},
+         .description = "fuse this loop with a sibling loop",
+         .shortcut = "Ctrl+Alt+4"},
+        {.name = "poly_distribute",
+         .jsonName = "PolyDistribute",
+         .attrs = {{"band", "", ParamKind::SelectionName}},
+         .apply = applyDistribute,
+         .appliesTo = AppliesTo::Loop,
+         .description = "distribute the statements of the band",
+         .shortcut = "Ctrl+Alt+5"},
         {.name = "poly_mark",
          .jsonName = "PolyMark",
-         .attrs = {{"band", ""}, {"member", 0}, {"kind", "parallel"}},
-         .apply = applyMark},
+         .attrs = {{"band", "", ParamKind::SelectionName},
+                   {"member", 0},
+                   {.name = "kind",
+                    .defaultValue = "parallel",
+                    .kind = ParamKind::Choice,
+                    .choices = {"parallel", "vectorized", "unroll"}}},
+         .apply = applyMark,
+         .appliesTo = AppliesTo::Loop,
+         .description = "mark a band member parallel, vectorized or unrolled",
+         .shortcut = "Ctrl+Alt+6"},
         {.name = "poly_compute_at_tile",
          .jsonName = "PolyComputeAtTile",
-         .attrs = {{"block", ""}, {"loop", ""}},
-         .apply = applyComputeAtTile},
+         .attrs = {{"block", "", ParamKind::SelectionName}, {"loop", "", ParamKind::LoopName}},
+         .apply = applyComputeAtTile,
+         .appliesTo = AppliesTo::Block,
+         .description = "compute the block inside a tile loop",
+         .shortcut = "Ctrl+Alt+7"},
     };
     schedule::registerInstructionKinds(kinds);
   });
+}
+
+namespace {
+Expected<void> applyPoly(Schedule& sch, std::string_view name, std::vector<TraceValue> inputs,
+                         std::vector<TraceValue> attrs) {
+  registerPolyInstructionKinds();
+  auto out = sch.apply(name, std::move(inputs), std::move(attrs));
+  if (!out) return Unexpected(out.error());
+  return {};
+}
+
+TraceList intList(const std::vector<std::int64_t>& values) { return TraceList(values.begin(), values.end()); }
+
+TraceValue text(std::string_view s) { return std::string(s); }
+} // namespace
+
+Expected<void> polyAuto(Schedule& sch, const PolyAutoOptions& o) {
+  return applyPoly(
+      sch, "poly_auto", {},
+      {o.fusion, o.outerCoincidence, o.maximizeBandDepth, o.algorithm, intList(o.tile), o.simplifyDependences});
+}
+
+Expected<void> polyTile(Schedule& sch, std::string_view band, const std::vector<std::int64_t>& sizes) {
+  return applyPoly(sch, "poly_tile", {}, {text(band), intList(sizes)});
+}
+
+Expected<void> polyInterchange(Schedule& sch, std::string_view band, const std::vector<std::int64_t>& permutation) {
+  return applyPoly(sch, "poly_interchange", {}, {text(band), intList(permutation)});
+}
+
+Expected<void> polySkew(Schedule& sch, std::string_view band, std::int64_t member, std::int64_t byMember,
+                        std::int64_t factor) {
+  return applyPoly(sch, "poly_skew", {}, {text(band), member, byMember, factor});
+}
+
+Expected<void> polyShift(Schedule& sch, std::string_view statement, std::string_view member, std::int64_t offset) {
+  return applyPoly(sch, "poly_shift", {}, {text(statement), text(member), offset});
+}
+
+Expected<void> polyFuse(Schedule& sch, const std::vector<std::string>& loops) {
+  return applyPoly(sch, "poly_fuse", std::vector<TraceValue>(loops.begin(), loops.end()), {});
+}
+
+Expected<void> polyDistribute(Schedule& sch, std::string_view band) {
+  return applyPoly(sch, "poly_distribute", {}, {text(band)});
+}
+
+Expected<void> polyMark(Schedule& sch, std::string_view band, std::int64_t member, std::string_view kind) {
+  return applyPoly(sch, "poly_mark", {}, {text(band), member, text(kind)});
+}
+
+Expected<void> polyComputeAtTile(Schedule& sch, std::string_view block, std::string_view loop) {
+  return applyPoly(sch, "poly_compute_at_tile", {}, {text(block), text(loop)});
 }
 
 } // namespace loopscape::poly

@@ -68,7 +68,12 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
+
+namespace loopscape::schedule {
+class Schedule;
+}
 
 namespace loopscape::poly {
 
@@ -99,5 +104,26 @@ Expected<ir::PrimFunc> regenerateIdentity(const ir::PrimFunc& func);
 
 /// Registers the poly instruction kinds in the schedule registry (idempotent).
 void registerPolyInstructionKinds();
+
+// Typed entry points of the poly primitives (they register the kinds first). Each applies
+// its instruction through Schedule::apply, so the trace records `sch.poly_tile(band="i",
+// sizes=[32, 32])` exactly as applying it by name does, and a refused step changes nothing.
+
+/// poly_auto with `options` (maxOperations is not an attribute of the instruction: the
+/// step runs under the default bound).
+Expected<void> polyAuto(schedule::Schedule& sch, const PolyAutoOptions& options);
+Expected<void> polyTile(schedule::Schedule& sch, std::string_view band, const std::vector<std::int64_t>& sizes);
+Expected<void> polyInterchange(schedule::Schedule& sch, std::string_view band,
+                               const std::vector<std::int64_t>& permutation);
+Expected<void> polySkew(schedule::Schedule& sch, std::string_view band, std::int64_t member, std::int64_t byMember,
+                        std::int64_t factor);
+Expected<void> polyShift(schedule::Schedule& sch, std::string_view statement, std::string_view member,
+                         std::int64_t offset);
+/// Fuses sibling loops, named in program order.
+Expected<void> polyFuse(schedule::Schedule& sch, const std::vector<std::string>& loops);
+Expected<void> polyDistribute(schedule::Schedule& sch, std::string_view band);
+/// `kind`: "parallel", "vectorized" or "unroll".
+Expected<void> polyMark(schedule::Schedule& sch, std::string_view band, std::int64_t member, std::string_view kind);
+Expected<void> polyComputeAtTile(schedule::Schedule& sch, std::string_view block, std::string_view loop);
 
 } // namespace loopscape::poly

@@ -24,12 +24,26 @@ Registry& registry() {
   return r;
 }
 
+/// The editor an attribute gets when its row leaves it to the default value.
+ParamKind kindOfDefault(const TraceValue& v) {
+  if (v.get<bool>()) return ParamKind::Bool;
+  if (v.get<std::int64_t>()) return ParamKind::Int;
+  if (v.get<double>()) return ParamKind::Float;
+  if (v.get<std::string>()) return ParamKind::Text;
+  if (v.get<TraceList>()) return ParamKind::IntList;
+  return ParamKind::Literal;
+}
+
 void addLocked(Registry& r, std::span<const InstructionKind> kinds) {
   for (const auto& k : kinds) {
     for (const auto& existing : r.kinds)
       LS_ASSERT(existing.name != k.name && existing.jsonName != k.jsonName, "instruction kind {} registered twice",
                 k.name);
-    r.kinds.push_back(k);
+    LS_ASSERT(k.inputSpecs.size() == k.inputNames.size(), "instruction kind {} has {} inputs but {} input specs",
+              k.name, k.inputNames.size(), k.inputSpecs.size());
+    InstructionKind& added = r.kinds.emplace_back(k);
+    for (AttrSpec& a : added.attrs)
+      if (a.kind == ParamKind::Auto) a.kind = kindOfDefault(a.defaultValue);
   }
 }
 

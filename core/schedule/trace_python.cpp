@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cmath>
 
 namespace loopscape::schedule {
@@ -33,32 +32,20 @@ std::string floatRepr(double v) {
 
 std::vector<PythonArgument> pythonSignature(const InstructionKind& kind) {
   std::vector<PythonArgument> args;
-  for (std::size_t i = 0; i < kind.inputNames.size(); ++i) args.push_back({kind.inputNames[i], true, i, std::nullopt});
-  for (std::size_t i = 0; i < kind.attrs.size(); ++i) args.push_back({kind.attrs[i].name, false, i, std::nullopt});
-  // TVM signatures that interleave inputs and attributes; optional inputs default None.
-  struct Override {
-    std::string_view kind;
-    std::vector<std::string_view> order;
-    std::vector<std::string_view> optionalInputs;
-  };
-  static const Override overrides[] = {
-      {"annotate", {"block_or_loop", "ann_key", "ann_val"}, {}},
-      {"cache_read", {"block", "read_buffer_index", "storage_scope", "consumer_blocks"}, {"consumer_blocks"}},
-      {"cache_write", {"block", "write_buffer_index", "storage_scope", "consumer_blocks"}, {"consumer_blocks"}},
-  };
-  for (const auto& o : overrides) {
-    if (o.kind != kind.name || o.order.size() != args.size()) continue;
-    std::vector<PythonArgument> ordered;
-    for (auto name : o.order)
-      for (const auto& a : args)
-        if (a.name == name) ordered.push_back(a);
-    if (ordered.size() != args.size()) break; // the registry changed: keep its order
-    for (auto& a : ordered)
-      if (a.isInput && std::find(o.optionalInputs.begin(), o.optionalInputs.end(), a.name) != o.optionalInputs.end())
-        a.inputDefault = TraceValue();
-    return ordered;
+  for (std::size_t i = 0; i < kind.inputNames.size(); ++i) {
+    std::optional<TraceValue> inputDefault;
+    if (i < kind.inputSpecs.size() && kind.inputSpecs[i].optional) inputDefault = TraceValue();
+    args.push_back({kind.inputNames[i], true, i, std::move(inputDefault)});
   }
-  return args;
+  for (std::size_t i = 0; i < kind.attrs.size(); ++i) args.push_back({kind.attrs[i].name, false, i, std::nullopt});
+  // TVM signatures that interleave inputs and attributes.
+  if (kind.pythonOrder.empty()) return args;
+  std::vector<PythonArgument> ordered;
+  for (auto name : kind.pythonOrder)
+    for (const auto& a : args)
+      if (a.name == name) ordered.push_back(a);
+  LS_ASSERT(ordered.size() == args.size(), "the Python order of {} does not name each argument once", kind.name);
+  return ordered;
 }
 
 std::string rvName(const RV& rv) { return fmt::format("{}{}", rvPrefix(rv.kind), rv.id); }
@@ -91,13 +78,13 @@ std::string pythonValue(const TraceValue& value) {
 }
 
 namespace {
-/// An argument as TVM's Python signature wants it: transform_layout's `buffer` is a
-/// ("read" | "write", index) tuple in TVM (a list is refused there), everything else
-/// prints as pythonValue does.
-std::string pythonArgument(const InstructionKind& kind, std::string_view name, const TraceValue& value) {
+/// An argument as TVM's Python signature wants it: a BufferAccess input (transform_layout's
+/// `buffer`) is a ("read" | "write", index) tuple in TVM (a list is refused there),
+/// everything else prints as pythonValue does.
+std::string pythonArgument(const InstructionKind& kind, const PythonArgument& arg, const TraceValue& value) {
   const auto* list = value.get<TraceList>();
-  if (kind.name == "transform_layout" && name == "buffer" && list && list->size() == 2 &&
-      (*list)[0].get<std::string>() && (*list)[1].get<std::int64_t>())
+  if (arg.isInput && arg.index < kind.inputSpecs.size() && kind.inputSpecs[arg.index].kind == ParamKind::BufferAccess &&
+      list && list->size() == 2 && (*list)[0].get<std::string>() && (*list)[1].get<std::int64_t>())
     return fmt::format("({}, {})", pythonValue((*list)[0]), pythonValue((*list)[1]));
   return pythonValue(value);
 }
@@ -114,7 +101,7 @@ std::string instructionToPython(const Instruction& inst) {
     for (const auto& a : pythonSignature(kind)) {
       const auto& values = a.isInput ? inst.inputs : inst.attrs;
       if (a.index < values.size())
-        args.push_back(fmt::format("{}={}", a.name, pythonArgument(kind, a.name, values[a.index])));
+        args.push_back(fmt::format("{}={}", a.name, pythonArgument(kind, a, values[a.index])));
     }
   }
   if (kind.isSampling && inst.decision) args.push_back(fmt::format("decision={}", pythonValue(*inst.decision)));

@@ -35,10 +35,10 @@ struct PythonArgument {
 };
 
 /// The arguments of a non-variadic kind in the order of TVM's Python signature. This is
-/// the kind's inputs followed by its attributes, except where TVM interleaves them:
-/// annotate(block_or_loop, ann_key, ann_val), cache_read/cache_write(block,
-/// *_buffer_index, storage_scope, consumer_blocks=None). Printing and positional
-/// arguments of scripts both follow this order.
+/// the kind's inputs followed by its attributes, or its `pythonOrder` where TVM
+/// interleaves them (annotate(block_or_loop, ann_key, ann_val)); an optional input
+/// (InputSpec::optional, cache_read's consumer_blocks) defaults to None. Printing and
+/// positional arguments of scripts both follow this order.
 std::vector<PythonArgument> pythonSignature(const InstructionKind& kind);
 
 /// `b0`, `l1`, `v2`.

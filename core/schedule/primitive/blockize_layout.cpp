@@ -13,13 +13,21 @@ std::span<const InstructionKind> blockizeLayoutKinds() {
        .inputNames = {"target"},
        .attrs = {{"preserve_unit_iters", true}},
        .outputs = {RVKind::Block},
-       .apply = detail::applyBlockize},
+       .apply = detail::applyBlockize,
+       .appliesTo = AppliesTo::BlockOrLoop,
+       .inputSpecs = {{}},
+       .description = "make a block of the subtree",
+       .shortcut = "Ctrl+Alt+K"},
       {.name = "transform_layout",
        .jsonName = "TransformLayout",
        .inputNames = {"block", "buffer", "index_map"},
        .attrs = {{"pad_value", nullptr}, {"assume_injective_transform", false}},
        .outputs = {},
-       .apply = detail::applyTransformLayout},
+       .apply = detail::applyTransformLayout,
+       .appliesTo = AppliesTo::Block,
+       .inputSpecs = {{}, {ParamKind::BufferAccess}, {ParamKind::IndexMap}},
+       .description = "re-index a buffer",
+       .shortcut = "Ctrl+Alt+Shift+L"},
   };
   return kinds;
 }

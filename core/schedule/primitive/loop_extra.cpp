@@ -53,6 +53,7 @@
 #include "core/schedule/primitive/families.h"
 #include "core/schedule/primitive/region.h"
 #include "core/schedule/primitive/util.h"
+#include "core/schedule/primitives.h"
 #include "core/schedule/schedule_error.h"
 
 #include "core/ir/mutator.h"
@@ -379,20 +380,18 @@ Expected<std::vector<RV>> tile(Schedule& sch, const std::vector<RV>& loops, cons
                                     fmt::format("tile expects one tile size per loop, got {} loops and {} sizes",
                                                 loops.size(), tileSizes.size())));
   Schedule work = sch; // all or nothing
-  std::vector<RV> outer, inner;
+  std::vector<LoopRV> outer, inner;
   for (std::size_t k = 0; k < loops.size(); ++k) {
-    auto parts = work.apply("split", {loops[k], TraceList{nullptr, tileSizes[k]}});
+    auto parts = split(work, LoopRV(loops[k]), {std::nullopt, tileSizes[k]});
     if (!parts) return Unexpected(parts.error());
     outer.push_back((*parts)[0]);
     inner.push_back((*parts)[1]);
   }
-  std::vector<TraceValue> order;
-  for (const auto& rv : outer) order.push_back(rv);
-  for (const auto& rv : inner) order.push_back(rv);
-  if (auto ok = work.apply("reorder", order); !ok) return Unexpected(ok.error());
+  std::vector<LoopRV> order = outer;
+  order.insert(order.end(), inner.begin(), inner.end());
+  if (auto ok = reorder(work, order); !ok) return Unexpected(ok.error());
   sch = work;
-  outer.insert(outer.end(), inner.begin(), inner.end());
-  return outer;
+  return std::vector<RV>(order.begin(), order.end());
 }
 
 std::span<const InstructionKind> loopExtraKinds() {
@@ -401,14 +400,22 @@ std::span<const InstructionKind> loopExtraKinds() {
        .jsonName = "AddUnitLoop",
        .inputNames = {"block_or_loop"},
        .outputs = {RVKind::Loop},
-       .apply = applyAddUnitLoop},
+       .apply = applyAddUnitLoop,
+       .appliesTo = AppliesTo::BlockOrLoop,
+       .inputSpecs = {{}},
+       .description = "add a loop of extent 1",
+       .shortcut = "Ctrl+Alt+Shift+U"},
       {.name = "loop_partition",
        .jsonName = "LoopPartition",
        .inputNames = {"loop", "factors"},
        .attrs = {{"preserve_unit_iters", true}},
        .outputs = {RVKind::Loop},
        .outputsVariadic = true,
-       .apply = applyLoopPartition},
+       .apply = applyLoopPartition,
+       .appliesTo = AppliesTo::Loop,
+       .inputSpecs = {{}, {ParamKind::Factors}},
+       .description = "partition the loop into ranges",
+       .shortcut = "Ctrl+Alt+Shift+P"},
   };
   return kinds;
 }
