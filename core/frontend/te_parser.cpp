@@ -17,13 +17,15 @@ using syntax::NodeKind;
 /// Statements other than assignments, expressions, imports and `pass` are refused by
 /// their first keyword, before the parser reads them.
 std::optional<Diagnostic> checkStatement(const syntax::Token& first, const syntax::Token&) {
-  static constexpr std::array<std::string_view, 8> kAllowed = {"import", "from", "pass", "lambda", "not", "None", "True", "False"};
+  static constexpr std::array<std::string_view, 8> kAllowed = {"import", "from", "pass", "lambda",
+                                                               "not",    "None", "True", "False"};
   if (first.kind != syntax::TokenKind::Name || !syntax::isKeyword(first.text) ||
       std::find(kAllowed.begin(), kAllowed.end(), first.text) != kAllowed.end())
     return std::nullopt;
   return Diagnostic::error(
       "te.unsupported",
-      fmt::format("'{}' statements are not supported: a .te program is a list of assignments (one per line)", first.text),
+      fmt::format("'{}' statements are not supported: a .te program is a list of assignments (one per line)",
+                  first.text),
       first.loc);
 }
 
@@ -32,7 +34,8 @@ const syntax::Dialect& teDialect() {
     syntax::Dialect d;
     d.codePrefix = "te";
     d.wording = syntax::TokenWording::Detailed;
-    d.flatIndentationMessage = "unexpected indentation: statements must start in column 1 (the language has no indented blocks)";
+    d.flatIndentationMessage =
+        "unexpected indentation: statements must start in column 1 (the language has no indented blocks)";
     d.matchBrackets = true;
     d.rejectedChars = "@";
     d.intRange = "int64";
@@ -60,9 +63,8 @@ Expected<void> checkExpression(const Node& n) {
     for (std::size_t i = 0; i < n.ops.size(); ++i) {
       const std::string& op = n.ops[i];
       if (op == "in" || op == "not in" || op == "is" || op == "is not")
-        return Unexpected(Diagnostic::error("te.unsupported",
-                                            fmt::format("operator '{}' is not supported", op == "is not" ? "is" : op),
-                                            n.opLocs[i]));
+        return Unexpected(Diagnostic::error(
+            "te.unsupported", fmt::format("operator '{}' is not supported", op == "is not" ? "is" : op), n.opLocs[i]));
       if (auto r = checkExpression(*n.kids[i + 1]); !r) return r;
     }
     return {};

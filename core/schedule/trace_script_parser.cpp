@@ -27,13 +27,14 @@ Diagnostic syntaxError(const SourceLocation& loc, std::string message, std::opti
 }
 
 Diagnostic unsupportedStatement(std::string_view word, const SourceLocation& loc) {
-  return syntaxError(loc, fmt::format("'{}' is not supported in trace scripts (only assignments and schedule calls)", word));
+  return syntaxError(loc,
+                     fmt::format("'{}' is not supported in trace scripts (only assignments and schedule calls)", word));
 }
 
 /// Statements that are not assignments or calls are refused by their first keyword.
 std::optional<Diagnostic> checkStatement(const syntax::Token& first, const syntax::Token& second) {
-  static constexpr std::array<std::string_view, 11> kUnsupported = {"for", "if",  "while",  "with",   "class", "return",
-                                                                    "del", "global", "try", "assert", "print"};
+  static constexpr std::array<std::string_view, 11> kUnsupported = {
+      "for", "if", "while", "with", "class", "return", "del", "global", "try", "assert", "print"};
   if (first.kind != syntax::TokenKind::Name ||
       std::find(kUnsupported.begin(), kUnsupported.end(), first.text) == kUnsupported.end())
     return std::nullopt;

@@ -18,10 +18,10 @@
 namespace loopscape::syntax {
 
 enum class NodeKind : std::uint8_t {
-  Int,       ///< ival (text: the spelling)
-  Float,     ///< fval (text: the spelling)
-  Str,       ///< text (adjacent literals concatenated)
-  Name,      ///< text
+  Int,   ///< ival (text: the spelling)
+  Float, ///< fval (text: the spelling)
+  Str,   ///< text (adjacent literals concatenated)
+  Name,  ///< text
   None,
   True,
   False,
@@ -71,9 +71,9 @@ struct Node {
 };
 
 enum class StmtKind : std::uint8_t {
-  Assign,      ///< targets = value (chained `a = b = v` has several targets)
-  AugAssign,   ///< targets[0] op= value
-  Expr,        ///< value evaluated and dropped
+  Assign,    ///< targets = value (chained `a = b = v` has several targets)
+  AugAssign, ///< targets[0] op= value
+  Expr,      ///< value evaluated and dropped
   Pass,
   Return,      ///< value (null for a bare return)
   Import,      ///< binds each alias to a module path
@@ -106,21 +106,21 @@ struct WithItem {
 
 struct Stmt {
   StmtKind kind = StmtKind::Expr;
-  SourceLocation loc;                 ///< the first token of the statement ('def' after decorators)
+  SourceLocation loc; ///< the first token of the statement ('def' after decorators)
   std::vector<NodePtr> targets;
   NodePtr value;
   std::string op;                     ///< AugAssign: "+", "-", ...
   std::vector<SourceLocation> opLocs; ///< Assign: each '='; AugAssign: the operator
   std::vector<ImportBinding> imports;
-  std::string name;                   ///< FunctionDef, ClassDef
+  std::string name; ///< FunctionDef, ClassDef
   SourceLocation nameLoc;
-  std::vector<NodePtr> decorators;    ///< FunctionDef, ClassDef: the expressions after '@'
-  std::vector<Param> params;          ///< FunctionDef
-  NodePtr returns;                    ///< FunctionDef: the annotation after '->', if any
-  std::vector<NodePtr> bases;         ///< ClassDef
-  std::vector<WithItem> items;        ///< With
+  std::vector<NodePtr> decorators; ///< FunctionDef, ClassDef: the expressions after '@'
+  std::vector<Param> params;       ///< FunctionDef
+  NodePtr returns;                 ///< FunctionDef: the annotation after '->', if any
+  std::vector<NodePtr> bases;      ///< ClassDef
+  std::vector<WithItem> items;     ///< With
   std::vector<Stmt> body;
-  std::vector<Stmt> orelse;           ///< If
+  std::vector<Stmt> orelse; ///< If
 };
 
 struct Module {

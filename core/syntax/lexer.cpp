@@ -48,18 +48,21 @@ public:
         continue;
       }
       if (c == '#') {
-        while (m_pos < m_src.size() && m_src[m_pos] != '\n') advance();
+        while (m_pos < m_src.size() && m_src[m_pos] != '\n')
+          advance();
         continue;
       }
       if (c == '\\') {
         std::size_t p = m_pos + 1;
         if (p < m_src.size() && m_src[p] == '\r') ++p;
         if (p < m_src.size() && m_src[p] == '\n') {
-          while (m_pos <= p) advance();
+          while (m_pos <= p)
+            advance();
           lineStart = false;
           continue;
         }
-        return fail("unexpected-char", "unexpected character '\\' (a line continuation must end the line)", m_line, m_col, 1);
+        return fail("unexpected-char", "unexpected character '\\' (a line continuation must end the line)", m_line,
+                    m_col, 1);
       }
       lineStart = false;
       m_lineHasTokens = true;
@@ -82,7 +85,8 @@ public:
       return fail("unbalanced", fmt::format("'{}' was never closed", open.text), open.loc.line, open.loc.column, 1);
     }
     if (m_lineHasTokens) push(TokenKind::Newline, "", m_line, m_col, 1);
-    for (std::size_t i = 1; i < m_indents.size(); ++i) push(TokenKind::Dedent, "", m_line, m_col, 1);
+    for (std::size_t i = 1; i < m_indents.size(); ++i)
+      push(TokenKind::Dedent, "", m_line, m_col, 1);
     push(TokenKind::End, "", m_line, m_col, 1);
     return std::move(m_tokens);
   }
@@ -119,20 +123,25 @@ private:
   /// Blank, comment-only and continuation-only lines do not count.
   Expected<void> indentation() {
     std::size_t p = m_pos;
-    while (p < m_src.size() && isBlank(m_src[p])) ++p;
+    while (p < m_src.size() && isBlank(m_src[p]))
+      ++p;
     if (p >= m_src.size() || m_src[p] == '\n' || m_src[p] == '#' ||
         (m_src[p] == '\\' && p + 1 < m_src.size() && m_src[p + 1] == '\n')) {
-      while (m_pos < p) advance();
+      while (m_pos < p)
+        advance();
       return {};
     }
     // Columns of white space, '\r' (of a "\r\n" line end) not counted.
     int width = 0;
-    for (std::size_t q = m_pos; q < p; ++q) width += m_src[q] != '\r';
-    while (m_pos < p) advance();
+    for (std::size_t q = m_pos; q < p; ++q)
+      width += m_src[q] != '\r';
+    while (m_pos < p)
+      advance();
     if (width > m_indents.back()) {
       if (m_dialect.flatIndentationMessage) {
         int len = 1;
-        while (p + len < m_src.size() && isNameChar(m_src[p + len - 1]) && isNameChar(m_src[p + len])) ++len;
+        while (p + len < m_src.size() && isNameChar(m_src[p + len - 1]) && isNameChar(m_src[p + len]))
+          ++len;
         return fail("indentation", *m_dialect.flatIndentationMessage, m_line, m_col, len);
       }
       m_indents.push_back(width);
@@ -151,7 +160,8 @@ private:
   void lexName() {
     int line = m_line, col = m_col;
     std::size_t start = m_pos;
-    while (m_pos < m_src.size() && isNameChar(m_src[m_pos])) advance();
+    while (m_pos < m_src.size() && isNameChar(m_src[m_pos]))
+      advance();
     push(TokenKind::Name, std::string(m_src.substr(start, m_pos - start)), line, col, static_cast<int>(m_pos - start));
   }
 
@@ -204,11 +214,13 @@ private:
       }
     }
     if (m_pos < m_src.size() && isNameStart(m_src[m_pos]))
-      return fail("unexpected-char", fmt::format("invalid number literal '{}{}'", m_src.substr(start, m_pos - start), m_src[m_pos]),
-                  line, col, spanLen() + 1);
+      return fail("unexpected-char",
+                  fmt::format("invalid number literal '{}{}'", m_src.substr(start, m_pos - start), m_src[m_pos]), line,
+                  col, spanLen() + 1);
     if (!isFloat) return finishInt(digits, 10, line, col, spanLen(), start);
     double v = std::strtod(digits.c_str(), nullptr);
-    if (!std::isfinite(v)) return fail("overflow", fmt::format("float literal '{}' is out of range", digits), line, col, spanLen());
+    if (!std::isfinite(v))
+      return fail("overflow", fmt::format("float literal '{}' is out of range", digits), line, col, spanLen());
     auto& t = push(TokenKind::Float, std::string(m_src.substr(start, m_pos - start)), line, col, spanLen());
     t.fval = v;
     return {};
@@ -216,14 +228,17 @@ private:
 
   Expected<void> finishInt(const std::string& digits, int base, int line, int col, int len, std::size_t start) {
     std::string spelling(m_src.substr(start, m_pos - start));
-    if (digits.empty()) return fail("unexpected-char", fmt::format("invalid number literal '{}'", spelling), line, col, len);
+    if (digits.empty())
+      return fail("unexpected-char", fmt::format("invalid number literal '{}'", spelling), line, col, len);
     std::int64_t value = 0;
     for (char d : digits) {
       int v = isDigit(d) ? d - '0' : (d | 0x20) - 'a' + 10;
       if (v >= base)
-        return fail("unexpected-char", fmt::format("invalid digit '{}' in number literal '{}'", d, spelling), line, col, len);
+        return fail("unexpected-char", fmt::format("invalid digit '{}' in number literal '{}'", d, spelling), line, col,
+                    len);
       if (__builtin_mul_overflow(value, base, &value) || __builtin_add_overflow(value, v, &value))
-        return fail("overflow", fmt::format("integer literal {} does not fit in {}", spelling, m_dialect.intRange), line, col, len);
+        return fail("overflow", fmt::format("integer literal {} does not fit in {}", spelling, m_dialect.intRange),
+                    line, col, len);
     }
     auto& t = push(TokenKind::Int, spelling, line, col, len);
     t.ival = value;
@@ -235,14 +250,17 @@ private:
     char quote = m_src[m_pos];
     bool triple = m_pos + 2 < m_src.size() && m_src[m_pos + 1] == quote && m_src[m_pos + 2] == quote;
     int quoteLen = triple ? 3 : 1;
-    for (int q = 0; q < quoteLen; ++q) advance();
+    for (int q = 0; q < quoteLen; ++q)
+      advance();
     std::string value;
     while (true) {
       if (m_pos >= m_src.size() || (!triple && m_src[m_pos] == '\n'))
         return fail("unterminated-string", "unterminated string literal", line, col, quoteLen);
       char c = m_src[m_pos];
-      if (c == quote && (!triple || (m_pos + 2 < m_src.size() && m_src[m_pos + 1] == quote && m_src[m_pos + 2] == quote))) {
-        for (int q = 0; q < quoteLen; ++q) advance();
+      if (c == quote &&
+          (!triple || (m_pos + 2 < m_src.size() && m_src[m_pos + 1] == quote && m_src[m_pos + 2] == quote))) {
+        for (int q = 0; q < quoteLen; ++q)
+          advance();
         break;
       }
       if (c == '\\' && m_pos + 1 < m_src.size()) {
@@ -277,15 +295,16 @@ private:
 
   Expected<void> lexOp() {
     int line = m_line, col = m_col;
-    static constexpr std::string_view kOps[] = {"**=", "//=", "**", "//", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=",
-                                                "%=",  "->",  "+",  "-",  "*",  "/",  "%",  "<",  ">",  "=",  "(",  ")",
-                                                "[",   "]",   "{",  "}",  ",",  ":",  ".",  ";",  "&",  "|",  "@"};
+    static constexpr std::string_view kOps[] = {
+        "**=", "//=", "**", "//", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=", "%=", "->", "+", "-", "*", "/",
+        "%",   "<",   ">",  "=",  "(",  ")",  "[",  "]",  "{",  "}",  ",",  ":",  ".",  ";",  "&", "|", "@"};
     auto c = static_cast<unsigned char>(m_src[m_pos]);
     if (m_dialect.rejectedChars.find(static_cast<char>(c)) != std::string_view::npos)
       return fail("unexpected-char", fmt::format("unexpected character {}", charSpelling(c)), line, col, 1);
     for (auto op : kOps) {
       if (m_src.substr(m_pos, op.size()) != op) continue;
-      for (std::size_t i = 0; i < op.size(); ++i) advance();
+      for (std::size_t i = 0; i < op.size(); ++i)
+        advance();
       Token& t = push(TokenKind::Op, std::string(op), line, col, static_cast<int>(op.size()));
       if (op == ")" || op == "]" || op == "}") return closeBracket(op, line, col);
       if (op == "(" || op == "[" || op == "{") m_brackets.push_back(t);
@@ -304,8 +323,8 @@ private:
     char expected = open.text == "(" ? ')' : open.text == "[" ? ']' : '}';
     if (op[0] != expected)
       return fail("unbalanced",
-                  fmt::format("closing '{}' does not match '{}' opened at line {}, column {}", op, open.text, open.loc.line,
-                              open.loc.column),
+                  fmt::format("closing '{}' does not match '{}' opened at line {}, column {}", op, open.text,
+                              open.loc.line, open.loc.column),
                   line, col, 1);
     m_brackets.pop_back();
     return {};

@@ -33,7 +33,8 @@ public:
     if (at(TokenKind::Indent)) take();
     auto e = parseTestList();
     if (!e) return e;
-    while (at(TokenKind::Newline) || at(TokenKind::Dedent)) take();
+    while (at(TokenKind::Newline) || at(TokenKind::Dedent))
+      take();
     if (!at(TokenKind::End)) return unexpected("the end of the expression");
     return e;
   }
@@ -67,6 +68,21 @@ private:
     return {};
   }
 
+  /// Items separated by commas up to `close` (a trailing comma allowed), then `close`;
+  /// `item` parses one item at the cursor.
+  template <typename F> Expected<void> commaSeparated(std::string_view close, F&& item) {
+    while (!atOp(close)) {
+      if (auto r = item(); !r) return r;
+      if (atOp(",")) {
+        take();
+        continue;
+      }
+      if (!atOp(close)) return unexpected(fmt::format("',' or '{}'", close));
+    }
+    take();
+    return {};
+  }
+
   NodePtr node(NodeKind kind, const SourceLocation& start) const {
     auto n = std::make_unique<Node>();
     n->kind = kind;
@@ -92,13 +108,15 @@ private:
   /// Long operator chains (`1+1+...`) nest without recursion in the parser; bound them.
   Expected<void> checkHeight(const Node& n) const {
     if (n.height > kMaxHeight)
-      return Unexpected(m_dialect.error("too-deep", fmt::format("expression nested more than {} levels deep", kMaxHeight), n.loc));
+      return Unexpected(
+          m_dialect.error("too-deep", fmt::format("expression nested more than {} levels deep", kMaxHeight), n.loc));
     return {};
   }
 
   Expected<void> checkDepth() const {
     if (m_depth > kMaxDepth)
-      return Unexpected(m_dialect.error("too-deep", fmt::format("expression nested more than {} levels deep", kMaxDepth), cur().loc));
+      return Unexpected(
+          m_dialect.error("too-deep", fmt::format("expression nested more than {} levels deep", kMaxDepth), cur().loc));
     return {};
   }
 
@@ -111,8 +129,7 @@ private:
   // ---- statements ---------------------------------------------------------------------
   /// One compound statement, or one line of simple statements separated by ';'.
   Expected<void> parseStatement(std::vector<Stmt>& out) {
-    if (at(TokenKind::Indent))
-      return Unexpected(m_dialect.error("indentation", "unexpected indentation", cur().loc));
+    if (at(TokenKind::Indent)) return Unexpected(m_dialect.error("indentation", "unexpected indentation", cur().loc));
     if (auto r = checkStatement(); !r) return r;
     if (atOp("@") || atName("def") || atName("class") || atName("for") || atName("if") || atName("with")) {
       auto s = parseCompound();
@@ -276,7 +293,8 @@ private:
       take();
       if (auto r = checkStatement(); !r) return std::unexpected(r.error());
     }
-    if (!decorators.empty() && !atName("def") && !atName("class")) return unexpected("'def' or 'class' after the decorator");
+    if (!decorators.empty() && !atName("def") && !atName("class"))
+      return unexpected("'def' or 'class' after the decorator");
     if (atName("def") || atName("class")) {
       auto s = atName("def") ? parseDef() : parseClass();
       if (s) s->decorators = std::move(decorators);
@@ -312,7 +330,7 @@ private:
     s.nameLoc = cur().loc;
     s.name = take().text;
     if (auto r = expectOp("("); !r) return std::unexpected(r.error());
-    while (!atOp(")")) {
+    auto param = [&]() -> Expected<void> {
       if (!atPlainName()) return unexpected(s.params.empty() ? "a parameter name or ')'" : "a parameter name");
       Param p;
       p.loc = cur().loc;
@@ -330,13 +348,9 @@ private:
         p.defaultValue = std::move(*d);
       }
       s.params.push_back(std::move(p));
-      if (atOp(",")) {
-        take();
-        continue;
-      }
-      if (!atOp(")")) return unexpected("',' or ')'");
-    }
-    take();
+      return {};
+    };
+    if (auto r = commaSeparated(")", param); !r) return std::unexpected(r.error());
     if (atOp("->")) {
       take();
       auto r = parseTest();
@@ -356,17 +370,13 @@ private:
     s.name = take().text;
     if (atOp("(")) {
       take();
-      while (!atOp(")")) {
-        auto base = parseTest();
-        if (!base) return std::unexpected(base.error());
-        s.bases.push_back(std::move(*base));
-        if (atOp(",")) {
-          take();
-          continue;
-        }
-        if (!atOp(")")) return unexpected("',' or ')'");
-      }
-      take();
+      auto base = [&]() -> Expected<void> {
+        auto b = parseTest();
+        if (!b) return std::unexpected(b.error());
+        s.bases.push_back(std::move(*b));
+        return {};
+      };
+      if (auto r = commaSeparated(")", base); !r) return std::unexpected(r.error());
     }
     if (auto r = parseSuite(s.body, "the class definition", s.loc.line); !r) return std::unexpected(r.error());
     return s;
@@ -396,7 +406,8 @@ private:
     auto test = parseTest();
     if (!test) return std::unexpected(test.error());
     s.value = std::move(*test);
-    if (auto r = parseSuite(s.body, fmt::format("the '{}' statement", keyword), s.loc.line); !r) return std::unexpected(r.error());
+    if (auto r = parseSuite(s.body, fmt::format("the '{}' statement", keyword), s.loc.line); !r)
+      return std::unexpected(r.error());
     if (atName("elif")) {
       auto elif = parseIf();
       if (!elif) return elif;
@@ -558,7 +569,9 @@ private:
     }
     const Token& next = peek(1);
     if (atName("in")) return {"in", 1};
-    if (atName("is")) return next.kind == TokenKind::Name && next.text == "not" ? std::pair{std::string("is not"), 2} : std::pair{std::string("is"), 1};
+    if (atName("is"))
+      return next.kind == TokenKind::Name && next.text == "not" ? std::pair{std::string("is not"), 2}
+                                                                : std::pair{std::string("is"), 1};
     if (atName("not") && next.kind == TokenKind::Name && next.text == "in") return {"not in", 2};
     return {};
   }
@@ -573,7 +586,8 @@ private:
     n->kids.push_back(std::move(*lhs));
     while (!op.empty()) {
       n->opLocs.push_back(cur().loc);
-      for (int i = 0; i < width; ++i) take();
+      for (int i = 0; i < width; ++i)
+        take();
       auto rhs = parseBinary(0);
       if (!rhs) return rhs;
       n->ops.push_back(op);
@@ -683,10 +697,12 @@ private:
     }
     if (auto r = expectOp("]", "',' or ']'"); !r) return r;
     if (!comma && items[0]->kind == NodeKind::Tuple) {
-      for (auto& k : items[0]->kids) sub.kids.push_back(std::move(k));
+      for (auto& k : items[0]->kids)
+        sub.kids.push_back(std::move(k));
       return {};
     }
-    for (auto& k : items) sub.kids.push_back(std::move(k));
+    for (auto& k : items)
+      sub.kids.push_back(std::move(k));
     return {};
   }
 
@@ -724,7 +740,7 @@ private:
 
   Expected<void> parseArguments(Node& call) {
     bool sawKeyword = false;
-    while (!atOp(")")) {
+    return commaSeparated(")", [&]() -> Expected<void> {
       NodePtr arg;
       if (atPlainName() && peek(1).kind == TokenKind::Op && peek(1).text == "=") {
         call.keywordLocs.push_back(cur().loc);
@@ -751,14 +767,8 @@ private:
         arg = std::move(*value);
       }
       call.kids.push_back(std::move(arg));
-      if (atOp(",")) {
-        take();
-        continue;
-      }
-      if (!atOp(")")) return unexpected("',' or ')'");
-    }
-    take();
-    return {};
+      return {};
+    });
   }
 
   Expected<NodePtr> parseAtom() {
@@ -780,7 +790,8 @@ private:
     }
     case TokenKind::Str: {
       auto n = node(NodeKind::Str, t.loc);
-      while (at(TokenKind::Str)) n->text += take().text; // adjacent literals concatenate
+      while (at(TokenKind::Str))
+        n->text += take().text; // adjacent literals concatenate
       finish(*n);
       return n;
     }
@@ -843,48 +854,43 @@ private:
     if (auto r = checkDepth(); !r) return std::unexpected(r.error());
     auto list = node(NodeKind::List, cur().loc);
     take();
-    while (!atOp("]")) {
+    auto item = [&]() -> Expected<void> {
       if (!startsExpression()) return unexpected("an expression or ']'");
-      auto item = parseTest();
-      if (!item) return item;
-      list->kids.push_back(std::move(*item));
-      if (list->kids.size() == 1 && atName("for")) return parseComprehension(std::move(list));
-      if (atOp(",")) {
-        take();
-        continue;
-      }
-      if (!atOp("]")) return unexpected("',' or ']'");
-    }
-    take();
+      auto e = parseTest();
+      if (!e) return std::unexpected(e.error());
+      list->kids.push_back(std::move(*e));
+      if (list->kids.size() == 1 && atName("for")) return parseComprehension(*list);
+      return {};
+    };
+    if (auto r = commaSeparated("]", item); !r) return std::unexpected(r.error());
     finish(*list);
     return list;
   }
 
-  /// `[element for target in iter if cond ...]`, the element already parsed.
-  Expected<NodePtr> parseComprehension(NodePtr list) {
-    list->kind = NodeKind::ListComp;
+  /// `for target in iter if cond ...` after the element of `[element ...`; stops at ']'.
+  Expected<void> parseComprehension(Node& list) {
+    list.kind = NodeKind::ListComp;
     while (atName("for")) {
       Comprehension c;
       c.loc = take().loc;
       auto target = parseTargetList();
-      if (!target) return target;
+      if (!target) return std::unexpected(target.error());
       c.target = std::move(*target);
       if (!atName("in")) return unexpected("'in'");
       take();
       auto iter = parseOr();
-      if (!iter) return iter;
+      if (!iter) return std::unexpected(iter.error());
       c.iter = std::move(*iter);
       while (atName("if")) {
         take();
         auto cond = parseOr();
-        if (!cond) return cond;
+        if (!cond) return std::unexpected(cond.error());
         c.conditions.push_back(std::move(*cond));
       }
-      list->generators.push_back(std::move(c));
+      list.generators.push_back(std::move(c));
     }
-    if (auto r = expectOp("]", "'for', 'if' or ']'"); !r) return std::unexpected(r.error());
-    finish(*list);
-    return list;
+    if (!atOp("]")) return unexpected("'for', 'if' or ']'");
+    return {};
   }
 
   Expected<NodePtr> parseDict() {
@@ -892,22 +898,18 @@ private:
     if (auto r = checkDepth(); !r) return std::unexpected(r.error());
     auto dict = node(NodeKind::Dict, cur().loc);
     take();
-    while (!atOp("}")) {
+    auto entry = [&]() -> Expected<void> {
       if (!startsExpression()) return unexpected("a key or '}'");
       auto key = parseTest();
-      if (!key) return key;
-      if (auto r = expectOp(":"); !r) return std::unexpected(r.error());
+      if (!key) return std::unexpected(key.error());
+      if (auto r = expectOp(":"); !r) return r;
       auto value = parseTest();
-      if (!value) return value;
+      if (!value) return std::unexpected(value.error());
       dict->kids.push_back(std::move(*key));
       dict->kids.push_back(std::move(*value));
-      if (atOp(",")) {
-        take();
-        continue;
-      }
-      if (!atOp("}")) return unexpected("',' or '}'");
-    }
-    take();
+      return {};
+    };
+    if (auto r = commaSeparated("}", entry); !r) return std::unexpected(r.error());
     finish(*dict);
     return dict;
   }

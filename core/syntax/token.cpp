@@ -1,5 +1,5 @@
-#include "core/syntax/dialect.h"
 #include "core/syntax/token.h"
+#include "core/syntax/dialect.h"
 
 #include <fmt/format.h>
 
@@ -10,10 +10,10 @@ namespace loopscape::syntax {
 
 bool isKeyword(std::string_view s) {
   static constexpr std::array<std::string_view, 35> kKeywords = {
-      "False",  "None",   "True",     "and",      "as",    "assert", "async",  "await", "break",
-      "class",  "continue", "def",    "del",      "elif",  "else",   "except", "finally", "for",
-      "from",   "global", "if",       "import",   "in",    "is",     "lambda", "nonlocal", "not",
-      "or",     "pass",   "raise",    "return",   "try",   "while",  "with",   "yield"};
+      "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+      "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+      "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+      "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
   return std::find(kKeywords.begin(), kKeywords.end(), s) != kKeywords.end();
 }
 

@@ -18,9 +18,9 @@ struct Token {
   std::string text; ///< Name/Op spelling, Str decoded value, number spelling
   std::int64_t ival = 0;
   double fval = 0.0;
-  SourceLocation loc;  ///< Indent/Dedent: the first character of the line, length 1
-  int endLine = 0;     ///< line of the token's last character (multi-line strings)
-  int endColumn = 0;   ///< column one past the token's last character on endLine
+  SourceLocation loc; ///< Indent/Dedent: the first character of the line, length 1
+  int endLine = 0;    ///< line of the token's last character (multi-line strings)
+  int endColumn = 0;  ///< column one past the token's last character on endLine
 };
 
 /// Python's keywords (`None`, `True` and `False` included).
