@@ -51,6 +51,12 @@ const syntax::Dialect& traceDialect() {
     d.matchBrackets = false;
     d.rejectedChars = "&|";
     d.intRange = "64 bits";
+    d.expectedWording = {{"';' or the end of the line", "the end of the statement"},
+                         {"an attribute name after '.'", "an attribute name"},
+                         {"a parameter name or ':'", "a lambda parameter name"},
+                         {"',' or ':' after the lambda parameter", "',' or ':'"},
+                         {"an expression or ']'", "an expression"},
+                         {"an argument or ')'", "an expression"}};
     d.checkStatement = checkStatement;
     return d;
   }();

@@ -11,6 +11,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace loopscape::syntax {
 
@@ -37,6 +39,9 @@ struct Dialect {
   std::string_view rejectedChars;
   /// "integer literal N does not fit in <intRange>".
   std::string intRange = "int64";
+  /// Phrases of "expected <phrase>, found X" that the front end words its own way
+  /// (the parser's phrase, the front end's).
+  std::vector<std::pair<std::string_view, std::string_view>> expectedWording;
   /// Called at the start of every statement with its first two tokens; a Diagnostic
   /// refuses the statement before it is parsed (so a half-written block still gets it).
   std::function<std::optional<Diagnostic>(const Token& first, const Token& second)> checkStatement;
@@ -49,6 +54,12 @@ struct Dialect {
   }
   /// "number '4'" / "a number", ...
   std::string describe(const Token& t) const;
+  /// `phrase` as this front end words it in "expected <phrase>".
+  std::string_view expected(std::string_view phrase) const {
+    for (const auto& [from, to] : expectedWording)
+      if (from == phrase) return to;
+    return phrase;
+  }
 };
 
 } // namespace loopscape::syntax

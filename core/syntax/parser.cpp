@@ -59,7 +59,7 @@ private:
   }
 
   Unexpected unexpected(std::string_view expected) const {
-    return error(fmt::format("expected {}, found {}", expected, m_dialect.describe(cur())), cur().loc);
+    return error(fmt::format("expected {}, found {}", m_dialect.expected(expected), m_dialect.describe(cur())), cur().loc);
   }
 
   Expected<void> expectOp(std::string_view op, std::string_view what = {}) {
@@ -308,7 +308,10 @@ private:
   /// ':' then the statements on the same line or an indented block.
   Expected<void> parseSuite(std::vector<Stmt>& body, std::string_view what, int headerLine) {
     if (auto r = expectOp(":"); !r) return r;
-    if (!at(TokenKind::Newline)) return parseSimpleLine(body);
+    if (!at(TokenKind::Newline)) {
+      if (auto r = checkStatement(); !r) return r;
+      return parseSimpleLine(body);
+    }
     take();
     if (!at(TokenKind::Indent)) {
       SourceLocation loc = cur().loc;

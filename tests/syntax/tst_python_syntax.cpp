@@ -413,6 +413,7 @@ private Q_SLOTS:
     d.matchBrackets = false;
     d.rejectedChars = "@";
     d.intRange = "64 bits";
+    d.expectedWording = {{"';' or the end of the line", "the end of the statement"}};
     d.checkStatement = [](const Token& first, const Token&) -> std::optional<Diagnostic> {
       if (first.kind == TokenKind::Name && first.text == "while")
         return Diagnostic::error("mine.no-while", "no while loops", first.loc);
@@ -436,6 +437,14 @@ private Q_SLOTS:
                        "  x = 99999999999999999999\n      ^~~~~~~~~~~~~~~~~~~~\n"));
     QCOMPARE(errorText("x = 1; while x: pass\n", d),
              QStringLiteral("mine.no-while t.py:1:8: error: no while loops\n  x = 1; while x: pass\n         ^~~~~\n"));
+    QCOMPARE(errorText("for i in x: while i: pass\n", d),
+             QStringLiteral("mine.no-while t.py:1:13: error: no while loops\n  for i in x: while i: pass\n"
+                            "              ^~~~~\n"));
+    QCOMPARE(errorText("x = 1 2\n", d),
+             QStringLiteral("mine.syntax t.py:1:7: error: expected the end of the statement, found a number\n"
+                            "  x = 1 2\n        ^\n"));
+    QCOMPARE(errorText("x = 1 2\n"), QStringLiteral("syntax.unexpected-token t.py:1:7: error: expected ';' or the end "
+                                                    "of the line, found number '2'\n  x = 1 2\n        ^\n"));
     // The default dialect reads the same text in Python's way.
     QCOMPARE(moduleText("@f\ndef g(): pass\n"), QStringLiteral("[(@f def g () [pass])]"));
     QCOMPARE(
