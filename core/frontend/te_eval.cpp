@@ -303,7 +303,7 @@ Result Evaluator::eval(const ast::Node& n) {
   }
   case K::Slice:
   case K::Starred:
-  case K::ListComp: break; // refused by parseTeModule
+  case K::ListComp: break; // not in the .te grammar (te_parser.h)
   }
   return Unexpected(error("te.unsupported", "unsupported expression", n.loc));
 }
@@ -549,7 +549,7 @@ Expected<void> Evaluator::exec(const ast::Stmt& s) {
   case ast::StmtKind::ClassDef:
   case ast::StmtKind::For:
   case ast::StmtKind::If:
-  case ast::StmtKind::With: break; // refused by parseTeModule
+  case ast::StmtKind::With: break; // refused by the .te parser (te_parser.h)
   }
   return Unexpected(error("te.unsupported", "unsupported statement", s.loc));
 }

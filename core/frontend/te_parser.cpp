@@ -11,9 +11,6 @@ namespace loopscape::frontend {
 
 namespace {
 
-using syntax::Node;
-using syntax::NodeKind;
-
 /// Statements other than assignments, expressions, imports and `pass` are refused by
 /// their first keyword, before the parser reads them.
 std::optional<Diagnostic> checkStatement(const syntax::Token& first, const syntax::Token&) {
@@ -38,6 +35,10 @@ const syntax::Dialect& teDialect() {
         "unexpected indentation: statements must start in column 1 (the language has no indented blocks)";
     d.matchBrackets = true;
     d.rejectedChars = "@";
+    d.slices = false;
+    d.comprehensions = false;
+    d.starredArguments = false;
+    d.unsupportedOperators = {"in", "not in", "is", "is not"};
     d.intRange = "int64";
     d.checkStatement = checkStatement;
     return d;
@@ -45,65 +46,10 @@ const syntax::Dialect& teDialect() {
   return dialect;
 }
 
-Diagnostic unexpectedToken(std::string message, const SourceLocation& loc) {
-  return Diagnostic::error("te.unexpected-token", std::move(message), loc);
-}
-
-SourceLocation span(SourceLocation loc, int length) {
-  loc.length = length;
-  return loc;
-}
-
-/// The Python expressions the shared parser reads but .te does not have, in source
-/// order, worded as the .te parser always did.
-Expected<void> checkExpression(const Node& n) {
-  switch (n.kind) {
-  case NodeKind::Compare:
-    if (auto r = checkExpression(*n.kids[0]); !r) return r;
-    for (std::size_t i = 0; i < n.ops.size(); ++i) {
-      const std::string& op = n.ops[i];
-      if (op == "in" || op == "not in" || op == "is" || op == "is not")
-        return Unexpected(Diagnostic::error(
-            "te.unsupported", fmt::format("operator '{}' is not supported", op == "is not" ? "is" : op), n.opLocs[i]));
-      if (auto r = checkExpression(*n.kids[i + 1]); !r) return r;
-    }
-    return {};
-  case NodeKind::Slice:
-    if (n.kids[0]) {
-      if (auto r = checkExpression(*n.kids[0]); !r) return r;
-      return Unexpected(unexpectedToken("expected ',' or ']', found ':'", n.opLocs[0]));
-    }
-    return Unexpected(unexpectedToken("expected an expression, found ':'", n.opLocs[0]));
-  case NodeKind::Starred:
-    return Unexpected(unexpectedToken(fmt::format("expected an argument or ')', found '{}'", n.text),
-                                      span(n.loc, static_cast<int>(n.text.size()))));
-  case NodeKind::ListComp:
-    if (auto r = checkExpression(*n.kids[0]); !r) return r;
-    return Unexpected(unexpectedToken("expected ',' or ']', found keyword 'for'", n.generators[0].loc));
-  default:
-    for (const auto& k : n.kids)
-      if (auto r = checkExpression(*k); !r) return r;
-    return {};
-  }
-}
-
-Expected<void> checkProgram(const ast::Module& module) {
-  for (const auto& s : module.body) {
-    for (const auto& t : s.targets)
-      if (auto r = checkExpression(*t); !r) return r;
-    if (s.value)
-      if (auto r = checkExpression(*s.value); !r) return r;
-  }
-  return {};
-}
-
 } // namespace
 
 Expected<ast::Module> parseTeModule(std::string_view source, const std::string& fileName) {
-  auto module = syntax::parseModule(source, fileName, teDialect());
-  if (!module) return module;
-  if (auto r = checkProgram(*module); !r) return std::unexpected(r.error());
-  return module;
+  return syntax::parseModule(source, fileName, teDialect());
 }
 
 } // namespace loopscape::frontend

@@ -1,9 +1,9 @@
 // Parser of the tensor-expression language: the shared Python-subset parser
-// (core/syntax) in the .te dialect, then the checks of what a .te program may contain.
-// A program is a list of simple statements (assignments, chained or augmented or with
-// tuple targets, imports, expression statements, pass) separated by newlines or `;`,
-// with no indentation; expressions are Python's without slices, comprehensions, starred
-// arguments and the `in` / `is` operators. Errors: "te.unexpected-char",
+// (core/syntax) in the .te dialect. A program is a list of simple statements
+// (assignments, chained or augmented or with tuple targets, imports, expression
+// statements, pass) separated by newlines or `;`, with no indentation; expressions are
+// Python's without slices, comprehensions, starred arguments and the `in` / `is`
+// operators. Errors: "te.unexpected-char",
 // "te.unterminated-string", "te.unbalanced", "te.indentation", "te.overflow",
 // "te.unexpected-token" (saying what was expected), "te.unsupported" (Python statements
 // and operators the language does not have), "te.too-deep".

@@ -24,7 +24,8 @@ enum class TokenWording : std::uint8_t {
 
 struct Dialect {
   /// Diagnostic codes are "<codePrefix>.<kind>" (kinds: unexpected-char,
-  /// unterminated-string, unbalanced, indentation, overflow, unexpected-token, too-deep),
+  /// unterminated-string, unbalanced, indentation, overflow, unexpected-token,
+  /// unsupported, too-deep),
   /// or "<codePrefix>.syntax" for every kind when `oneCode` is set.
   std::string codePrefix = "syntax";
   bool oneCode = false;
@@ -42,6 +43,14 @@ struct Dialect {
   /// Phrases of "expected <phrase>, found X" that the front end words its own way
   /// (the parser's phrase, the front end's).
   std::vector<std::pair<std::string_view, std::string_view>> expectedWording;
+  /// Python constructs the language leaves out of its grammar: where one would start,
+  /// the parser says what it expected instead, as a parser without them would.
+  bool slices = true;
+  bool comprehensions = true;
+  bool starredArguments = true;
+  /// Comparison operators ("in", "not in", "is", "is not") the language refuses where
+  /// they stand: "operator 'in' is not supported" (kind "unsupported").
+  std::vector<std::string_view> unsupportedOperators;
   /// Called at the start of every statement with its first two tokens; a Diagnostic
   /// refuses the statement before it is parsed (so a half-written block still gets it).
   std::function<std::optional<Diagnostic>(const Token& first, const Token& second)> checkStatement;

@@ -59,7 +59,8 @@ private:
   }
 
   Unexpected unexpected(std::string_view expected) const {
-    return error(fmt::format("expected {}, found {}", m_dialect.expected(expected), m_dialect.describe(cur())), cur().loc);
+    return error(fmt::format("expected {}, found {}", m_dialect.expected(expected), m_dialect.describe(cur())),
+                 cur().loc);
   }
 
   Expected<void> expectOp(std::string_view op, std::string_view what = {}) {
@@ -579,6 +580,14 @@ private:
     return {};
   }
 
+  /// An operator the dialect refuses ("is not" is reported at its "is").
+  Expected<void> checkOperator(const std::string& op) const {
+    const auto& refused = m_dialect.unsupportedOperators;
+    if (std::find(refused.begin(), refused.end(), op) == refused.end()) return {};
+    return Unexpected(m_dialect.error(
+        "unsupported", fmt::format("operator '{}' is not supported", op == "is not" ? "is" : op), cur().loc));
+  }
+
   Expected<NodePtr> parseComparison() {
     SourceLocation start = cur().loc;
     auto lhs = parseBinary(0);
@@ -588,6 +597,7 @@ private:
     auto n = node(NodeKind::Compare, start);
     n->kids.push_back(std::move(*lhs));
     while (!op.empty()) {
+      if (auto r = checkOperator(op); !r) return std::unexpected(r.error());
       n->opLocs.push_back(cur().loc);
       for (int i = 0; i < width; ++i)
         take();
@@ -696,7 +706,7 @@ private:
       if (!atOp(",")) break;
       take();
       comma = true;
-      if (atOp("]")) break;
+      if (!startsExpression() && !(atOp(":") && m_dialect.slices)) break;
     }
     if (auto r = expectOp("]", "',' or ']'"); !r) return r;
     if (!comma && items[0]->kind == NodeKind::Tuple) {
@@ -713,6 +723,7 @@ private:
   Expected<NodePtr> parseSubscript() {
     SourceLocation start = cur().loc;
     NodePtr lower;
+    if (!m_dialect.slices) return parseTest();
     if (!atOp(":")) {
       auto e = parseTest();
       if (!e) return e;
@@ -750,7 +761,7 @@ private:
         call.keywords.push_back(take().text);
         take();
         sawKeyword = true;
-      } else if (atOp("*") || atOp("**")) {
+      } else if (m_dialect.starredArguments && (atOp("*") || atOp("**"))) {
         call.keywordLocs.push_back(cur().loc);
         call.keywords.emplace_back();
         arg = node(NodeKind::Starred, cur().loc);
@@ -862,7 +873,7 @@ private:
       auto e = parseTest();
       if (!e) return std::unexpected(e.error());
       list->kids.push_back(std::move(*e));
-      if (list->kids.size() == 1 && atName("for")) return parseComprehension(*list);
+      if (m_dialect.comprehensions && list->kids.size() == 1 && atName("for")) return parseComprehension(*list);
       return {};
     };
     if (auto r = commaSeparated("]", item); !r) return std::unexpected(r.error());

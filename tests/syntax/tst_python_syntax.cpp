@@ -445,6 +445,24 @@ private Q_SLOTS:
                             "  x = 1 2\n        ^\n"));
     QCOMPARE(errorText("x = 1 2\n"), QStringLiteral("syntax.unexpected-token t.py:1:7: error: expected ';' or the end "
                                                     "of the line, found number '2'\n  x = 1 2\n        ^\n"));
+    // Constructs a dialect leaves out of its grammar are reported as a parser without them would.
+    Dialect small;
+    small.slices = false;
+    small.comprehensions = false;
+    small.starredArguments = false;
+    small.unsupportedOperators = {"in", "is not"};
+    QCOMPARE(errorText("x = A[1:2]\n", small),
+             QStringLiteral("syntax.unexpected-token t.py:1:8: error: expected ',' or "
+                            "']', found ':'\n  x = A[1:2]\n         ^\n"));
+    QCOMPARE(errorText("x = [i for i in y]\n", small),
+             QStringLiteral("syntax.unexpected-token t.py:1:8: error: expected ',' or ']', found keyword 'for'\n"
+                            "  x = [i for i in y]\n         ^~~\n"));
+    QCOMPARE(errorText("f(*args)\n", small), QStringLiteral("syntax.unexpected-token t.py:1:3: error: expected an "
+                                                            "argument or ')', found '*'\n  f(*args)\n    ^\n"));
+    QCOMPARE(errorText("x = a is not b\n", small),
+             QStringLiteral("syntax.unsupported t.py:1:7: error: operator 'is' is "
+                            "not supported\n  x = a is not b\n        ^~\n"));
+    QCOMPARE(moduleText("x = a is b\n", small), QStringLiteral("[(= x (cmp a is b))]"));
     // The default dialect reads the same text in Python's way.
     QCOMPARE(moduleText("@f\ndef g(): pass\n"), QStringLiteral("[(@f def g () [pass])]"));
     QCOMPARE(
