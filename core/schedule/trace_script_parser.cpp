@@ -50,6 +50,7 @@ const syntax::Dialect& traceDialect() {
     d.wording = syntax::TokenWording::Brief;
     d.matchBrackets = false;
     d.rejectedChars = "&|";
+    d.comprehensions = false;
     d.intRange = "64 bits";
     d.expectedWording = {{"';' or the end of the line", "the end of the statement"},
                          {"an attribute name after '.'", "an attribute name"},
@@ -189,7 +190,7 @@ public:
     case NodeKind::BoolOp: return unsupported(n.loc, fmt::format("'{}' is", n.text));
     case NodeKind::Compare: return unsupported(n.opLocs[0], "comparisons are");
     case NodeKind::IfExp: return unsupported(n.loc, "conditional expressions are");
-    case NodeKind::ListComp: return unsupported(n.loc, "list comprehensions are");
+    case NodeKind::ListComp: break; // not in the trace grammar
     }
     return unsupported(n.loc, "this expression is");
   }

@@ -22,14 +22,14 @@ std::string charSpelling(unsigned char c) {
 
 class Lexer {
 public:
-  Lexer(std::string_view src, const std::string& file, const Dialect& dialect)
-      : m_src(src), m_file(file), m_dialect(dialect) {}
+  Lexer(std::string_view src, const std::string& file, const Dialect& dialect, Input input)
+      : m_src(src), m_file(file), m_dialect(dialect), m_input(input) {}
 
   Expected<std::vector<Token>> run() {
     bool lineStart = true; // at the start of a logical line (a statement may begin)
     while (m_pos < m_src.size()) {
       char c = m_src[m_pos];
-      if (lineStart && m_brackets.empty()) {
+      if (lineStart && m_brackets.empty() && m_input == Input::Module) {
         if (auto r = indentation(); !r) return std::unexpected(r.error());
         if (m_pos >= m_src.size()) break;
         c = m_src[m_pos];
@@ -333,6 +333,7 @@ private:
   std::string_view m_src;
   const std::string& m_file;
   const Dialect& m_dialect;
+  Input m_input;
   std::size_t m_pos = 0;
   int m_line = 1, m_col = 1, m_lastLineEnd = 1;
   bool m_lineHasTokens = false;
@@ -343,8 +344,9 @@ private:
 
 } // namespace
 
-Expected<std::vector<Token>> tokenize(std::string_view source, const std::string& fileName, const Dialect& dialect) {
-  return Lexer(source, fileName, dialect).run();
+Expected<std::vector<Token>> tokenize(std::string_view source, const std::string& fileName, const Dialect& dialect,
+                                      Input input) {
+  return Lexer(source, fileName, dialect, input).run();
 }
 
 } // namespace loopscape::syntax

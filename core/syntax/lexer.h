@@ -16,6 +16,11 @@
 
 namespace loopscape::syntax {
 
-Expected<std::vector<Token>> tokenize(std::string_view source, const std::string& fileName, const Dialect& dialect);
+/// What the text is: a module (indentation makes blocks) or one expression (indentation
+/// means nothing, as for Python's eval()).
+enum class Input : std::uint8_t { Module, Expression };
+
+Expected<std::vector<Token>> tokenize(std::string_view source, const std::string& fileName, const Dialect& dialect,
+                                      Input input = Input::Module);
 
 } // namespace loopscape::syntax

@@ -30,11 +30,9 @@ public:
   }
 
   Expected<NodePtr> parseWholeExpression() {
-    if (at(TokenKind::Indent)) take();
     auto e = parseTestList();
     if (!e) return e;
-    while (at(TokenKind::Newline) || at(TokenKind::Dedent))
-      take();
+    if (at(TokenKind::Newline)) take();
     if (!at(TokenKind::End)) return unexpected("the end of the expression");
     return e;
   }
@@ -943,7 +941,7 @@ Expected<Module> parseModule(std::string_view source, const std::string& fileNam
 }
 
 Expected<NodePtr> parseExpression(std::string_view source, const std::string& fileName, const Dialect& dialect) {
-  auto tokens = tokenize(source, fileName, dialect);
+  auto tokens = tokenize(source, fileName, dialect, Input::Expression);
   if (!tokens) return std::unexpected(tokens.error());
   return Parser(std::move(*tokens), dialect).parseWholeExpression();
 }

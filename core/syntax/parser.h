@@ -19,7 +19,8 @@ namespace loopscape::syntax {
 /// Parses a whole file.
 Expected<Module> parseModule(std::string_view source, const std::string& fileName, const Dialect& dialect);
 
-/// Parses one expression list that must be the whole text (a trailing newline allowed).
+/// Parses one expression list that must be the whole text (a trailing newline allowed;
+/// indentation means nothing).
 Expected<NodePtr> parseExpression(std::string_view source, const std::string& fileName, const Dialect& dialect);
 
 } // namespace loopscape::syntax

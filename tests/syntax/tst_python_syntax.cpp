@@ -333,6 +333,17 @@ private Q_SLOTS:
     QCOMPARE(store.value->kids[1]->kids[1]->loc.column, 47);
   }
 
+  void expressionInputIgnoresIndentation() {
+    auto e = parseExpression("    lambda i: i // 2\n", "e.py", plain());
+    QVERIFY(e);
+    QCOMPARE(QString::fromStdString(dump(e->get())), QStringLiteral("(lambda (i) (// i 2))"));
+    QCOMPARE((*e)->loc.column, 5);
+    auto two = parseExpression("1\n  + 2\n", "e.py", plain());
+    QVERIFY(!two);
+    QCOMPARE(QString::fromStdString(renderDiagnostic(two.error())),
+             QStringLiteral("e.py:2:3: error: expected the end of the expression, found '+'\n"));
+  }
+
   void multiLineNodesKeepTheirFirstLine() {
     auto e = parseExpression("f(a,\n  b) + g", "e.py", plain());
     QVERIFY(e);
