@@ -104,6 +104,17 @@ private:
     ~DepthGuard() { --depth; }
   };
 
+  /// `lhs op rhs` as a node of `kind` from `start` to the last token, its height bounded.
+  Expected<NodePtr> combine(NodeKind kind, const SourceLocation& start, std::string op, NodePtr lhs, NodePtr rhs) {
+    auto n = node(kind, start);
+    n->text = std::move(op);
+    n->kids.push_back(std::move(lhs));
+    n->kids.push_back(std::move(rhs));
+    finish(*n);
+    if (auto r = checkHeight(*n); !r) return std::unexpected(r.error());
+    return n;
+  }
+
   /// Long operator chains (`1+1+...`) nest without recursion in the parser; bound them.
   Expected<void> checkHeight(const Node& n) const {
     if (n.height > kMaxHeight)
@@ -304,6 +315,20 @@ private:
     return parseWith();
   }
 
+  /// A compound statement of `kind` located at its keyword, which it consumes.
+  Stmt startCompound(StmtKind kind) {
+    Stmt s;
+    s.kind = kind;
+    s.loc = take().loc;
+    return s;
+  }
+
+  /// `s` with its body, the suite after its header.
+  Expected<Stmt> withSuite(Stmt s, std::string_view what) {
+    if (auto r = parseSuite(s.body, what, s.loc.line); !r) return std::unexpected(r.error());
+    return s;
+  }
+
   /// ':' then the statements on the same line or an indented block.
   Expected<void> parseSuite(std::vector<Stmt>& body, std::string_view what, int headerLine) {
     if (auto r = expectOp(":"); !r) return r;
@@ -325,9 +350,7 @@ private:
   }
 
   Expected<Stmt> parseDef() {
-    Stmt s;
-    s.kind = StmtKind::FunctionDef;
-    s.loc = take().loc;
+    Stmt s = startCompound(StmtKind::FunctionDef);
     if (!atPlainName()) return unexpected("a function name");
     s.nameLoc = cur().loc;
     s.name = take().text;
@@ -359,14 +382,11 @@ private:
       if (!r) return std::unexpected(r.error());
       s.returns = std::move(*r);
     }
-    if (auto r = parseSuite(s.body, "the function definition", s.loc.line); !r) return std::unexpected(r.error());
-    return s;
+    return withSuite(std::move(s), "the function definition");
   }
 
   Expected<Stmt> parseClass() {
-    Stmt s;
-    s.kind = StmtKind::ClassDef;
-    s.loc = take().loc;
+    Stmt s = startCompound(StmtKind::ClassDef);
     if (!atPlainName()) return unexpected("a class name");
     s.nameLoc = cur().loc;
     s.name = take().text;
@@ -380,14 +400,11 @@ private:
       };
       if (auto r = commaSeparated(")", base); !r) return std::unexpected(r.error());
     }
-    if (auto r = parseSuite(s.body, "the class definition", s.loc.line); !r) return std::unexpected(r.error());
-    return s;
+    return withSuite(std::move(s), "the class definition");
   }
 
   Expected<Stmt> parseFor() {
-    Stmt s;
-    s.kind = StmtKind::For;
-    s.loc = take().loc;
+    Stmt s = startCompound(StmtKind::For);
     auto target = parseTargetList();
     if (!target) return std::unexpected(target.error());
     s.targets.push_back(std::move(*target));
@@ -396,8 +413,7 @@ private:
     auto iter = parseTestList();
     if (!iter) return std::unexpected(iter.error());
     s.value = std::move(*iter);
-    if (auto r = parseSuite(s.body, "the 'for' statement", s.loc.line); !r) return std::unexpected(r.error());
-    return s;
+    return withSuite(std::move(s), "the 'for' statement");
   }
 
   Expected<Stmt> parseIf() {
@@ -422,9 +438,7 @@ private:
   }
 
   Expected<Stmt> parseWith() {
-    Stmt s;
-    s.kind = StmtKind::With;
-    s.loc = take().loc;
+    Stmt s = startCompound(StmtKind::With);
     while (true) {
       WithItem item;
       auto context = parseTest();
@@ -440,8 +454,7 @@ private:
       if (!atOp(",")) break;
       take();
     }
-    if (auto r = parseSuite(s.body, "the 'with' statement", s.loc.line); !r) return std::unexpected(r.error());
-    return s;
+    return withSuite(std::move(s), "the 'with' statement");
   }
 
   // ---- expressions --------------------------------------------------------------------
@@ -537,13 +550,8 @@ private:
       take();
       auto rhs = (this->*sub)();
       if (!rhs) return rhs;
-      auto n = node(NodeKind::BoolOp, start);
-      n->text = std::string(op);
-      n->kids.push_back(std::move(*lhs));
-      n->kids.push_back(std::move(*rhs));
-      finish(*n);
-      if (auto r = checkHeight(*n); !r) return std::unexpected(r.error());
-      lhs = std::move(n);
+      lhs = combine(NodeKind::BoolOp, start, std::string(op), std::move(*lhs), std::move(*rhs));
+      if (!lhs) return lhs;
     }
     return lhs;
   }
@@ -623,13 +631,8 @@ private:
       take();
       auto rhs = parseBinary(level + 1);
       if (!rhs) return rhs;
-      auto n = node(NodeKind::Binary, start);
-      n->text = std::string(*it);
-      n->kids.push_back(std::move(*lhs));
-      n->kids.push_back(std::move(*rhs));
-      finish(*n);
-      if (auto r = checkHeight(*n); !r) return std::unexpected(r.error());
-      lhs = std::move(n);
+      lhs = combine(NodeKind::Binary, start, std::string(*it), std::move(*lhs), std::move(*rhs));
+      if (!lhs) return lhs;
     }
     return lhs;
   }
@@ -653,12 +656,7 @@ private:
     take();
     auto exponent = parseFactor(); // right associative, binds tighter than unary on its left
     if (!exponent) return exponent;
-    auto n = node(NodeKind::Binary, start);
-    n->text = "**";
-    n->kids.push_back(std::move(*base));
-    n->kids.push_back(std::move(*exponent));
-    finish(*n);
-    return n;
+    return combine(NodeKind::Binary, start, "**", std::move(*base), std::move(*exponent));
   }
 
   Expected<NodePtr> parsePrimary() {
