@@ -301,6 +301,9 @@ Result Evaluator::eval(const ast::Node& n) {
                               n.kids[0]->loc));
     return eval(*n.kids[truthy(*cond) ? 1 : 2]);
   }
+  case K::Slice:
+  case K::Starred:
+  case K::ListComp: break; // not in the .te grammar (te_parser.h)
   }
   return Unexpected(error("te.unsupported", "unsupported expression", n.loc));
 }
@@ -540,8 +543,15 @@ Expected<void> Evaluator::exec(const ast::Stmt& s) {
       if (auto r = assign(*t, *v); !r) return r;
     return {};
   }
+  case ast::StmtKind::Pass: return {};
+  case ast::StmtKind::Return:
+  case ast::StmtKind::FunctionDef:
+  case ast::StmtKind::ClassDef:
+  case ast::StmtKind::For:
+  case ast::StmtKind::If:
+  case ast::StmtKind::With: break; // refused by the .te parser (te_parser.h)
   }
-  return {};
+  return Unexpected(error("te.unsupported", "unsupported statement", s.loc));
 }
 
 Expected<void> Evaluator::collectOutputs(TeProgram& program) {

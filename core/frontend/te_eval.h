@@ -9,7 +9,7 @@
 // (te_scan.cpp). Diagnostic codes "te.*".
 #pragma once
 
-#include "core/frontend/te_ast.h"
+#include "core/frontend/te_parser.h"
 #include "core/frontend/te_program.h"
 
 namespace loopscape::frontend {

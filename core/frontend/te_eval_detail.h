@@ -2,7 +2,7 @@
 // values of the language and the Evaluator class. Not a public header.
 #pragma once
 
-#include "core/frontend/te_ast.h"
+#include "core/frontend/te_parser.h"
 #include "core/frontend/te_program.h"
 
 #include <map>

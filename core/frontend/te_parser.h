@@ -1,16 +1,22 @@
-// Parser of the tensor-expression language: tokens (te_lexer.h) to the syntax tree
-// (te_ast.h). Python's expression grammar and precedence (lambda, conditional
-// expressions, or/and/not, chained comparisons, | &, + -, * / // %, unary, **, calls with
-// keyword arguments, subscripts, attributes, tuples, lists, dicts); statements are
-// assignments (chained, tuple targets, augmented), imports and expression statements,
-// separated by newlines or `;`. Errors: "te.unexpected-token" (saying what was expected),
-// "te.unsupported" (Python statements the language does not have), "te.too-deep".
+// Parser of the tensor-expression language: the shared Python-subset parser
+// (core/syntax) in the .te dialect. A program is a list of simple statements
+// (assignments, chained or augmented or with tuple targets, imports, expression
+// statements, pass) separated by newlines or `;`, with no indentation; expressions are
+// Python's without slices, comprehensions, starred arguments and the `in` / `is`
+// operators. Errors: "te.unexpected-char",
+// "te.unterminated-string", "te.unbalanced", "te.indentation", "te.overflow",
+// "te.unexpected-token" (saying what was expected), "te.unsupported" (Python statements
+// and operators the language does not have), "te.too-deep".
 #pragma once
 
-#include "core/frontend/te_ast.h"
-#include "core/frontend/te_lexer.h"
+#include "core/syntax/ast.h"
+
+#include <string>
+#include <string_view>
 
 namespace loopscape::frontend {
+
+namespace ast = ::loopscape::syntax;
 
 Expected<ast::Module> parseTeModule(std::string_view source, const std::string& fileName);
 

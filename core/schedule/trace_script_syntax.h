@@ -1,5 +1,6 @@
-// Syntax tree and parser of the restricted Python that trace scripts are written in
-// (internal to core/schedule; the public entry points are in trace_script.h).
+// The trace script's reading of the shared Python syntax (core/syntax): what
+// trace_script.cpp interprets (internal to core/schedule; the public entry points are in
+// trace_script.h).
 //
 // The language is what TVM's Trace.as_python() prints and what people write by hand in
 // TVM's tir.Schedule syntax: `import`/`from` lines (ignored), one optional
@@ -9,7 +10,8 @@
 // double or triple quotes, adjacent literals concatenated), None/True/False, lists,
 // tuples, subscripts, attribute access, calls with positional, keyword and `*starred`
 // arguments, unary minus and + - * / // %, and `lambda i, j: ...`. Comments and blank
-// lines are skipped; brackets join lines as in Python.
+// lines are skipped; brackets join lines as in Python. The shared parser reads the whole
+// Python subset; everything else it accepts is refused here with code "trace.syntax".
 #pragma once
 
 #include "core/ir/diagnostic.h"
@@ -65,7 +67,7 @@ struct PyScript {
   std::string scheduleName = "sch"; ///< the parameter of the def wrapper, if any
 };
 
-/// Parses a whole script. Errors have code "trace.syntax" and a location in `fileName`.
+/// Parses a whole script. Syntax errors have code "trace.syntax" and a location in `fileName`.
 Expected<PyScript> parsePyScript(std::string_view text, const std::string& fileName);
 /// Parses one expression (the whole text), e.g. an index-map lambda.
 Expected<PyPtr> parsePyExpression(std::string_view text, const std::string& fileName);
