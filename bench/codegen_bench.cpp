@@ -209,8 +209,8 @@ Candidate prepareKernel(Workload& w, const ir::PrimFunc& func, const std::string
   codegen::BuildOptions bo;
   bo.fastMath = fastMath;
   bo.threads = threads;
-  c.kernel = orDie(pipeline().build(t, std::move(lowered), bo), w.name + " " + variant + ": build with " + targetName)
-                 .kernel;
+  c.kernel =
+      orDie(pipeline().build(t, std::move(lowered), bo), w.name + " " + variant + ": build with " + targetName).kernel;
   c.out = std::make_shared<Buffer>(w.reference.size);
   c.out->fill(std::numeric_limits<float>::quiet_NaN());
   std::vector<void*> pointers;

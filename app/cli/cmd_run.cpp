@@ -97,7 +97,8 @@ int runRun(const RunCliOptions& opt) {
   const std::string mode = opt.inProcess ? "in process" : fmt::format("isolated worker, time limit {:g} s", opt.timeout);
   if (!opt.trace.empty()) fmt::print("trace  {} ({} instructions)\n", opt.trace, traceSteps);
   fmt::print("target {} ({}), {}\n", opt.target, (*target)->toolchain().message, mode);
-  for (const auto& r : kernel->func.remarks) fmt::print("remark loop {}: {}\n", r.loop, r.message);
+  for (const auto& r : kernel->func.remarks)
+    fmt::print("remark loop {}: {}\n", r.loop, r.message);
 
   const auto outputs = writtenParams(original);
   std::vector<ir::NDArray> results;

@@ -147,7 +147,9 @@ Row runProfile(const ProfileRequest& request, std::stop_token stop,
     progress(2 + i, total);
   };
   auto timed = pipeline.time(*built, request.original, *sizes, *args, runOptions, timeOptions, stop);
-  const auto afterRepeats = [&](int done) { return fmt::format("after {} of {} timing repeats", done, request.repeat); };
+  const auto afterRepeats = [&](int done) {
+    return fmt::format("after {} of {} timing repeats", done, request.repeat);
+  };
   if (!timed && (stop.stop_requested() || codegen::isCancelled(timed.error())))
     return cancelled(row, afterRepeats(completed));
   if (!timed) return failed(row, fmt::format("timing repeat {}/{}", completed + 1, request.repeat), timed.error());

@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <optional>
@@ -17,7 +16,7 @@ namespace {
 
 /// The target's lock (target.h's policy), waited for while no stop is requested.
 Expected<std::unique_lock<std::mutex>> lockTarget(const TargetRegistry& registry, const Target& target,
-                                                   const std::stop_token& stop) {
+                                                  const std::stop_token& stop) {
   std::unique_lock lock(registry.targetLock(target), std::defer_lock);
   while (!lock.try_lock()) {
     if (stop.stop_requested()) return Unexpected(cancelledDiagnostic("building"));
@@ -31,17 +30,6 @@ Expected<std::unique_lock<std::mutex>> lockTarget(const TargetRegistry& registry
 template <typename T> Expected<T> unlessStopped(Expected<T> result, const std::stop_token& stop, const char* stage) {
   if (stop.stop_requested()) return Unexpected(cancelledDiagnostic(stage));
   return result;
-}
-
-/// Copies of `args` whose outputs start at zero.
-std::vector<ir::NDArray> freshOutputs(const ir::PrimFunc& original, std::span<const ir::NDArray> args) {
-  const auto outputs = outputParams(original);
-  std::vector<ir::NDArray> out;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const bool output = std::find(outputs.begin(), outputs.end(), i) != outputs.end();
-    out.push_back(output ? ir::NDArray(args[i].shape(), args[i].dtype()) : args[i].clone());
-  }
-  return out;
 }
 
 } // namespace
@@ -144,10 +132,11 @@ Expected<VerifyReport> Pipeline::verify(const CompiledKernel& kernel, const ir::
 Expected<TimedRun> Pipeline::time(const CompiledKernel& kernel, const ir::PrimFunc& original,
                                   const ir::SizeBindings& sizes, std::span<const ir::NDArray> args,
                                   const RunOptions& run, const TimeOptions& options, std::stop_token stop) const {
+  const auto outputs = outputParams(original);
   TimedRun out;
   RunOptions timed = run;
   if (!options.runPerRepeat) {
-    out.args = freshOutputs(original, args);
+    out.args = freshCopies(args, outputs);
     timed.timing = options.timing;
     auto ran = this->run(kernel, out.args, sizes, timed, stop);
     if (!ran) return Unexpected(ran.error());
@@ -158,7 +147,7 @@ Expected<TimedRun> Pipeline::time(const CompiledKernel& kernel, const ir::PrimFu
   for (int i = 0; i < options.timing.repeat; ++i) {
     if (options.onRepeat) options.onRepeat(i);
     if (stop.stop_requested()) return Unexpected(cancelledDiagnostic("running"));
-    out.args = freshOutputs(original, args);
+    out.args = freshCopies(args, outputs);
     timed.timing = options.timing;
     timed.timing.repeat = 1;
     timed.timing.number = i == 0 ? options.timing.number : out.timing.number;

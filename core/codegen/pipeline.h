@@ -82,8 +82,8 @@ public:
   /// `func` lowered for `target`'s device kind.
   Expected<LoweredFunc> lower(const Target& target, const ir::PrimFunc& func, std::stop_token stop = {}) const;
   /// The plugin's source text of `func` in `format`, under the target's lock.
-  Expected<std::string> source(Target& target, const LoweredFunc& func, const std::string& format,
-                               BuildOptions options, std::stop_token stop = {}) const;
+  Expected<std::string> source(Target& target, const LoweredFunc& func, const std::string& format, BuildOptions options,
+                               std::stop_token stop = {}) const;
   /// The plugin's kernel for `func`, under the target's lock.
   Expected<CompiledKernel> build(Target& target, LoweredFunc func, BuildOptions options,
                                  std::stop_token stop = {}) const;
@@ -108,8 +108,8 @@ public:
   /// Verifies `kernel` (built from a schedule of `original`) on copies of `args` against
   /// the interpreter, or above options.interpretLimit against compiledReference().
   Expected<VerifyReport> verify(const CompiledKernel& kernel, const ir::PrimFunc& original,
-                                const ir::SizeBindings& sizes, std::span<const ir::NDArray> args,
-                                const RunOptions& run, VerifyOptions options, std::stop_token stop = {}) const;
+                                const ir::SizeBindings& sizes, std::span<const ir::NDArray> args, const RunOptions& run,
+                                VerifyOptions options, std::stop_token stop = {}) const;
 
   /// Times `kernel` on copies of `args` whose outputs (outputParams(original)) start at
   /// zero, as `options` say.

@@ -131,9 +131,6 @@ std::string SampledCheck::str() const {
                             fmt::join(check.first->index, ", "), check.first->expected, check.first->actual, errors);
 }
 
-namespace {
-
-/// Copies of `args` with fresh (zero) outputs, so the two runs cannot see each other.
 std::vector<ir::NDArray> freshCopies(std::span<const ir::NDArray> args, const std::vector<std::size_t>& outputs) {
   std::vector<ir::NDArray> out;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -142,8 +139,6 @@ std::vector<ir::NDArray> freshCopies(std::span<const ir::NDArray> args, const st
   }
   return out;
 }
-
-} // namespace
 
 Expected<VerifyReport> verify(const ir::PrimFunc& original, const ir::SizeBindings& sizes,
                               std::span<const ir::NDArray> args, const RunOnArgs& underTest,

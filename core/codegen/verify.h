@@ -75,6 +75,10 @@ std::vector<std::int64_t> unflattenIndex(std::int64_t flat, const std::vector<st
 /// Indices of the parameters some statement stores to (the outputs), in order.
 std::vector<std::size_t> outputParams(const ir::PrimFunc& func);
 
+/// Copies of `args` whose `outputs` (parameter indices) are fresh zero arrays, so that
+/// runs on them cannot see each other's results.
+std::vector<ir::NDArray> freshCopies(std::span<const ir::NDArray> args, const std::vector<std::size_t>& outputs);
+
 /// One array per parameter under `sizes`: inputs fillRandom(seed + i), outputs zero.
 Expected<std::vector<ir::NDArray>> makeArguments(const ir::PrimFunc& func, const ir::SizeBindings& sizes,
                                                  std::uint64_t seed);

@@ -234,11 +234,7 @@ Expected<SampledElements> interpretSampledElements(const PrimFunc& func, const S
   for (std::size_t s = 0; s < flat.size(); ++s) {
     auto restricted = restrictToElement(func, param, unflatten(flat[s]), sizes);
     if (!restricted) return Unexpected(restricted.error());
-    std::vector<NDArray> work; // fresh (zero) outputs, as verify() gives every run
-    for (std::size_t i = 0; i < args.size(); ++i) {
-      const bool isOutput = std::find(outputs.begin(), outputs.end(), i) != outputs.end();
-      work.push_back(isOutput ? NDArray(args[i].shape(), args[i].dtype()) : args[i].clone());
-    }
+    std::vector<NDArray> work = freshCopies(args, outputs); // as verify() gives every run
     if (auto ran = interpret(*restricted, work, sizes, stop); !ran) {
       if (stop.stop_requested()) return Unexpected(cancelledDiagnostic("verifying"));
       Diagnostic d = ran.error();

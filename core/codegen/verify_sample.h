@@ -52,7 +52,6 @@ struct SampledElements {
 /// requested (seen inside the interpreter's loops).
 Expected<SampledElements> interpretSampledElements(const ir::PrimFunc& func, const ir::SizeBindings& sizes,
                                                    std::span<const ir::NDArray> args, std::size_t param, int count,
-                                                   std::uint64_t seed, double instanceLimit,
-                                                   std::stop_token stop = {});
+                                                   std::uint64_t seed, double instanceLimit, std::stop_token stop = {});
 
 } // namespace loopscape::codegen

@@ -41,7 +41,8 @@ std::string findInPath(const std::string& program) {
 std::vector<std::string> splitWords(const std::string& text) {
   std::vector<std::string> words;
   std::istringstream in(text);
-  for (std::string w; in >> w;) words.push_back(w);
+  for (std::string w; in >> w;)
+    words.push_back(w);
   return words;
 }
 
@@ -67,10 +68,12 @@ Spawned spawnAndWait(const std::vector<std::string>& argv, const std::stop_token
     if (std::strncmp(*e, "LC_ALL=", 7) != 0) envStrings.emplace_back(*e);
   envStrings.emplace_back("LC_ALL=C");
   std::vector<char*> env, args;
-  for (auto& e : envStrings) env.push_back(e.data());
+  for (auto& e : envStrings)
+    env.push_back(e.data());
   env.push_back(nullptr);
   std::vector<std::string> argStrings = argv;
-  for (auto& a : argStrings) args.push_back(a.data());
+  for (auto& a : argStrings)
+    args.push_back(a.data());
   args.push_back(nullptr);
 
   posix_spawn_file_actions_t actions;
@@ -175,11 +178,16 @@ Expected<void> requireCompiler(std::string_view plugin) {
 Expected<std::string> cacheDir(const BuildOptions& options, std::string_view plugin) {
   const std::string name(plugin);
   fs::path dir;
-  if (!options.workDir.empty()) dir = options.workDir;
-  else if (const char* env = std::getenv("LOOPSCAPE_CACHE_DIR"); env && *env) dir = fs::path(env) / name;
-  else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) dir = fs::path(xdg) / "loopscape" / name;
-  else if (const char* home = std::getenv("HOME"); home && *home) dir = fs::path(home) / ".cache" / "loopscape" / name;
-  else dir = fs::temp_directory_path() / ("loopscape-" + name);
+  if (!options.workDir.empty())
+    dir = options.workDir;
+  else if (const char* env = std::getenv("LOOPSCAPE_CACHE_DIR"); env && *env)
+    dir = fs::path(env) / name;
+  else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    dir = fs::path(xdg) / "loopscape" / name;
+  else if (const char* home = std::getenv("HOME"); home && *home)
+    dir = fs::path(home) / ".cache" / "loopscape" / name;
+  else
+    dir = fs::temp_directory_path() / ("loopscape-" + name);
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir))
@@ -195,7 +203,8 @@ std::string contentHash(std::initializer_list<std::string_view> parts) {
     h *= 0x100000001b3ull;
   };
   for (std::string_view part : parts) {
-    for (unsigned char ch : part) mix(ch);
+    for (unsigned char ch : part)
+      mix(ch);
     mix('\n');
   }
   char hex[17];

@@ -50,8 +50,8 @@ Expected<std::string> cacheDir(const BuildOptions& options, std::string_view plu
 std::string contentHash(std::initializer_list<std::string_view> parts);
 
 struct CommandResult {
-  int exitStatus = 0;  ///< the exit status (128 + signal when killed by one)
-  std::string output;  ///< stdout and stderr together
+  int exitStatus = 0; ///< the exit status (128 + signal when killed by one)
+  std::string output; ///< stdout and stderr together
 };
 
 /// Runs the compiler (systemCompiler().command split at spaces) with `args`, LC_ALL=C (ASCII

@@ -70,26 +70,25 @@ Expected<std::string> compile(const std::string& source, const BuildOptions& opt
   std::vector<std::string> flags = compileFlags(options);
   flags.push_back(assembly ? "-S" : "-shared");
   std::string flagText;
-  for (const auto& f : flags) flagText += f + " ";
+  for (const auto& f : flags)
+    flagText += f + " ";
   const toolchain::Compiler& cc = toolchain::systemCompiler();
   const fs::path base = fs::path(*dir) / toolchain::contentHash({cc.path, cc.version, flagText, source});
   const std::string cPath = base.string() + ".c";
-  return toolchain::cachedOutput("cpu-c", base.string() + (assembly ? ".s" : ".so"),
-                                 [&](const std::string& temporary) -> Expected<void> {
-                                   if (!writeText(cPath, source))
-                                     return std::unexpected(
-                                         Diagnostic::error("cpu-c.write-failed", "cannot write " + cPath));
-                                   std::vector<std::string> args = flags;
-                                   args.insert(args.end(), {"-o", temporary, cPath});
-                                   if (!assembly) args.push_back("-lm");
-                                   auto ran = toolchain::runCompiler("cpu-c", args, options.stop);
-                                   if (!ran) return std::unexpected(ran.error());
-                                   if (ran->exitStatus == 0) return {};
-                                   std::string output = ran->output;
-                                   if (output.empty())
-                                     output = "(no output; exit status " + std::to_string(ran->exitStatus) + ")";
-                                   return std::unexpected(compileError(cPath, source, output));
-                                 });
+  return toolchain::cachedOutput(
+      "cpu-c", base.string() + (assembly ? ".s" : ".so"), [&](const std::string& temporary) -> Expected<void> {
+        if (!writeText(cPath, source))
+          return std::unexpected(Diagnostic::error("cpu-c.write-failed", "cannot write " + cPath));
+        std::vector<std::string> args = flags;
+        args.insert(args.end(), {"-o", temporary, cPath});
+        if (!assembly) args.push_back("-lm");
+        auto ran = toolchain::runCompiler("cpu-c", args, options.stop);
+        if (!ran) return std::unexpected(ran.error());
+        if (ran->exitStatus == 0) return {};
+        std::string output = ran->output;
+        if (output.empty()) output = "(no output; exit status " + std::to_string(ran->exitStatus) + ")";
+        return std::unexpected(compileError(cPath, source, output));
+      });
 }
 
 } // namespace loopscape::codegen::cpu_c

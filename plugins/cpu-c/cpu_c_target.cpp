@@ -3,9 +3,9 @@
 // "asm" (the compiler's assembly of the kernel and its OpenMP outlined functions).
 #include "core/codegen/cancel.h"
 #include "core/codegen/target.h"
+#include "plugins/common/toolchain.h"
 #include "plugins/cpu-c/c_compiler.h"
 #include "plugins/cpu-c/c_emitter.h"
-#include "plugins/common/toolchain.h"
 
 #include <dlfcn.h>
 #include <fstream>

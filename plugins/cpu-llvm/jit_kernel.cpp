@@ -97,8 +97,16 @@ Expected<std::string> linkSharedLibrary(const std::vector<char>& object, const s
       rt << kParallelRuntimeSource;
       if (!out || !rt) return Unexpected(linkError("cannot write the kernel object to " + *dir));
     }
-    const std::vector<std::string> args = {"-shared", "-fPIC", "-fopenmp", "-O2", "-fvisibility=hidden", "-o", temporary,
-                                           objectPath.string(), runtimePath.string(), "-lm"};
+    const std::vector<std::string> args = {"-shared",
+                                           "-fPIC",
+                                           "-fopenmp",
+                                           "-O2",
+                                           "-fvisibility=hidden",
+                                           "-o",
+                                           temporary,
+                                           objectPath.string(),
+                                           runtimePath.string(),
+                                           "-lm"};
     auto ran = toolchain::runCompiler("cpu-llvm", args, stop);
     std::error_code ec;
     fs::remove(objectPath, ec);

@@ -66,7 +66,8 @@ class Stopper {
 public:
   Stopper(std::function<bool()> ready, std::chrono::milliseconds delay)
       : m_thread([this, ready = std::move(ready), delay](std::stop_token done) {
-          while (!done.stop_requested() && !ready()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          while (!done.stop_requested() && !ready())
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
           if (done.stop_requested()) return;
           std::this_thread::sleep_for(delay);
           m_when = Clock::now();
@@ -152,7 +153,8 @@ private Q_SLOTS:
     auto report = m_pipeline.verify(*kernel, original, s.sizes, *args, isolated(), VerifyOptions{});
     QVERIFY2(report.has_value(), report ? "" : renderDiagnostic(report.error()).c_str());
     QCOMPARE(report->reference, ReferenceKind::Interpreter);
-    for (const auto& check : report->outputs) QVERIFY2(check.passed(), (check.name + ": " + check.str()).c_str());
+    for (const auto& check : report->outputs)
+      QVERIFY2(check.passed(), (check.name + ": " + check.str()).c_str());
 
     // Timed one run per repeat, each reported; the outputs of the timed calls are right too.
     TimeOptions timeOptions;
@@ -180,7 +182,8 @@ private Q_SLOTS:
 
   void stopBeforeEachStage_data() {
     QTest::addColumn<QString>("target");
-    for (const char* t : {"cpu-c", "cpu-llvm"}) QTest::newRow(t) << QString(t);
+    for (const char* t : {"cpu-c", "cpu-llvm"})
+      QTest::newRow(t) << QString(t);
   }
   void stopBeforeEachStage() {
     QFETCH(QString, target);
@@ -266,7 +269,8 @@ private Q_SLOTS:
 
   void stopDuringWorkerRun_data() {
     QTest::addColumn<QString>("target");
-    for (const char* t : {"cpu-c", "cpu-llvm"}) QTest::newRow(t) << QString(t);
+    for (const char* t : {"cpu-c", "cpu-llvm"})
+      QTest::newRow(t) << QString(t);
   }
   void stopDuringWorkerRun() {
     // The naive 1536^3 matmul takes seconds: the worker is killed 200 ms after it started.
@@ -296,7 +300,8 @@ private Q_SLOTS:
     QVERIFY2(kernel.has_value(), kernel ? "" : kernel.error().message.c_str());
     auto args = makeArguments(f, {}, 0);
     const auto start = Clock::now();
-    Stopper stopper([&] { return Clock::now() - start > std::chrono::milliseconds(100); }, std::chrono::milliseconds(0));
+    Stopper stopper([&] { return Clock::now() - start > std::chrono::milliseconds(100); },
+                    std::chrono::milliseconds(0));
     auto report = m_pipeline.verify(*kernel, f, {}, *args, isolated(), VerifyOptions{}, stopper.token());
     QVERIFY(stopper.fired());
     QVERIFY(!report);

@@ -182,7 +182,8 @@ private Q_SLOTS:
     auto args = makeArguments(original, {}, 0);
     VerifyOptions o;
     o.interpretLimit = 1000;
-    auto report = verify(original, {}, *args, runner(b, {}), m_pipeline.compiledReference(*m_cpuC, original, {}, isolated()), o);
+    auto report =
+        verify(original, {}, *args, runner(b, {}), m_pipeline.compiledReference(*m_cpuC, original, {}, isolated()), o);
     QVERIFY2(report.has_value(), report ? "" : report.error().message.c_str());
     QCOMPARE(report->reference, ReferenceKind::CompiledUnscheduled);
     QCOMPARE(report->referenceText, std::string("the unscheduled program compiled by the same target (too large to "
