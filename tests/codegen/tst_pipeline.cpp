@@ -5,7 +5,7 @@
 // verifying) returns "codegen.cancelled" at once, and one requested during a stage (the
 // lowering between passes, the compiler of a cpu-c build, a long kernel in the worker,
 // the interpreter of a verification) returns it promptly, leaving no child process
-// (compiler or worker) behind.
+// (compiler or worker) behind. The plugins' compiler is $CC, a wrapper of the system's.
 #include "core/codegen/cancel.h"
 #include "core/codegen/lower.h"
 #include "core/codegen/pipeline.h"
@@ -124,6 +124,12 @@ private:
 private Q_SLOTS:
   void initTestCase() {
     QVERIFY(m_dir.isValid());
+    // The plugins' compiler ($CC, read on first use): the system's, or with LS_SLOW_CC set
+    // a command that never finishes by itself, so that only a kill ends a build.
+    const QString cc = m_dir.filePath("test-cc");
+    std::ofstream(cc.toStdString()) << "#!/bin/sh\nif [ -n \"$LS_SLOW_CC\" ]; then exec sleep 60; fi\nexec cc \"$@\"\n";
+    QVERIFY(QFile::setPermissions(cc, QFile::permissions(cc) | QFileDevice::ExeOwner));
+    qputenv("CC", cc.toUtf8());
     for (const char* name : {"cpu-c", "cpu-llvm"})
       if (!m_pipeline.usableTarget(name)) QSKIP("the cpu-c and cpu-llvm plugins are needed");
   }
@@ -251,20 +257,27 @@ private Q_SLOTS:
   }
 
   void stopDuringCompilerRun() {
-    // cpu-c runs the system compiler as a child process: the stop kills it.
+    // cpu-c runs the compiler ($CC) as a child process, here one that would run a minute:
+    // the stop kills it.
     Target& t = target("cpu-c");
     auto lowered = m_pipeline.lower(t, test::parseSample(matmulOf(64)));
     QVERIFY(lowered.has_value());
-    Stopper stopper([] { return !childProcesses().empty(); }, std::chrono::milliseconds(0));
-    auto built = m_pipeline.build(t, *lowered, freshBuild(), stopper.token());
+    qputenv("LS_SLOW_CC", "1");
+    const BuildOptions options = freshBuild();
+    Stopper stopper([] { return !childProcesses().empty(); }, std::chrono::milliseconds(100));
+    auto built = m_pipeline.build(t, *lowered, options, stopper.token());
+    qunsetenv("LS_SLOW_CC");
     QVERIFY(stopper.fired());
     QVERIFY(!built);
     verifyCancelled(built.error(), "building");
     QVERIFY2(stopper.secondsSinceStop() < kPrompt, std::to_string(stopper.secondsSinceStop()).c_str());
     QVERIFY(childProcesses().empty());
-    // Nothing half-written stays in the cache: the next build compiles and runs.
-    auto again = m_pipeline.build(t, *lowered, BuildOptions{});
+    // Nothing half-written stays in the cache: the same build again compiles and runs.
+    auto again = m_pipeline.build(t, *lowered, options);
     QVERIFY2(again.has_value(), again ? "" : again.error().message.c_str());
+    auto args = makeArguments(test::parseSample(matmulOf(64)), {}, 0);
+    auto ran = m_pipeline.run(*again, *args, {}, isolated());
+    QVERIFY2(ran.has_value(), ran ? "" : ran.error().message.c_str());
   }
 
   void stopDuringWorkerRun_data() {
@@ -292,10 +305,10 @@ private Q_SLOTS:
   }
 
   void stopDuringVerification() {
-    // The interpreter on a 384^3 matmul (56.7 million statement instances) takes seconds;
+    // The interpreter on a 512^3 matmul (134 million statement instances) takes seconds;
     // the stop reaches it inside its loops.
     Target& t = target("cpu-c");
-    const ir::PrimFunc f = test::parseSample(matmulOf(384));
+    const ir::PrimFunc f = test::parseSample(matmulOf(512));
     auto kernel = m_pipeline.compile(t, f, BuildOptions{});
     QVERIFY2(kernel.has_value(), kernel ? "" : kernel.error().message.c_str());
     auto args = makeArguments(f, {}, 0);
