@@ -33,10 +33,9 @@
 //     a*b+c into FMA instructions; cpu-c: -ffast-math). One extra row shows the cpu-llvm
 //     matmul without fast-math (separate vmulps + vaddps).
 #include "core/codegen/flop_count.h"
-#include "core/codegen/lower.h"
 #include "core/codegen/machine_peak.h"
+#include "core/codegen/pipeline.h"
 #include "core/codegen/profile_timer.h"
-#include "core/codegen/target_registry.h"
 #include "core/frontend/te_frontend.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/trace_script.h"
@@ -154,9 +153,13 @@ struct Workload {
   std::function<std::function<void(float* out)>(int threads)> makeLibrary;
 };
 
-codegen::Target& target(const std::string& name) {
-  return *orDie(codegen::TargetRegistry::global().findTarget(name), "target " + name);
+/// Every build and source of the benchmark goes through the one codegen pipeline.
+const codegen::Pipeline& pipeline() {
+  static const codegen::Pipeline p;
+  return p;
 }
+
+codegen::Target& target(const std::string& name) { return *orDie(pipeline().findTarget(name), "target " + name); }
 
 Expected<void> ok() { return {}; }
 
@@ -200,12 +203,14 @@ Candidate prepareKernel(Workload& w, const ir::PrimFunc& func, const std::string
   Candidate c;
   c.row = Row{w.name, variant, targetName, threads};
   c.single = single;
-  auto lowered = orDie(codegen::lower(func), w.name + " " + variant + ": lowering");
+  codegen::Target& t = target(targetName);
+  auto lowered = orDie(pipeline().lower(t, func), w.name + " " + variant + ": lowering");
   if (lowered.params.size() != w.inputs.size() + 1) die(w.name + ": unexpected parameter count");
   codegen::BuildOptions bo;
   bo.fastMath = fastMath;
   bo.threads = threads;
-  c.kernel = orDie(target(targetName).build(lowered, bo), w.name + " " + variant + ": build with " + targetName);
+  c.kernel =
+      orDie(pipeline().build(t, std::move(lowered), bo), w.name + " " + variant + ": build with " + targetName).kernel;
   c.out = std::make_shared<Buffer>(w.reference.size);
   c.out->fill(std::numeric_limits<float>::quiet_NaN());
   std::vector<void*> pointers;
@@ -336,13 +341,13 @@ Workload convWorkload() {
 void dumpSources(const Workload& w, const Options& o) {
   if (o.asmDir.empty()) return;
   std::filesystem::create_directories(o.asmDir);
-  auto lowered = orDie(codegen::lower(w.tuned), "lower");
   codegen::BuildOptions bo;
   bo.fastMath = true;
   bo.threads = 1;
   for (auto [tgt, fmtName, ext] : {std::tuple{"cpu-llvm", "llvm", "ll"}, {"cpu-llvm", "asm", "llvm.s"},
                                    {"cpu-c", "c", "c"}, {"cpu-c", "asm", "c.s"}}) {
-    auto text = orDie(target(tgt).source(lowered, fmtName, bo), std::string("source ") + tgt);
+    auto lowered = orDie(pipeline().lower(target(tgt), w.tuned), "lower");
+    auto text = orDie(pipeline().source(target(tgt), lowered, fmtName, bo), std::string("source ") + tgt);
     std::ofstream(o.asmDir + "/" + w.name + "_tuned." + ext) << text;
   }
 }

@@ -8,8 +8,7 @@
 
 #include "core/poly/checked_schedule.h"
 
-#include "core/codegen/lower.h"
-#include "core/codegen/target_registry.h"
+#include "core/codegen/pipeline.h"
 #include "core/ir/printer.h"
 #include "core/schedule/trace_json.h"
 #include "core/schedule/trace_python.h"
@@ -31,14 +30,13 @@ struct PrintOptions {
 /// The program lowered and printed by the target in `opt.format`.
 int printTargetSource(const PrintOptions& opt, const ir::PrimFunc& func) {
   std::string targetName = opt.target.empty() ? (opt.format == "llvm" ? "cpu-llvm" : "cpu-c") : opt.target;
-  auto target = codegen::TargetRegistry::global().findTarget(targetName);
+  const codegen::Pipeline pipeline;
+  auto target = pipeline.findTarget(targetName);
   if (!target) {
     printDiagnostic(target.error());
     return kExitBadInput;
   }
-  codegen::LowerOptions lowerOptions;
-  lowerOptions.deviceKind = (*target)->deviceKind();
-  auto lowered = codegen::lower(func, lowerOptions);
+  auto lowered = pipeline.lower(**target, func);
   if (!lowered) {
     printDiagnostic(lowered.error());
     return kExitIllegalSchedule;
@@ -46,7 +44,7 @@ int printTargetSource(const PrintOptions& opt, const ir::PrimFunc& func) {
   for (const auto& r : lowered->remarks) std::fprintf(stderr, "remark: loop '%s': %s\n", r.loop.c_str(), r.message.c_str());
   codegen::BuildOptions buildOptions;
   buildOptions.fastMath = opt.fastMath;
-  auto text = (*target)->source(*lowered, opt.format, buildOptions);
+  auto text = pipeline.source(**target, *lowered, opt.format, buildOptions);
   if (!text) {
     printDiagnostic(text.error());
     return text.error().code == "codegen.unknown-format" ? kExitBadInput : kExitInternal;

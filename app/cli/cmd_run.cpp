@@ -1,18 +1,15 @@
 // `run`: compile the program (optionally scheduled by a trace) with a target plugin, run
 // it on seeded random inputs (or .npy inputs, exactly as `check`), optionally verify every
-// output against the reference (verify.h), and print a timing table (profile.h). The
-// kernel runs in the isolated worker unless --in-process; a crash or a timeout is an
-// error message and exit status 1, as is a failed verification.
+// output against the reference, and print a timing table (profile.h), all through the
+// codegen pipeline (core/codegen/pipeline.h). The kernel runs in the isolated worker
+// unless --in-process; a crash or a timeout is an error message and exit status 1, as is
+// a failed verification.
 #include "cli_support.h"
 #include "commands.h"
 
-#include "core/codegen/flop_count.h"
-#include "core/codegen/lower.h"
 #include "core/codegen/machine_peak.h"
+#include "core/codegen/pipeline.h"
 #include "core/codegen/profile.h"
-#include "core/codegen/runner.h"
-#include "core/codegen/target_registry.h"
-#include "core/codegen/verify.h"
 
 #include <fmt/format.h>
 #include <memory>
@@ -61,21 +58,18 @@ int runRun(const RunCliOptions& opt) {
     scheduled = sch->func();
     traceSteps = sch->trace().instructions.size();
   }
-  auto target = codegen::TargetRegistry::global().findTarget(opt.target);
+  const codegen::Pipeline pipeline;
+  auto target = pipeline.findTarget(opt.target);
   if (!target) {
     printDiagnostic(target.error());
     return kExitBadInput;
   }
-  const auto toolchain = (*target)->toolchain();
-  if (!toolchain.usable) {
-    printDiagnostic(Diagnostic::error("cli.toolchain-unusable",
-                                      fmt::format("target '{}' cannot build here: {}", opt.target, toolchain.message)));
+  if (auto usable = pipeline.usableTarget(opt.target); !usable) {
+    printDiagnostic(usable.error());
     return kExitInternal;
   }
 
-  codegen::LowerOptions lowerOptions;
-  lowerOptions.deviceKind = (*target)->deviceKind();
-  auto lowered = codegen::lower(scheduled, lowerOptions);
+  auto lowered = pipeline.lower(**target, scheduled);
   if (!lowered) {
     printDiagnostic(lowered.error());
     return kExitBadInput;
@@ -83,28 +77,28 @@ int runRun(const RunCliOptions& opt) {
   codegen::BuildOptions buildOptions;
   buildOptions.threads = opt.threads;
   buildOptions.fastMath = opt.fastMath;
-  auto kernel = (*target)->build(*lowered, buildOptions);
+  auto kernel = pipeline.build(**target, std::move(*lowered), buildOptions);
   if (!kernel) {
     printDiagnostic(kernel.error());
     return kExitInternal;
   }
-  auto sizeArgs = codegen::sizeArguments(*lowered, *sizes);
-  if (!sizeArgs) {
+  if (auto sizeArgs = codegen::sizeArguments(kernel->func, *sizes); !sizeArgs) {
     printDiagnostic(sizeArgs.error());
     return kExitBadInput;
   }
 
   auto loadedArgs = loadArguments(original, *sizes, opt.inputsDir, opt.seed);
   if (!loadedArgs) return kExitBadInput;
-  std::vector<ir::NDArray> args = std::move(*loadedArgs);
+  const std::vector<ir::NDArray> args = std::move(*loadedArgs);
 
   codegen::RunOptions runOptions;
   runOptions.isolation = opt.inProcess ? codegen::Isolation::InProcess : codegen::Isolation::Worker;
   runOptions.timeoutSeconds = opt.timeout;
   const std::string mode = opt.inProcess ? "in process" : fmt::format("isolated worker, time limit {:g} s", opt.timeout);
   if (!opt.trace.empty()) fmt::print("trace  {} ({} instructions)\n", opt.trace, traceSteps);
-  fmt::print("target {} ({}), {}\n", opt.target, toolchain.message, mode);
-  for (const auto& r : lowered->remarks) fmt::print("remark loop {}: {}\n", r.loop, r.message);
+  fmt::print("target {} ({}), {}\n", opt.target, (*target)->toolchain().message, mode);
+  for (const auto& r : kernel->func.remarks)
+    fmt::print("remark loop {}: {}\n", r.loop, r.message);
 
   const auto outputs = writtenParams(original);
   std::vector<ir::NDArray> results;
@@ -113,13 +107,7 @@ int runRun(const RunCliOptions& opt) {
     codegen::VerifyOptions verifyOptions;
     verifyOptions.interpretLimit = opt.interpretLimit;
     if (opt.rtol || opt.atol) verifyOptions.tolerance = codegen::Tolerance{opt.rtol.value_or(0), opt.atol.value_or(0)};
-    auto underTest = [&](std::span<ir::NDArray> a) -> Expected<void> {
-      auto r = codegen::runKernel(*lowered, **kernel, a, *sizeArgs, runOptions);
-      if (!r) return Unexpected(r.error());
-      return {};
-    };
-    auto report = codegen::verify(original, *sizes, args, underTest,
-                                  codegen::compiledRunner(**target, original, *sizes, runOptions), verifyOptions);
+    auto report = pipeline.verify(*kernel, original, *sizes, args, runOptions, verifyOptions);
     if (!report) {
       printDiagnostic(report.error());
       return kExitInternal;
@@ -139,13 +127,9 @@ int runRun(const RunCliOptions& opt) {
   }
 
   // Timing (the outputs of the timed calls are the results when not verifying).
-  codegen::RunOptions timed = runOptions;
-  timed.timing = codegen::TimingOptions{opt.warmup, opt.repeat, opt.number, opt.minRepeatMs, true};
-  std::vector<ir::NDArray> timedArgs;
-  for (std::size_t i = 0; i < args.size(); ++i)
-    timedArgs.push_back(outputs.contains(original.params[i].get()) ? ir::NDArray(args[i].shape(), args[i].dtype())
-                                                                    : args[i].clone());
-  auto ran = codegen::runKernel(*lowered, **kernel, timedArgs, *sizeArgs, timed);
+  codegen::TimeOptions timeOptions;
+  timeOptions.timing = codegen::TimingOptions{opt.warmup, opt.repeat, opt.number, opt.minRepeatMs, true};
+  auto ran = pipeline.time(*kernel, original, *sizes, args, runOptions, timeOptions);
   if (!ran) {
     printDiagnostic(ran.error());
     return kExitInternal;
@@ -155,26 +139,19 @@ int runRun(const RunCliOptions& opt) {
     for (std::size_t i = 0; i < original.params.size(); ++i) {
       const auto& param = original.params[i];
       if (!outputs.contains(param.get())) continue;
-      const auto sum = timedArgs[i].checksum();
+      const auto sum = ran->args[i].checksum();
       fmt::print("output {:<12} {:<8} {:<18} not verified (sum={:.9g} abs_sum={:.9g} fnv1a={:016x})\n", param->name,
-                 param->dtype.str(), shapeText(timedArgs[i].shape()), sum.sum, sum.absSum, sum.hash);
+                 param->dtype.str(), shapeText(ran->args[i].shape()), sum.sum, sum.absSum, sum.hash);
     }
-    results = std::move(timedArgs);
+    results = std::move(ran->args);
   }
 
-  codegen::ProfileReport profile;
-  profile.timing = ran->timing;
+  codegen::ProfileReport profile = codegen::makeProfile(original, scheduled, *sizes, ran->timing, opt.threads);
   profile.mode = opt.inProcess ? "in process" : "isolated worker";
-  auto work = codegen::countFlops(original, *sizes);
-  if (work) profile.work = *work;
-  auto bytes = codegen::compulsoryBytes(original, *sizes);
-  if (bytes) profile.bytes = *bytes;
   if (!opt.noPeak) {
     profile.peak = codegen::machinePeak();
     if (!profile.peak->cacheNote.empty()) fmt::print("note: {}\n", profile.peak->cacheNote);
   }
-  const int cores = codegen::coreCount();
-  profile.threads = codegen::usesParallelLoops(scheduled) ? (opt.threads > 0 ? std::min(opt.threads, cores) : cores) : 1;
   fmt::print("{}", codegen::formatProfile(profile, opt.warmup));
 
   if (!opt.saveDir.empty()) {

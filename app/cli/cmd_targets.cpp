@@ -4,7 +4,7 @@
 #include "cli_support.h"
 #include "commands.h"
 
-#include "core/codegen/target_registry.h"
+#include "core/codegen/pipeline.h"
 
 #include <cstdio>
 #include <string>
@@ -13,7 +13,7 @@ namespace loopscape::cli {
 
 namespace {
 int runTargets() {
-  const auto& registry = codegen::TargetRegistry::global();
+  const auto& registry = codegen::Pipeline().registry();
   if (registry.plugins().empty()) {
     std::string dirs;
     for (const auto& d : registry.searchDirs()) dirs += "  " + d + "\n";

@@ -1,11 +1,7 @@
 // Generating code for the code view: the target plugins the workbench can use and the
 // generated source (C, LLVM IR, assembly ...) of a program for one of them. Plain C++
-// run inside background jobs; every call into a plugin holds one lock, since plugins
-// (and the system compilers they start) are not assumed to be thread-safe.
-//
-// Plugins are looked up by codegen::TargetRegistry in its default directories plus the
-// build tree's plugin directory (compile definition LS_BUILD_PLUGIN_DIR), so a workbench
-// run from the build tree finds the plugins built beside it.
+// run inside background jobs, through the codegen pipeline (core/codegen/pipeline.h):
+// the process-wide plugin registry and its per-target lock.
 #pragma once
 
 #include "core/ir/prim_func.h"

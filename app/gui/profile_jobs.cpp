@@ -1,11 +1,8 @@
 #include "app/gui/profile_jobs.h"
 
-#include "core/codegen/flop_count.h"
-#include "core/codegen/lower.h"
+#include "core/codegen/cancel.h"
+#include "core/codegen/pipeline.h"
 #include "core/codegen/profile.h"
-#include "core/codegen/runner.h"
-#include "core/codegen/target_registry.h"
-#include "core/codegen/verify.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -17,29 +14,11 @@
 
 #include <algorithm>
 #include <charconv>
-#include <mutex>
 #include <sstream>
 
 namespace loopscape::gui {
 
 namespace {
-
-/// Plugins are not assumed to be thread-safe: every build goes through this lock (the
-/// kernels themselves run in the worker process, outside it).
-std::mutex& buildLock() {
-  static std::mutex m;
-  return m;
-}
-
-/// The same search directories as the code view's registry (code_jobs.cpp).
-codegen::TargetRegistry& registry() {
-  static codegen::TargetRegistry* r = [] {
-    std::vector<std::string> dirs = codegen::TargetRegistry::defaultSearchDirs();
-    dirs.push_back(LS_BUILD_PLUGIN_DIR);
-    return new codegen::TargetRegistry(std::move(dirs));
-  }();
-  return *r;
-}
 
 using Row = views::ProfileRow;
 
@@ -56,26 +35,6 @@ Row cancelled(Row row, const std::string& when) {
   row.message = "cancelled " + when;
   row.perRepeatMs.clear();
   return row;
-}
-
-/// A compiled kernel with its lowered function and size arguments.
-struct Built {
-  codegen::LoweredFunc func;
-  std::unique_ptr<codegen::Kernel> kernel;
-  std::vector<std::int64_t> sizeArgs;
-};
-
-Expected<Built> build(codegen::Target& target, const ir::PrimFunc& func, const ir::SizeBindings& sizes) {
-  std::lock_guard lock(buildLock());
-  codegen::LowerOptions lowerOptions;
-  lowerOptions.deviceKind = target.deviceKind();
-  auto lowered = codegen::lower(func, lowerOptions);
-  if (!lowered) return Unexpected(lowered.error());
-  auto kernel = target.build(*lowered, codegen::BuildOptions{});
-  if (!kernel) return Unexpected(kernel.error());
-  auto sizeArgs = codegen::sizeArguments(*lowered, sizes);
-  if (!sizeArgs) return Unexpected(sizeArgs.error());
-  return Built{std::move(*lowered), std::move(*kernel), std::move(*sizeArgs)};
 }
 
 } // namespace
@@ -128,25 +87,20 @@ Row runProfile(const ProfileRequest& request, std::stop_token stop,
   row.step = request.step;
   row.stepLabel = request.stepLabel;
   row.target = request.target;
+  // A stage that fails because of a stop request reports the cancellation.
+  const auto failedOr = [&](const std::string& stage, const std::string& when, const Diagnostic& d) {
+    return codegen::isCancelled(d) ? cancelled(row, when) : failed(row, stage, d);
+  };
 
   // 1. Compile (the sizes and the target are checked first).
   progress(0, total);
   auto sizes = parseSizeBindings(request.original, request.sizes);
   if (!sizes) return failed(row, "sizes", sizes.error());
-  codegen::Target* target = nullptr;
-  {
-    std::lock_guard lock(buildLock());
-    auto found = registry().findTarget(request.target);
-    if (!found) return failed(row, "target", found.error());
-    target = *found;
-    const codegen::ToolchainStatus toolchain = target->toolchain();
-    if (!toolchain.usable)
-      return failed(row, "target",
-                    Diagnostic::error("profile.toolchain-unusable", fmt::format("target '{}' cannot build here: {}",
-                                                                                request.target, toolchain.message)));
-  }
-  auto built = build(*target, request.scheduled, *sizes);
-  if (!built) return failed(row, "compile", built.error());
+  const codegen::Pipeline pipeline;
+  auto target = pipeline.usableTarget(request.target);
+  if (!target) return failed(row, "target", target.error());
+  auto built = pipeline.compile(**target, request.scheduled, codegen::BuildOptions{}, stop);
+  if (!built) return failedOr("compile", "while compiling", built.error());
   if (stop.stop_requested()) return cancelled(row, "while compiling");
 
   auto args = codegen::makeArguments(request.original, *sizes, request.seed);
@@ -160,32 +114,11 @@ Row runProfile(const ProfileRequest& request, std::stop_token stop,
   row.message = "not verified";
   if (request.verify) {
     progress(1, total);
-    // A stop request is seen before each build and run the verification makes.
-    const Diagnostic stopped = Diagnostic::error("profile.cancelled", "cancelled");
-    auto underTest = [&](std::span<ir::NDArray> a) -> Expected<void> {
-      if (stop.stop_requested()) return Unexpected(stopped);
-      auto ran = codegen::runKernel(built->func, *built->kernel, a, built->sizeArgs, runOptions);
-      if (!ran) return Unexpected(ran.error());
-      return {};
-    };
-    std::shared_ptr<Built> reference;
-    auto compiledReference = [&](std::span<ir::NDArray> a) -> Expected<void> {
-      if (stop.stop_requested()) return Unexpected(stopped);
-      if (!reference) {
-        auto b = build(*target, request.original, *sizes);
-        if (!b) return Unexpected(b.error());
-        reference = std::make_shared<Built>(std::move(*b));
-      }
-      if (stop.stop_requested()) return Unexpected(stopped);
-      auto ran = codegen::runKernel(reference->func, *reference->kernel, a, reference->sizeArgs, runOptions);
-      if (!ran) return Unexpected(ran.error());
-      return {};
-    };
     codegen::VerifyOptions verifyOptions;
     verifyOptions.interpretLimit = request.interpretLimit;
-    auto report = codegen::verify(request.original, *sizes, *args, underTest, compiledReference, verifyOptions);
+    auto report = pipeline.verify(*built, request.original, *sizes, *args, runOptions, verifyOptions, stop);
     if (stop.stop_requested()) return cancelled(row, "while verifying");
-    if (!report) return failed(row, "verify", report.error());
+    if (!report) return failedOr("verify", "while verifying", report.error());
     std::string checks;
     for (const codegen::OutputCheck& check : report->outputs)
       checks += fmt::format("output {}: {}\n", check.name, check.str());
@@ -204,41 +137,33 @@ Row runProfile(const ProfileRequest& request, std::stop_token stop,
     }
   }
 
-  // 3. Time, one repeat per worker run, so that a stop request is seen between repeats.
-  const auto outputs = codegen::outputParams(request.original);
-  codegen::TimingResult timing;
-  for (int i = 0; i < request.repeat; ++i) {
-    if (stop.stop_requested()) return cancelled(row, fmt::format("after {} of {} timing repeats", i, request.repeat));
+  // 3. Time, one repeat per worker run, so that each repeat reports its progress.
+  int completed = 0; // repeats finished before the current one
+  codegen::TimeOptions timeOptions;
+  timeOptions.timing = codegen::TimingOptions{1, request.repeat, 0, request.minRepeatMs, false};
+  timeOptions.runPerRepeat = true;
+  timeOptions.onRepeat = [&](int i) {
+    completed = i;
     progress(2 + i, total);
-    std::vector<ir::NDArray> timedArgs;
-    for (std::size_t p = 0; p < args->size(); ++p) {
-      const ir::NDArray& a = (*args)[p];
-      const bool output = std::find(outputs.begin(), outputs.end(), p) != outputs.end();
-      timedArgs.push_back(output ? ir::NDArray(a.shape(), a.dtype()) : a.clone());
-    }
-    codegen::RunOptions timed = runOptions;
-    timed.timing = codegen::TimingOptions{1, 1, timing.number, request.minRepeatMs, false};
-    auto ran = codegen::runKernel(built->func, *built->kernel, timedArgs, built->sizeArgs, timed);
-    if (!ran) return failed(row, fmt::format("timing repeat {}/{}", i + 1, request.repeat), ran.error());
-    timing.number = ran->timing.number;
-    timing.perRepeat.push_back(ran->timing.perRepeat.front());
-  }
-  if (stop.stop_requested()) return cancelled(row, fmt::format("after {0} of {0} timing repeats", request.repeat));
+  };
+  auto timed = pipeline.time(*built, request.original, *sizes, *args, runOptions, timeOptions, stop);
+  const auto afterRepeats = [&](int done) {
+    return fmt::format("after {} of {} timing repeats", done, request.repeat);
+  };
+  if (!timed && (stop.stop_requested() || codegen::isCancelled(timed.error())))
+    return cancelled(row, afterRepeats(completed));
+  if (!timed) return failed(row, fmt::format("timing repeat {}/{}", completed + 1, request.repeat), timed.error());
+  if (stop.stop_requested()) return cancelled(row, afterRepeats(request.repeat));
 
   // 4. The work and the machine's peak.
   progress(total, total);
-  codegen::ProfileReport profile;
-  profile.timing = timing;
-  if (auto work = codegen::countFlops(request.original, *sizes)) profile.work = *work;
-  if (request.peak)
-    profile.peak = request.peak();
-  else
-    profile.peak = codegen::machinePeak();
-  profile.threads = codegen::usesParallelLoops(request.scheduled) ? codegen::coreCount() : 1;
-  for (double s : timing.perRepeat)
+  codegen::ProfileReport profile =
+      codegen::makeProfile(request.original, request.scheduled, *sizes, timed->timing, /*threads=*/0);
+  profile.peak = request.peak ? request.peak() : codegen::machinePeak();
+  for (double s : timed->timing.perRepeat)
     row.perRepeatMs.push_back(s * 1e3);
-  row.number = timing.number;
-  row.medianMs = timing.median() * 1e3;
+  row.number = timed->timing.number;
+  row.medianMs = timed->timing.median() * 1e3;
   row.gflops = profile.gflops();
   if (profile.peak && profile.peakGflops() > 0) row.percentOfPeak = profile.percentOfPeak();
   return row;

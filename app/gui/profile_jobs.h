@@ -1,18 +1,18 @@
 // Profiling for the profile view: compile the current state with a target plugin, run it
 // in the isolated loopscape-worker (a crash or a time-out is an error row, never a crash
 // of the workbench), verify its outputs against the reference, time it, and express the
-// median as GFLOP/s and percent of this machine's peak.
+// median as GFLOP/s and percent of this machine's peak. Every stage goes through the
+// codegen pipeline (core/codegen/pipeline.h); this file turns its results into a row.
 //
 // runProfile is plain C++ run in a background thread: it gets a std::stop_token and
 // reports its stage through a callback. Its stages, in order, are compiling, verifying
 // (when asked) and timing repeat 1..N; the peak is read last (codegen::machinePeak: cached
 // per machine, measured once, about a second, the first time). Each repeat is one worker
 // run (one warm-up call, then `number` timed calls, `number` chosen by the first repeat to
-// last at least minRepeatMs), so a stop request skips the remaining stages and repeats,
-// and the result is a row saying "cancelled" and when ("cancelled while compiling",
-// "... while verifying", "... after 2 of 40 timing repeats"). Verification checks the
-// request before each build and run it makes. A kernel call already in the worker
-// finishes (bounded by the worker's time limit): runKernel cannot be interrupted.
+// last at least minRepeatMs). A stop request reaches every stage (the compiler and the
+// worker are killed, the interpreter stops in its loops), and the result is a row saying
+// "cancelled" and when ("cancelled while compiling", "... while verifying", "... after 2
+// of 40 timing repeats").
 //
 // ProfileJob drives one run at a time from the GUI thread: progress and the finished row
 // arrive as signals on the GUI thread; a cancelled run still delivers its row.

@@ -2,16 +2,20 @@
 // the parent put in shared memory, dlopens the kernel library, and times the kernel as the
 // request says (runner_protocol.h has the command line and the reply). Whatever the kernel
 // does to this process (a crash, an endless loop) is seen by the parent, never suffered.
+// The worker never outlives its parent: it is killed when the parent (the thread that
+// started it) ends, so a host that crashes or is killed leaves no kernel running.
 #include "core/codegen/profile_timer.h"
 #include "core/codegen/runner_protocol.h"
 
 #include <atomic>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <dlfcn.h>
 #include <fmt/format.h>
 #include <string>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 #include <utility>
 #include <vector>
@@ -52,6 +56,7 @@ int fail(const Diagnostic& d) {
 } // namespace
 
 int main(int argc, char** argv) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   std::vector<std::string> args(argv + 1, argv + argc);
   auto request = decodeWorkerArgs(args);
   if (!request) return fail(request.error());

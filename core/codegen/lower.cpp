@@ -1,6 +1,7 @@
 // lower(): the ordered list of lowering passes (see lower.h).
 #include "core/codegen/lower.h"
 
+#include "core/codegen/cancel.h"
 #include "core/codegen/lower_blocks.h"
 #include "core/codegen/lower_flatten.h"
 #include "core/codegen/lower_thread_check.h"
@@ -34,15 +35,22 @@ Expected<LoweredFunc> lower(const ir::PrimFunc& func, const LowerOptions& option
     std::fprintf(stderr, "=== after %.*s ===\n%s\n", static_cast<int>(pass.size()), pass.data(), text.c_str());
   };
 
+  // A stop request is seen before each pass.
+  const auto stopped = [&] { return options.stop.stop_requested(); };
+  const auto cancelled = [] { return std::unexpected(cancelledDiagnostic("lowering")); };
+
   LoweredFunc out;
   out.name = sanitizeIdentifier(func.name) + "_kernel";
   out.params = func.params;
 
+  if (stopped()) return cancelled();
   if (auto ok = checkThreadBindings(func.body, options.deviceKind); !ok) return std::unexpected(ok.error());
 
+  if (stopped()) return cancelled();
   ir::Stmt body = lowerBlocks(func.body);
   log("lowerBlocks", body);
 
+  if (stopped()) return cancelled();
   SizeParams sizes = makeSizeParams(func);
   out.sizeVars = sizes.vars;
   FlatBuffers flat = flattenBuffers(body, func.params, sizes);
@@ -50,15 +58,19 @@ Expected<LoweredFunc> lower(const ir::PrimFunc& func, const LowerOptions& option
   body = std::move(flat.body);
   log("flattenBuffers", body);
 
+  if (stopped()) return cancelled();
   body = unrollLoops(body, out.remarks);
   log("unrollLoops", body);
 
+  if (stopped()) return cancelled();
   body = ir::simplify(body);
   log("simplify", body);
 
+  if (stopped()) return cancelled();
   body = vectorizeLoops(body, options.maxVectorLanes, out.remarks);
   log("vectorizeLoops", body);
 
+  if (stopped()) return cancelled();
   out.body = std::move(body);
   return out;
 }

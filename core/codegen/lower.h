@@ -11,13 +11,16 @@
 //   6. simplify             (core/ir/simplify.h)    canonical affine indices
 //   7. vectorizeLoops       (lower_vectorize.h)     Vectorized loops -> Ramp/Broadcast
 //
-// With LowerOptions::trace the IR is logged after every pass (ir::printStmt).
+// With LowerOptions::trace the IR is logged after every pass (ir::printStmt). A stop
+// requested through LowerOptions::stop is seen between passes ("codegen.cancelled",
+// cancel.h).
 #pragma once
 
 #include "core/codegen/lowered_func.h"
 #include "core/ir/diagnostic.h"
 
 #include <functional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 
@@ -33,6 +36,8 @@ struct LowerOptions {
   /// Widest vector a Vectorized loop may become; a longer constant extent falls back to a
   /// Serial loop with a remark (split the loop first).
   int maxVectorLanes = 64;
+  /// Cancels the lowering between passes (cancel.h).
+  std::stop_token stop;
 };
 
 /// Lowers `func` (a scheduled PrimFunc, root block "root") to a LoweredFunc. Errors:

@@ -72,4 +72,15 @@ std::string formatProfile(const ProfileReport& r, int warmup) {
   return out;
 }
 
+ProfileReport makeProfile(const ir::PrimFunc& original, const ir::PrimFunc& scheduled, const ir::SizeBindings& sizes,
+                          TimingResult timing, int threads) {
+  ProfileReport profile;
+  profile.timing = std::move(timing);
+  if (auto work = countFlops(original, sizes)) profile.work = *work;
+  if (auto bytes = compulsoryBytes(original, sizes)) profile.bytes = *bytes;
+  const int cores = coreCount();
+  profile.threads = usesParallelLoops(scheduled) ? (threads > 0 ? std::min(threads, cores) : cores) : 1;
+  return profile;
+}
+
 } // namespace loopscape::codegen

@@ -7,6 +7,7 @@
 #include "core/codegen/flop_count.h"
 #include "core/codegen/machine_peak.h"
 #include "core/codegen/profile_timer.h"
+#include "core/ir/interpreter.h"
 #include "core/ir/prim_func.h"
 
 #include <optional>
@@ -37,6 +38,13 @@ struct ProfileReport {
 
 /// True when the program has a Parallel loop (the kernel then uses every core).
 bool usesParallelLoops(const ir::PrimFunc& func);
+
+/// The profile of `scheduled` timed as `timing`: the useful work and the compulsory bytes
+/// of `original` under `sizes` (left at zero when they cannot be counted), the cores it
+/// uses (1 without parallel loops, else `threads` (BuildOptions::threads; 0 = every core)
+/// capped at the core count), no peak and no mode.
+ProfileReport makeProfile(const ir::PrimFunc& original, const ir::PrimFunc& scheduled, const ir::SizeBindings& sizes,
+                          TimingResult timing, int threads);
 
 /// The timing table:
 ///   timing: <mode>, <R> repeats x <N> calls, <W> warm-up

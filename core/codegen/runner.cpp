@@ -1,5 +1,6 @@
 #include "core/codegen/runner.h"
 
+#include "core/codegen/cancel.h"
 #include "core/codegen/runner_protocol.h"
 #include "core/ir/interpreter.h"
 
@@ -171,6 +172,7 @@ Expected<void> checkArguments(const LoweredFunc& func, std::span<const ir::NDArr
 Expected<RunResult> runLibraryIsolated(const std::string& libraryPath, const std::string& symbol,
                                        std::span<ir::NDArray> args, std::span<const std::int64_t> sizes,
                                        const RunOptions& options) {
+  if (options.stop.stop_requested()) return Unexpected(cancelledDiagnostic("running"));
   std::string workerPath = options.workerPath;
   if (workerPath.empty()) {
     auto found = findWorker();
@@ -259,7 +261,7 @@ Expected<RunResult> runLibraryIsolated(const std::string& libraryPath, const std
     }
   };
   int status = 0;
-  bool timedOut = false;
+  bool timedOut = false, stopped = false;
   // The time limit applies to each kernel call: every completed call (the worker bumps
   // the progress counter) starts a new period.
   std::atomic_ref<std::uint64_t> progress(
@@ -279,11 +281,12 @@ Expected<RunResult> runLibraryIsolated(const std::string& libraryPath, const std
       lastProgress = p;
       deadline = now + limit;
     }
-    if (now >= deadline) {
+    stopped = options.stop.stop_requested();
+    if (now >= deadline || stopped) {
       ::kill(pid, SIGKILL);
       while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
       }
-      timedOut = true;
+      timedOut = !stopped;
       break;
     }
     pollfd fds[2];
@@ -291,7 +294,7 @@ Expected<RunResult> runLibraryIsolated(const std::string& libraryPath, const std
     for (Fd* fd : {&resultRead, &outputRead})
       if (fd->get() >= 0) fds[n++] = {fd->get(), POLLIN, 0};
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
-    ::poll(n ? fds : nullptr, n, static_cast<int>(std::clamp<long long>(left, 1, n ? 100 : 5)));
+    ::poll(n ? fds : nullptr, n, static_cast<int>(std::clamp<long long>(left, 1, n ? 20 : 5)));
     drain(resultRead, reply);
     drain(outputRead, output);
   }
@@ -306,6 +309,7 @@ Expected<RunResult> runLibraryIsolated(const std::string& libraryPath, const std
   };
 
   // 5. Decode how it ended.
+  if (stopped) return Unexpected(cancelledDiagnostic("running"));
   if (timedOut)
     return Unexpected(withOutput(Diagnostic::error(
         "runner.timeout", fmt::format("the kernel did not finish within {:g} s and was stopped", options.timeoutSeconds))));
@@ -337,6 +341,7 @@ Expected<RunResult> runKernel(const LoweredFunc& func, Kernel& kernel, std::span
                       func.name)));
     return runLibraryIsolated(kernel.libraryPath(), kernel.symbol(), args, sizes, options);
   }
+  if (options.stop.stop_requested()) return Unexpected(cancelledDiagnostic("running"));
   std::vector<void*> pointers;
   for (auto& a : args) pointers.push_back(a.rawData());
   auto timing = timeCalls([&]() { return kernel.run(pointers, sizes); }, options.timing);

@@ -13,9 +13,12 @@
 //   runner.no-worker   the worker executable cannot be found or started
 //   runner.no-library  the kernel has no shared library (its target cannot run isolated)
 // On success the output buffers (every argument, in fact) are copied back into `args`.
+// A stop requested through RunOptions::stop kills the worker at once (SIGKILL, reaped)
+// and returns "codegen.cancelled" (cancel.h); no worker process outlives the call.
 //
 // In process (Isolation::InProcess) calls Kernel::run directly: no protection, no copy,
-// for benchmarks and for targets without a shared library.
+// for benchmarks and for targets without a shared library; a stop is seen only before
+// the calls start.
 #pragma once
 
 #include "core/codegen/lowered_func.h"
@@ -26,6 +29,7 @@
 
 #include <cstdint>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -44,6 +48,8 @@ struct RunOptions {
   /// TEST ONLY: skip checkArguments() in runKernel(), so a test can hand a kernel buffers
   /// smaller than its shapes (an out-of-bounds kernel) and check the crash is reported.
   bool uncheckedArguments = false;
+  /// Cancels the run: the worker is killed (see the file comment).
+  std::stop_token stop;
 };
 
 struct RunResult {

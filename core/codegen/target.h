@@ -7,6 +7,20 @@
 // refuses a mismatch with a message naming the file and both versions. A plugin turns a
 // LoweredFunc into source text for the code view and into a runnable Kernel. A missing
 // toolchain or device makes the plugin say so through toolchain(), never crash the host.
+//
+// Threads (the one lock policy): a Target need not be thread-safe in source() and build().
+// The host never calls source() or build() of one Target from two threads at once: every
+// such call goes through codegen::Pipeline (pipeline.h), which holds that target's lock
+// (TargetRegistry::targetLock) for the duration of the call; calls into different targets
+// may run in parallel. name(), deviceKind(), description(), capabilities(),
+// toolchain() and sourceFormats() may be called from any thread at any time without the
+// lock (plugins compute them once or from immutable state). A Kernel is used by one
+// thread at a time and may outlive the call that built it; its run() and libraryPath()
+// need no lock.
+//
+// Cancellation: BuildOptions::stop is checked by source() and build() between their
+// steps, and a compiler process they start is killed when a stop is requested; they
+// then return codegen::cancelledDiagnostic("building") (cancel.h).
 #pragma once
 
 #include "core/codegen/lowered_func.h"
@@ -15,13 +29,14 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <vector>
 
 namespace loopscape::codegen {
 
 /// Bumped whenever Target, Kernel, LoweredFunc or the IR node layout changes.
-inline constexpr int kTargetAbiVersion = 1;
+inline constexpr int kTargetAbiVersion = 2;
 
 struct TargetCapabilities {
   bool parallel = false;       ///< runs Parallel loops on several threads
@@ -39,6 +54,7 @@ struct BuildOptions {
   bool fastMath = false;        ///< allow reassociation etc. (only when the user asks)
   int threads = 0;              ///< parallel loop threads; 0 = all cores
   std::string workDir;          ///< where generated files go (a temporary dir if empty)
+  std::stop_token stop;         ///< cancels source() and build() (see the file comment)
 };
 
 /// A compiled function. `run` takes one pointer per parameter (flat row-major data of the

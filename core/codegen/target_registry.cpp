@@ -1,5 +1,7 @@
 #include "core/codegen/target_registry.h"
 
+#include "core/ir/assert.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <dlfcn.h>
@@ -102,7 +104,10 @@ TargetRegistry::TargetRegistry(std::vector<std::string> searchDirs) : m_dirs(std
           owned.reset();
         }
       }
-      if (owned) m_targets.push_back(std::move(owned));
+      if (owned) {
+        m_targets.push_back(std::move(owned));
+        m_locks.push_back(std::make_unique<std::mutex>());
+      }
       m_plugins.push_back(std::move(info));
     }
   }
@@ -139,6 +144,12 @@ std::vector<std::string> TargetRegistry::defaultSearchDirs() {
     }
   }
   return dirs;
+}
+
+std::mutex& TargetRegistry::targetLock(const Target& target) const {
+  for (std::size_t i = 0; i < m_targets.size(); ++i)
+    if (m_targets[i].get() == &target) return *m_locks[i];
+  LS_UNREACHABLE("targetLock: the target '{}' does not belong to this registry", target.name());
 }
 
 Expected<Target*> TargetRegistry::findTarget(std::string_view name) const {

@@ -17,11 +17,17 @@
 //     version N, but loopscape expects M"), checked before the factory is called;
 //   * the factory returns null ("codegen.plugin-factory-failed").
 // Plugins stay loaded for the registry's lifetime (never dlclose'd while Targets live).
+//
+// One registry per process: TargetRegistry::global(), which every front end (CLI, GUI,
+// benchmark) reaches through codegen::Pipeline (pipeline.h). Separate registries are for
+// tests of the scan itself (other search directories, deliberately broken plugins).
+// The registry also keeps one lock per enabled target, the lock of target.h's policy.
 #pragma once
 
 #include "core/codegen/target.h"
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +62,10 @@ public:
   /// available targets), or the refusal of a disabled plugin of that name.
   Expected<Target*> findTarget(std::string_view name) const;
 
+  /// The lock that serialises source() and build() of `target` (target.h); `target` must
+  /// be one of this registry's. Taken by codegen::Pipeline only.
+  std::mutex& targetLock(const Target& target) const;
+
   /// Loads one plugin file (what the scan does for each file); exposed for tests.
   static PluginInfo load(const std::string& path, std::unique_ptr<Target>& owned);
 
@@ -63,6 +73,7 @@ private:
   std::vector<std::string> m_dirs;
   std::vector<PluginInfo> m_plugins;
   std::vector<std::unique_ptr<Target>> m_targets;
+  std::vector<std::unique_ptr<std::mutex>> m_locks; ///< one per m_targets entry
 };
 
 } // namespace loopscape::codegen

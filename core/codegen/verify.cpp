@@ -1,7 +1,7 @@
 #include "core/codegen/verify.h"
 
+#include "core/codegen/cancel.h"
 #include "core/codegen/flop_count.h"
-#include "core/codegen/lower.h"
 #include "core/codegen/verify_sample.h"
 #include "core/ir/visitor.h"
 
@@ -131,9 +131,6 @@ std::string SampledCheck::str() const {
                             fmt::join(check.first->index, ", "), check.first->expected, check.first->actual, errors);
 }
 
-namespace {
-
-/// Copies of `args` with fresh (zero) outputs, so the two runs cannot see each other.
 std::vector<ir::NDArray> freshCopies(std::span<const ir::NDArray> args, const std::vector<std::size_t>& outputs) {
   std::vector<ir::NDArray> out;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -143,11 +140,14 @@ std::vector<ir::NDArray> freshCopies(std::span<const ir::NDArray> args, const st
   return out;
 }
 
-} // namespace
-
 Expected<VerifyReport> verify(const ir::PrimFunc& original, const ir::SizeBindings& sizes,
                               std::span<const ir::NDArray> args, const RunOnArgs& underTest,
                               const RunOnArgs& compiledReference, const VerifyOptions& options) {
+  // Every failure after a stop request is the cancellation (the stop may be what made the
+  // interpreter, the kernel or the reference fail).
+  const std::stop_token& stop = options.stop;
+  const auto cancelled = [] { return Unexpected(cancelledDiagnostic("verifying")); };
+  if (stop.stop_requested()) return cancelled();
   const auto outputs = outputParams(original);
   VerifyReport report;
   auto work = countFlops(original, sizes);
@@ -158,7 +158,8 @@ Expected<VerifyReport> verify(const ir::PrimFunc& original, const ir::SizeBindin
   if (report.instances <= options.interpretLimit) {
     report.reference = ReferenceKind::Interpreter;
     report.referenceText = "the reference interpreter";
-    if (auto ran = ir::interpret(original, expected, sizes); !ran) {
+    if (auto ran = ir::interpret(original, expected, sizes, stop); !ran) {
+      if (stop.stop_requested()) return cancelled();
       Diagnostic d = ran.error();
       d.message = fmt::format("the reference interpreter failed: {}", d.message);
       return Unexpected(d);
@@ -174,14 +175,16 @@ Expected<VerifyReport> verify(const ir::PrimFunc& original, const ir::SizeBindin
                                           "and no compiled reference is available",
                                           report.instances, options.interpretLimit)));
     if (auto ran = compiledReference(expected); !ran) {
+      if (stop.stop_requested()) return cancelled();
       Diagnostic d = ran.error();
       d.message = fmt::format("the compiled unscheduled program failed: {}", d.message);
       return Unexpected(d);
     }
   }
 
+  if (stop.stop_requested()) return cancelled();
   report.actual = freshCopies(args, outputs);
-  if (auto ran = underTest(report.actual); !ran) return Unexpected(ran.error());
+  if (auto ran = underTest(report.actual); !ran) return stop.stop_requested() ? cancelled() : Unexpected(ran.error());
   for (std::size_t i : outputs) {
     const auto& param = original.params[i];
     const Tolerance tol = options.tolerance ? *options.tolerance : defaultTolerance(param->dtype);
@@ -193,7 +196,7 @@ Expected<VerifyReport> verify(const ir::PrimFunc& original, const ir::SizeBindin
     for (std::size_t i : outputs) {
       const auto& param = original.params[i];
       auto sample = interpretSampledElements(original, sizes, args, i, options.sampleElements, options.sampleSeed + i,
-                                             limit);
+                                             limit, stop);
       if (!sample) return Unexpected(sample.error());
       SampledCheck c;
       c.name = param->name;
@@ -218,36 +221,6 @@ Expected<VerifyReport> verify(const ir::PrimFunc& original, const ir::SizeBindin
     }
   }
   return report;
-}
-
-RunOnArgs compiledRunner(Target& target, const ir::PrimFunc& original, const ir::SizeBindings& sizes,
-                         const RunOptions& runOptions) {
-  struct State {
-    LoweredFunc func;
-    std::unique_ptr<Kernel> kernel;
-    std::vector<std::int64_t> sizeArgs;
-  };
-  auto state = std::make_shared<State>();
-  return [&target, original, sizes, runOptions, state](std::span<ir::NDArray> args) -> Expected<void> {
-    if (!state->kernel) {
-      LowerOptions lo;
-      lo.deviceKind = target.deviceKind();
-      auto lowered = lower(original, lo);
-      if (!lowered) return Unexpected(lowered.error());
-      auto built = target.build(*lowered, BuildOptions{});
-      if (!built) return Unexpected(built.error());
-      auto sizeArgs = sizeArguments(*lowered, sizes);
-      if (!sizeArgs) return Unexpected(sizeArgs.error());
-      state->func = std::move(*lowered);
-      state->kernel = std::move(*built);
-      state->sizeArgs = std::move(*sizeArgs);
-    }
-    RunOptions o = runOptions;
-    o.timing = TimingOptions::single();
-    auto ran = runKernel(state->func, *state->kernel, args, state->sizeArgs, o);
-    if (!ran) return Unexpected(ran.error());
-    return {};
-  };
 }
 
 } // namespace loopscape::codegen

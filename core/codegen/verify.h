@@ -12,11 +12,11 @@
 // An element mismatches when |actual - expected| > atol + rtol * |expected| (NaN in only
 // one side always mismatches; equal infinities and NaN on both sides never do). Default
 // tolerance: float32 rtol 1e-4 / atol 1e-5, float16 1e-2 / 1e-3, float64 1e-9 / 1e-12,
-// integers and bool exact.
+// integers and bool exact. A stop requested through VerifyOptions::stop ends the
+// verification promptly (the interpreter sees it in its loops) with "codegen.cancelled".
 #pragma once
 
 #include "core/codegen/runner.h"
-#include "core/codegen/target.h"
 #include "core/ir/interpreter.h"
 #include "core/ir/ndarray.h"
 #include "core/ir/prim_func.h"
@@ -25,6 +25,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,10 @@ std::vector<std::int64_t> unflattenIndex(std::int64_t flat, const std::vector<st
 /// Indices of the parameters some statement stores to (the outputs), in order.
 std::vector<std::size_t> outputParams(const ir::PrimFunc& func);
 
+/// Copies of `args` whose `outputs` (parameter indices) are fresh zero arrays, so that
+/// runs on them cannot see each other's results.
+std::vector<ir::NDArray> freshCopies(std::span<const ir::NDArray> args, const std::vector<std::size_t>& outputs);
+
 /// One array per parameter under `sizes`: inputs fillRandom(seed + i), outputs zero.
 Expected<std::vector<ir::NDArray>> makeArguments(const ir::PrimFunc& func, const ir::SizeBindings& sizes,
                                                  std::uint64_t seed);
@@ -120,6 +125,7 @@ struct VerifyOptions {
   /// whole (all sampled elements of all outputs share the interpret limit).
   int sampleElements = 16;
   std::uint64_t sampleSeed = 1; ///< seeds which elements are sampled
+  std::stop_token stop;         ///< cancels the verification (see the file comment)
 };
 
 /// Verifies `underTest` against the reference for `original` (unscheduled) on copies of
@@ -131,10 +137,5 @@ struct VerifyOptions {
 Expected<VerifyReport> verify(const ir::PrimFunc& original, const ir::SizeBindings& sizes,
                               std::span<const ir::NDArray> args, const RunOnArgs& underTest,
                               const RunOnArgs& compiledReference, const VerifyOptions& options = {});
-
-/// A RunOnArgs that lowers `original` for `target`, builds it (once, on first use) and
-/// runs it with `runOptions` (one call).
-RunOnArgs compiledRunner(Target& target, const ir::PrimFunc& original, const ir::SizeBindings& sizes,
-                         const RunOptions& runOptions);
 
 } // namespace loopscape::codegen

@@ -1,5 +1,6 @@
 #include "core/codegen/verify_sample.h"
 
+#include "core/codegen/cancel.h"
 #include "core/codegen/flop_count.h"
 #include "core/codegen/verify.h"
 #include "core/ir/mutator.h"
@@ -192,7 +193,7 @@ std::vector<std::int64_t> sampleFlatIndices(std::int64_t numel, int count, std::
 
 Expected<SampledElements> interpretSampledElements(const PrimFunc& func, const SizeBindings& sizes,
                                                    std::span<const NDArray> args, std::size_t param, int count,
-                                                   std::uint64_t seed, double instanceLimit) {
+                                                   std::uint64_t seed, double instanceLimit, std::stop_token stop) {
   SampledElements result;
   const NDArray& output = args[param];
   const std::vector<std::int64_t>& shape = output.shape();
@@ -233,12 +234,9 @@ Expected<SampledElements> interpretSampledElements(const PrimFunc& func, const S
   for (std::size_t s = 0; s < flat.size(); ++s) {
     auto restricted = restrictToElement(func, param, unflatten(flat[s]), sizes);
     if (!restricted) return Unexpected(restricted.error());
-    std::vector<NDArray> work; // fresh (zero) outputs, as verify() gives every run
-    for (std::size_t i = 0; i < args.size(); ++i) {
-      const bool isOutput = std::find(outputs.begin(), outputs.end(), i) != outputs.end();
-      work.push_back(isOutput ? NDArray(args[i].shape(), args[i].dtype()) : args[i].clone());
-    }
-    if (auto ran = interpret(*restricted, work, sizes); !ran) {
+    std::vector<NDArray> work = freshCopies(args, outputs); // as verify() gives every run
+    if (auto ran = interpret(*restricted, work, sizes, stop); !ran) {
+      if (stop.stop_requested()) return Unexpected(cancelledDiagnostic("verifying"));
       Diagnostic d = ran.error();
       d.message = fmt::format("the reference interpreter failed on a sampled element: {}", d.message);
       return Unexpected(d);

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -47,9 +48,10 @@ struct SampledElements {
 /// (inputs filled; outputs' contents are ignored), within `instanceLimit` statement
 /// instances in all: fewer elements when one costs more than limit / count, none (with
 /// `skipped` saying why) when one costs more than the limit or restriction is refused.
-/// Errors: a failure of the interpreter itself.
+/// Errors: a failure of the interpreter itself; "codegen.cancelled" when `stop` is
+/// requested (seen inside the interpreter's loops).
 Expected<SampledElements> interpretSampledElements(const ir::PrimFunc& func, const ir::SizeBindings& sizes,
                                                    std::span<const ir::NDArray> args, std::size_t param, int count,
-                                                   std::uint64_t seed, double instanceLimit);
+                                                   std::uint64_t seed, double instanceLimit, std::stop_token stop = {});
 
 } // namespace loopscape::codegen

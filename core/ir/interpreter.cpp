@@ -107,7 +107,8 @@ Expected<SizeBindings> inferSizes(const PrimFunc& func, std::span<const NDArray>
   return sizes;
 }
 
-Expected<void> interpret(const PrimFunc& func, std::span<NDArray> args, const SizeBindings& given) {
+Expected<void> interpret(const PrimFunc& func, std::span<NDArray> args, const SizeBindings& given,
+                         std::stop_token stop) {
   SizeBindings sizes = given;
   if (auto ok = bindSizes(func, std::span<const NDArray>(args.data(), args.size()), sizes); !ok)
     return Unexpected(ok.error());
@@ -130,6 +131,7 @@ Expected<void> interpret(const PrimFunc& func, std::span<NDArray> args, const Si
   if (!program) return Unexpected(program.error());
 
   interp::Frame frame;
+  frame.stop = std::move(stop);
   frame.ints.assign(program->numInts, 0);
   frame.floats.assign(program->numFloats, 0.0);
   frame.buffers.resize(program->numBuffers);

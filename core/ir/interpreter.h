@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <map>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -53,7 +54,9 @@ Expected<SizeBindings> inferSizes(const PrimFunc& func, std::span<const NDArray>
 /// pre-bind size variables (for sizes no argument shape determines); the rest are
 /// inferred. Errors name the parameter: "interp.arg-count", "interp.dtype-mismatch",
 /// "interp.rank-mismatch", "interp.shape-mismatch", "interp.size-conflict"; then any
-/// runtime diagnostic described above.
-Expected<void> interpret(const PrimFunc& func, std::span<NDArray> args, const SizeBindings& sizes = {});
+/// runtime diagnostic described above. A stop requested through `stop` ends the run at the
+/// next loop iteration with "interp.cancelled" (outputs are then partly written).
+Expected<void> interpret(const PrimFunc& func, std::span<NDArray> args, const SizeBindings& sizes = {},
+                         std::stop_token stop = {});
 
 } // namespace loopscape::ir

@@ -32,6 +32,7 @@ struct ForNode final : Exec {
   void exec(Frame& f) const override {
     const std::int64_t lo = min.get(f), n = extent.get(f);
     for (std::int64_t i = 0; i < n; ++i) {
+      if (f.stop.stop_requested()) throw InterpError{Diagnostic::error("interp.cancelled", "cancelled")};
       f.ints[slot] = lo + i;
       body->exec(f);
     }

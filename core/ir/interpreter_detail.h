@@ -6,6 +6,7 @@
 #include "core/ir/interpreter.h"
 
 #include <memory>
+#include <stop_token>
 
 namespace loopscape::ir::interp {
 
@@ -27,6 +28,7 @@ struct Frame {
   std::vector<std::int64_t> ints;
   std::vector<double> floats;
   std::vector<RtBuffer> buffers;
+  std::stop_token stop; ///< checked once per loop iteration ("interp.cancelled")
 };
 
 /// The block a node belongs to, for error messages (name and iterator slots).

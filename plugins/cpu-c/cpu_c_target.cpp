@@ -1,7 +1,9 @@
 // The cpu-c target: C + OpenMP source (c_emitter.h) compiled by the system compiler
 // (c_compiler.h) into a shared object that is dlopen'ed. Formats: "c" (the source) and
 // "asm" (the compiler's assembly of the kernel and its OpenMP outlined functions).
+#include "core/codegen/cancel.h"
 #include "core/codegen/target.h"
+#include "plugins/common/toolchain.h"
 #include "plugins/cpu-c/c_compiler.h"
 #include "plugins/cpu-c/c_emitter.h"
 
@@ -80,16 +82,12 @@ public:
     caps.vectorBits = cpuHas("avx512f") ? 512 : cpuHas("avx2") ? 256 : 128;
     return caps;
   }
-  ToolchainStatus toolchain() const override {
-    const Compiler& cc = systemCompiler();
-    if (cc.command.empty()) return {false, "no C compiler found ($CC, cc, gcc or clang in PATH)"};
-    if (cc.version.empty()) return {false, "the C compiler '" + cc.command + "' does not run"};
-    return {true, cc.version + " at " + cc.path};
-  }
+  ToolchainStatus toolchain() const override { return toolchain::compilerStatus(); }
   std::vector<std::string> sourceFormats() const override { return {"c", "asm"}; }
 
   Expected<std::string> source(const LoweredFunc& func, const std::string& format,
                                const BuildOptions& options) override {
+    if (options.stop.stop_requested()) return std::unexpected(cancelledDiagnostic("building"));
     std::string c = applyTestHooks(emitC(func, options.threads));
     if (format == "c") return c;
     if (format != "asm")
@@ -104,6 +102,7 @@ public:
   }
 
   Expected<std::unique_ptr<Kernel>> build(const LoweredFunc& func, const BuildOptions& options) override {
+    if (options.stop.stop_requested()) return std::unexpected(cancelledDiagnostic("building"));
     std::string c = applyTestHooks(emitC(func, options.threads));
     auto path = compile(c, options, /*assembly=*/false);
     if (!path) return std::unexpected(path.error());

@@ -1,6 +1,8 @@
 // The cpu-llvm Target: LoweredFunc -> LLVM IR (ir_gen) -> O3 for the host CPU
 // (host_machine) -> object -> ORC LLJIT (jit_kernel); and the plugin's two exported
-// factory functions (target.h).
+// factory functions (target.h). A stop request (BuildOptions::stop) is seen between
+// these steps; LLVM's own passes run to their end.
+#include "core/codegen/cancel.h"
 #include "host_machine.h"
 #include "ir_gen.h"
 #include "jit_kernel.h"
@@ -22,7 +24,10 @@ struct Compiled {
   std::unique_ptr<llvm::TargetMachine> machine;
 };
 
+Diagnostic cancelled() { return cancelledDiagnostic("building"); }
+
 Expected<Compiled> compile(const LoweredFunc& func, const BuildOptions& options) {
+  if (options.stop.stop_requested()) return Unexpected(cancelled());
   auto machine = createHostMachine(options.fastMath);
   if (!machine) return Unexpected(machine.error());
   Compiled c;
@@ -37,7 +42,9 @@ Expected<Compiled> compile(const LoweredFunc& func, const BuildOptions& options)
   if (!module) return Unexpected(module.error());
   c.module = std::move(*module);
   c.machine = std::move(*machine);
+  if (options.stop.stop_requested()) return Unexpected(cancelled());
   optimizeModule(*c.module, *c.machine);
+  if (options.stop.stop_requested()) return Unexpected(cancelled());
   return c;
 }
 
@@ -78,6 +85,7 @@ public:
     if (!c) return Unexpected(c.error());
     auto object = emitObject(*c->module, *c->machine);
     if (!object) return Unexpected(object.error());
+    if (options.stop.stop_requested()) return Unexpected(cancelled());
     KernelSpec spec;
     spec.object = std::move(*object);
     spec.symbol = kernelSymbol(func);
@@ -85,6 +93,7 @@ public:
     spec.buffers = func.params.size();
     spec.sizes = func.sizeVars.size();
     spec.workDir = options.workDir;
+    spec.stop = options.stop;
     return makeJitKernel(std::move(spec));
   }
 };

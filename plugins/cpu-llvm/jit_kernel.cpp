@@ -3,6 +3,7 @@
 
 #include "ir_gen.h"
 #include "parallel_runtime_source.h"
+#include "plugins/common/toolchain.h"
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -10,32 +11,15 @@
 
 #include <fmt/format.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace loopscape::codegen::cpullvm {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-std::uint64_t fnv1a(const char* data, std::size_t n, std::uint64_t h = 0xcbf29ce484222325ull) {
-  for (std::size_t i = 0; i < n; ++i) {
-    h ^= static_cast<unsigned char>(data[i]);
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-
-std::string shellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 Diagnostic linkError(std::string message) { return Diagnostic::error("cpu-llvm.link", std::move(message)); }
 
@@ -54,9 +38,9 @@ public:
   }
 
   std::string libraryPath() const override {
-    std::call_once(m_linkOnce, [this] {
-      if (auto path = linkSharedLibrary(m_spec.object, m_spec.workDir)) m_library = *path;
-    });
+    std::lock_guard lock(m_linkLock); // a failed (or cancelled) link is tried again
+    if (m_library.empty())
+      if (auto path = linkSharedLibrary(m_spec.object, m_spec.workDir, m_spec.stop)) m_library = *path;
     return m_library;
   }
   std::string symbol() const override { return m_spec.symbol; }
@@ -65,7 +49,7 @@ private:
   std::unique_ptr<llvm::orc::LLJIT> m_jit;
   KernelSpec m_spec;
   void (*m_entry)(void* const*, const std::int64_t*);
-  mutable std::once_flag m_linkOnce;
+  mutable std::mutex m_linkLock;
   mutable std::string m_library;
 };
 
@@ -93,47 +77,46 @@ Expected<std::unique_ptr<Kernel>> makeJitKernel(KernelSpec spec) {
   return std::unique_ptr<Kernel>(std::make_unique<JitKernel>(std::move(*jit), std::move(spec), entry));
 }
 
-Expected<std::string> linkSharedLibrary(const std::vector<char>& object, const std::string& workDir) {
-  const std::uint64_t hash = fnv1a(kParallelRuntimeSource, sizeof(kParallelRuntimeSource) - 1, fnv1a(object.data(), object.size()));
-  std::error_code ec;
-  fs::path dir = workDir.empty() ? fs::temp_directory_path(ec) / fmt::format("loopscape-cpu-llvm-{}", getuid()) : fs::path(workDir);
-  fs::create_directories(dir, ec);
-  if (ec) return Unexpected(linkError(fmt::format("cannot create {}: {}", dir.string(), ec.message())));
-  const std::string stem = fmt::format("kernel_{:016x}", hash);
-  const fs::path library = dir / ("lib" + stem + ".so");
-  if (fs::exists(library, ec)) return library.string();
-
-  // Unique names for the inputs and the output, renamed into place at the end, so that
-  // concurrent builds of the same kernel never see a half-written library.
-  const std::string tag = fmt::format("{}.{}", stem, getpid());
-  const fs::path objectPath = dir / (tag + ".o");
-  const fs::path runtimePath = dir / (tag + "_runtime.c");
-  const fs::path partial = dir / (tag + ".so.partial");
-  {
-    std::ofstream out(objectPath, std::ios::binary);
-    out.write(object.data(), static_cast<std::streamsize>(object.size()));
-    std::ofstream rt(runtimePath);
-    rt << kParallelRuntimeSource;
-    if (!out || !rt) return Unexpected(linkError("cannot write the kernel object to " + dir.string()));
-  }
-  const std::string command =
-      fmt::format("cc -shared -fPIC -fopenmp -O2 -fvisibility=hidden -o {} {} {} -lm 2>&1", shellQuote(partial.string()),
-                  shellQuote(objectPath.string()), shellQuote(runtimePath.string()));
-  std::string output;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return Unexpected(linkError("cannot run the system compiler (cc)"));
-  char chunk[512];
-  while (std::size_t n = std::fread(chunk, 1, sizeof chunk, pipe)) output.append(chunk, n);
-  const int status = pclose(pipe);
-  fs::remove(objectPath, ec);
-  fs::remove(runtimePath, ec);
-  if (status != 0) {
-    fs::remove(partial, ec);
-    return Unexpected(linkError(fmt::format("`{}` failed (status {}):\n{}", command, WEXITSTATUS(status), output)));
-  }
-  fs::rename(partial, library, ec);
-  if (ec) return Unexpected(linkError(fmt::format("cannot move the library to {}: {}", library.string(), ec.message())));
-  return library.string();
+Expected<std::string> linkSharedLibrary(const std::vector<char>& object, const std::string& workDir,
+                                        std::stop_token stop) {
+  BuildOptions where;
+  where.workDir = workDir;
+  auto dir = toolchain::cacheDir(where, "cpu-llvm");
+  if (!dir) return Unexpected(dir.error());
+  const std::string hash = toolchain::contentHash(
+      {std::string_view(object.data(), object.size()), std::string_view(kParallelRuntimeSource)});
+  const fs::path library = fs::path(*dir) / ("libkernel_" + hash + ".so");
+  return toolchain::cachedOutput("cpu-llvm", library.string(), [&](const std::string& temporary) -> Expected<void> {
+    // The inputs get names unique to this output, removed afterwards.
+    const fs::path objectPath = temporary + ".o";
+    const fs::path runtimePath = temporary + "_runtime.c";
+    {
+      std::ofstream out(objectPath, std::ios::binary);
+      out.write(object.data(), static_cast<std::streamsize>(object.size()));
+      std::ofstream rt(runtimePath);
+      rt << kParallelRuntimeSource;
+      if (!out || !rt) return Unexpected(linkError("cannot write the kernel object to " + *dir));
+    }
+    const std::vector<std::string> args = {"-shared",
+                                           "-fPIC",
+                                           "-fopenmp",
+                                           "-O2",
+                                           "-fvisibility=hidden",
+                                           "-o",
+                                           temporary,
+                                           objectPath.string(),
+                                           runtimePath.string(),
+                                           "-lm"};
+    auto ran = toolchain::runCompiler("cpu-llvm", args, stop);
+    std::error_code ec;
+    fs::remove(objectPath, ec);
+    fs::remove(runtimePath, ec);
+    if (!ran) return Unexpected(ran.error());
+    if (ran->exitStatus != 0)
+      return Unexpected(linkError(fmt::format("`{} {}` failed (status {}):\n{}", toolchain::systemCompiler().command,
+                                              fmt::join(args, " "), ran->exitStatus, ran->output)));
+    return {};
+  });
 }
 
 } // namespace loopscape::codegen::cpullvm

@@ -1,6 +1,7 @@
 // `loopscape-cli run` and `export` end to end: verification lines, the timing table parsed
 // for sanity (positive, min <= median <= max; never for speed), .npy inputs and outputs as
-// `check` reads and writes them, the in-process mode, refusals, and an export directory.
+// `check` reads and writes them, the in-process mode, refusals, $CC used by both plugins
+// (compiling, linking) with the build cache in $LOOPSCAPE_CACHE_DIR, and an export directory.
 #include "core/ir/ndarray.h"
 #include "core/ir/npy.h"
 
@@ -44,11 +45,13 @@ private:
   QTemporaryDir m_dir;
   QString m_program, m_trace;
 
-  Result cli(const QStringList& args) {
+  /// `loopscape-cli args...`, with the variables of `extra` set in its environment.
+  Result cli(const QStringList& args, const QProcessEnvironment& extra = {}) {
     QProcess p;
     auto env = QProcessEnvironment::systemEnvironment();
     env.insert("LOOPSCAPE_MACHINE_CACHE", m_dir.filePath("machine.json"));
     env.remove("LOOPSCAPE_WORKER");
+    env.insert(extra);
     p.setProcessEnvironment(env);
     p.start(LS_CLI_PATH, args);
     if (!p.waitForFinished(120000)) return {};
@@ -171,6 +174,31 @@ private Q_SLOTS:
     const auto r = cli(args);
     QCOMPARE(r.exitCode, exitCode);
     QVERIFY2(r.err.contains(message), qPrintable(r.err));
+  }
+
+  void bothPluginsUseTheCompilerInCC() {
+    // A $CC that logs its arguments, with an empty build cache: cpu-c compiles the kernel
+    // with it and cpu-llvm links the kernel's shared library with it (plugins/common).
+    const QString log = m_dir.filePath("cc.log");
+    const QString wrapper = m_dir.filePath("logging-cc");
+    std::ofstream(wrapper.toStdString()) << "#!/bin/sh\necho \"$@\" >> '" << log.toStdString() << "'\nexec cc \"$@\"\n";
+    QVERIFY(QFile::setPermissions(wrapper, QFile::permissions(wrapper) | QFileDevice::ExeOwner));
+    QProcessEnvironment env;
+    env.insert("CC", wrapper);
+    env.insert("LOOPSCAPE_CACHE_DIR", m_dir.filePath("cache"));
+    const auto targets = cli({"targets"}, env);
+    QVERIFY2(targets.out.contains(QRegularExpression("  toolchain: (gcc|clang) [0-9.]+ at " +
+                                                     QRegularExpression::escape(wrapper) + "\n")),
+             qPrintable(targets.out));
+    for (const char* target : {"cpu-c", "cpu-llvm"}) {
+      const auto r = cli({"run", m_program, "--target", target, "--repeat", "1", "--no-peak"}, env);
+      QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+    }
+    QFile file(log);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QString calls = QString::fromUtf8(file.readAll());
+    QVERIFY2(calls.contains(QRegularExpression("-shared .*/cache/cpu-c/[0-9a-f]{16}\\.c -lm\n")), qPrintable(calls));
+    QVERIFY2(calls.contains(QRegularExpression("-shared .*/cache/cpu-llvm/.*_runtime\\.c -lm\n")), qPrintable(calls));
   }
 
   void exportWritesTheDirectory() {

@@ -31,10 +31,8 @@ using namespace loopscape;
 
 namespace {
 
-codegen::TargetRegistry& registry() {
-  static codegen::TargetRegistry r({LS_PLUGIN_DIR});
-  return r;
-}
+/// The process-wide registry (build/plugins beside build/tests).
+codegen::TargetRegistry& registry() { return codegen::TargetRegistry::global(); }
 
 codegen::Target& cpuC() {
   auto t = registry().findTarget("cpu-c");

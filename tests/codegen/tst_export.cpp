@@ -3,7 +3,7 @@
 // symbolic size, recomputes the result itself and checks it.
 #include "core/codegen/export.h"
 #include "core/codegen/lower.h"
-#include "core/codegen/target_registry.h"
+#include "core/codegen/pipeline.h"
 #include "core/frontend/te_frontend.h"
 #include "core/schedule/trace_script.h"
 
@@ -78,15 +78,15 @@ class TestExport : public QObject {
 
 private Q_SLOTS:
   void exportedLibraryLinksAndComputes() {
-    TargetRegistry registry({LS_RUN_PLUGIN_DIR});
-    auto target = registry.findTarget("cpu-c");
+    const Pipeline pipeline; // the process-wide registry (build/plugins beside build/tests)
+    auto target = pipeline.findTarget("cpu-c");
     QVERIFY2(target.has_value(), target ? "" : target.error().message.c_str());
     if (!(*target)->toolchain().usable) QSKIP("no C compiler");
     auto f = frontend::parseTe(kDense, "dense.te");
     QVERIFY(f.has_value());
     schedule::Schedule sch(*f);
     QVERIFY(schedule::applyScript(sch, kTrace, "t.py").has_value());
-    auto lowered = lower(sch.func());
+    auto lowered = pipeline.lower(**target, sch.func());
     QVERIFY2(lowered.has_value(), lowered ? "" : lowered.error().message.c_str());
 
     QTemporaryDir dir;
@@ -94,7 +94,7 @@ private Q_SLOTS:
     ExportOptions options;
     options.outDir = out;
     options.origin = "Generated from dense.te.";
-    auto exported = exportKernel(**target, sch.func(), *lowered, options);
+    auto exported = pipeline.exportKernel(**target, sch.func(), *lowered, options);
     QVERIFY2(exported.has_value(), exported ? "" : exported.error().message.c_str());
     QCOMPARE(exported->symbol, std::string("main_kernel"));
     QCOMPARE(exported->files.size(), std::size_t(4));

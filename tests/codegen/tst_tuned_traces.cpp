@@ -7,7 +7,7 @@
 // rtol 1e-4. The cpu-llvm assembly of the fast-math build has the FMA instructions the
 // benchmark's note claims (zmm FMAs for matmul) and no gather or scatter.
 //
-// The plugins are found like the CLI finds them (TargetRegistry::defaultSearchDirs():
+// The plugins are found like the CLI finds them (the process-wide TargetRegistry::global():
 // build/tests/../plugins); a target whose plugin is not built is skipped with a message.
 #include "core/codegen/lower.h"
 #include "core/codegen/target_registry.h"
@@ -31,10 +31,7 @@ namespace {
 constexpr double kRtol = 1e-4;
 constexpr double kAtol = 1e-5;
 
-codegen::TargetRegistry& registry() {
-  static codegen::TargetRegistry r(codegen::TargetRegistry::defaultSearchDirs());
-  return r;
-}
+codegen::TargetRegistry& registry() { return codegen::TargetRegistry::global(); }
 
 std::string readAll(const std::string& path) {
   std::ifstream in(path);

@@ -4,7 +4,7 @@
 // on sampled elements (each element interpreted alone equals the whole program's value;
 // scans are refused); a wrong result is a failed report, a crash of a generated kernel (test-only unchecked sizes) a Diagnostic.
 #include "core/codegen/lower.h"
-#include "core/codegen/target_registry.h"
+#include "core/codegen/pipeline.h"
 #include "core/codegen/verify.h"
 #include "core/codegen/verify_sample.h"
 #include "core/frontend/te_frontend.h"
@@ -61,7 +61,7 @@ class TestVerify : public QObject {
   Q_OBJECT
 
 private:
-  std::unique_ptr<TargetRegistry> m_registry;
+  Pipeline m_pipeline; // the process-wide registry (build/plugins beside build/tests)
   Target* m_cpuC = nullptr;
 
   ir::PrimFunc parse(const char* text) {
@@ -99,8 +99,7 @@ private:
 
 private Q_SLOTS:
   void initTestCase() {
-    m_registry = std::make_unique<TargetRegistry>(std::vector<std::string>{LS_RUN_PLUGIN_DIR});
-    auto t = m_registry->findTarget("cpu-c");
+    auto t = m_pipeline.findTarget("cpu-c");
     QVERIFY2(t.has_value(), t ? "" : t.error().message.c_str());
     m_cpuC = *t;
     if (!m_cpuC->toolchain().usable) QSKIP("no C compiler");
@@ -183,7 +182,8 @@ private Q_SLOTS:
     auto args = makeArguments(original, {}, 0);
     VerifyOptions o;
     o.interpretLimit = 1000;
-    auto report = verify(original, {}, *args, runner(b, {}), compiledRunner(*m_cpuC, original, {}, isolated()), o);
+    auto report =
+        verify(original, {}, *args, runner(b, {}), m_pipeline.compiledReference(*m_cpuC, original, {}, isolated()), o);
     QVERIFY2(report.has_value(), report ? "" : report.error().message.c_str());
     QCOMPARE(report->reference, ReferenceKind::CompiledUnscheduled);
     QCOMPARE(report->referenceText, std::string("the unscheduled program compiled by the same target (too large to "
