@@ -69,7 +69,7 @@ struct ProgramSnapshot {
   std::shared_ptr<const poly::TreeDescription> tree;
   std::string treeError;
   /// The same program state (the same IR nodes, hence the same text and node indices):
-  /// true for a Structure snapshot and its withAnalysis copy.
+  /// true for the structure and the analysed snapshot of one state.
   bool sameProgramAs(const ProgramSnapshot& other) const { return func.body.sameAs(other.func.body); }
   /// Snapshot index of the `ordinal`-th loop in program order (-1 if out of range).
   int loopByOrdinal(int ordinal) const;

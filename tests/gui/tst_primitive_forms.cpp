@@ -122,7 +122,7 @@ QString programsDump() {
   QString out;
   for (const QString& sample : {QStringLiteral("matmul.te"), QStringLiteral("conv_bias_relu.te")}) {
     schedule::Schedule sch(testing::parseSample(sample));
-    out += QStringLiteral("#### %1\n").arg(sample) + dumpPanel(views::makeSnapshot(sch));
+    out += QStringLiteral("#### %1\n").arg(sample) + dumpPanel(views::analysedSnapshot(sch.state()));
   }
   return out;
 }

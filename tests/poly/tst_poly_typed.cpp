@@ -4,6 +4,7 @@
 #include "poly_test_helpers.h"
 
 #include "core/ir/printer.h"
+#include "core/poly/checked_schedule.h"
 #include "core/poly/poly_schedule.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/trace_json.h"
@@ -42,7 +43,7 @@ struct Outcome {
 };
 
 Outcome run(const char* source, const Steps& steps) {
-  Schedule sch(polytest::parseProgram(source));
+  Schedule sch = poly::makeSchedule(polytest::parseProgram(source));
   auto r = steps(sch);
   return {r ? std::string() : r.error().code, ir::printPrimFunc(sch.func()), schedule::traceToPython(sch.trace()),
           schedule::traceToJson(sch.trace())};

@@ -131,6 +131,24 @@ private Q_SLOTS:
              std::string("split was not checked against the dependences: block 'B': the bound of loop 'i', `n * m` is "
                          "not quasi-affine; the polyhedral model cannot represent it"));
   }
+
+  void stopCancelsAPolyStep() {
+    const auto f = parseTe(smallSample("conv_bias_relu.te", "N, C, H, W = 1, 16, 32, 32", "N, C, H, W = 1, 2, 4, 4"));
+    schedule::Schedule sch = poly::makeSchedule(f);
+    std::stop_source stop;
+    stop.request_stop();
+    sch.setStopToken(stop.get_token());
+    auto r = sch.apply("poly_auto", {}, {"max", false, true, "isl", schedule::TraceList{2, 2}});
+    QVERIFY(!r.has_value());
+    QCOMPARE(r.error().code, std::string("cancelled"));
+    QCOMPARE(r.error().message, std::string("poly_auto was cancelled; the program is unchanged"));
+    QVERIFY(sch.func().body.sameAs(f.body));
+    QCOMPARE(sch.trace().instructions.size(), std::size_t(0));
+    // The isl context is usable again afterwards: the same step without the stop succeeds.
+    sch.setStopToken({});
+    auto again = sch.apply("poly_auto", {}, {"max", false, true, "isl", schedule::TraceList{2, 2}});
+    QVERIFY2(again.has_value(), again ? "" : again.error().message.c_str());
+  }
 };
 
 QTEST_GUILESS_MAIN(TestStateAnalysis)
