@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Builds everything but the GUI with AddressSanitizer and UndefinedBehaviorSanitizer (the
+# `asan` preset: Debug, LOOPSCAPE_SANITIZE=ON; LOOPSCAPE_GUI=OFF) into build-asan/ and runs
+# the test suites of that build. .ci/run calls it when CI=true; extra arguments go to ctest
+# (e.g. scripts/test-asan.sh -R poly).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+cmake --preset asan -DLOOPSCAPE_GUI=OFF
+cmake --build build-asan
+cd build-asan
+# A finding stops the program with a report (UBSan also through -fno-sanitize-recover).
+export ASAN_OPTIONS="abort_on_error=0:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j "$(nproc)" "$@"
