@@ -50,10 +50,12 @@ std::map<std::string, std::string> usageClosure(const LinkGraph& graph, const st
 /// "through a -> b" for an item reached from `name` (empty when linked directly).
 std::string pathTo(const std::map<std::string, std::string>& reached, const std::string& item) {
   std::vector<std::string> chain;
-  for (std::string via = reached.at(item); !via.empty(); via = reached.at(via)) chain.push_back(via);
+  for (std::string via = reached.at(item); !via.empty(); via = reached.at(via))
+    chain.push_back(via);
   if (chain.empty()) return "";
   std::string text = " through ";
-  for (auto it = chain.rbegin(); it != chain.rend(); ++it) text += (it == chain.rbegin() ? "" : " -> ") + *it;
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+    text += (it == chain.rbegin() ? "" : " -> ") + *it;
   return text;
 }
 } // namespace
@@ -66,13 +68,11 @@ const std::vector<ModuleRule>& moduleTable() {
       {"core/schedule", {"core/ir", "core/syntax"}},
       {"core/poly", {"core/ir", "core/schedule"}},
       {"core/codegen", {"core/ir"}},
-      {"core/tune",
-       {"core/ir", "core/syntax", "core/frontend", "core/schedule", "core/poly", "core/codegen"}},
+      {"core/tune", {"core/ir", "core/syntax", "core/frontend", "core/schedule", "core/poly", "core/codegen"}},
       {"plugins", {"core/ir", "core/codegen"}},
       {"views", {"core/ir", "core/syntax", "core/frontend", "core/schedule", "core/poly", "core/codegen", "core/tune"}},
       {"app",
-       {"core/ir", "core/syntax", "core/frontend", "core/schedule", "core/poly", "core/codegen", "core/tune",
-        "views"}},
+       {"core/ir", "core/syntax", "core/frontend", "core/schedule", "core/poly", "core/codegen", "core/tune", "views"}},
   };
   return table;
 }

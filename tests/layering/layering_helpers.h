@@ -29,11 +29,11 @@ const ModuleRule* ruleFor(const std::string& path);
 /// A third-party library that only some folders may use: isl in core/poly, LLVM in
 /// plugins/cpu-llvm, Qt outside core/ and plugins/.
 struct LibraryRule {
-  std::string name;                    ///< for messages: "isl"
-  std::vector<std::string> prefixes;   ///< link items that are this library ("PkgConfig::ISL")
-  std::set<std::string> allowedIn;     ///< folders whose targets may use it; empty: see forbiddenIn
-  std::set<std::string> forbiddenIn;   ///< with an empty allowedIn: every folder but these may
-  bool testsMayDeclare = true;         ///< tests/ and bench/ may use it by linking it themselves
+  std::string name;                  ///< for messages: "isl"
+  std::vector<std::string> prefixes; ///< link items that are this library ("PkgConfig::ISL")
+  std::set<std::string> allowedIn;   ///< folders whose targets may use it; empty: see forbiddenIn
+  std::set<std::string> forbiddenIn; ///< with an empty allowedIn: every folder but these may
+  bool testsMayDeclare = true;       ///< tests/ and bench/ may use it by linking it themselves
 };
 const std::vector<LibraryRule>& libraryTable();
 

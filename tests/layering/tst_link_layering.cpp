@@ -23,7 +23,8 @@ LinkGraph parseOrFail(const std::string& text) {
 
 QString joined(const std::vector<std::string>& lines) {
   QStringList list;
-  for (const auto& line : lines) list << QString::fromStdString(line);
+  for (const auto& line : lines)
+    list << QString::fromStdString(line);
   return list.join('\n');
 }
 
