@@ -1,21 +1,32 @@
 # One helper per kind of target, so each module's CMakeLists.txt stays a few lines.
 
-# ls_add_module(<name> DEPS <targets...>)
+# ls_add_module(<name> [PUBLIC <targets...>] [PRIVATE <targets...>])
 # A static library `loopscape_<name>` from every .cpp in the calling directory. Include
 # paths are rooted at the repository ("core/ir/expr.h").
+# PUBLIC: what the module's public headers need (other loopscape modules, fmt); its
+# consumers compile against these too. PRIVATE: what only its sources use (isl, LLVM,
+# nlohmann_json, dl); only the link line of a final binary sees them (as the static
+# library's link-only dependencies), never a consumer's include path. The layering test
+# (tests/layering) checks both lists against DESIGN.md's module table.
 function(ls_add_module name)
-  cmake_parse_arguments(ARG "" "" "DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "PUBLIC;PRIVATE" ${ARGN})
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "ls_add_module(${name}): unexpected arguments '${ARG_UNPARSED_ARGUMENTS}' "
+                        "(dependencies go after PUBLIC or PRIVATE)")
+  endif()
   file(GLOB sources CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/*.cpp")
   add_library(loopscape_${name} STATIC ${sources})
   target_include_directories(loopscape_${name} PUBLIC "${PROJECT_SOURCE_DIR}")
-  target_link_libraries(loopscape_${name} PUBLIC ${ARG_DEPS})
+  target_link_libraries(loopscape_${name} PUBLIC ${ARG_PUBLIC} PRIVATE ${ARG_PRIVATE})
   set_target_properties(loopscape_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
   add_library(loopscape::${name} ALIAS loopscape_${name})
 endfunction()
 
 # ls_add_test_dir(<module> DEPS <targets...>)
 # One QtTest executable per tests/<module>/tst_<unit>.cpp, registered with CTest as
-# <module>.<unit>. Tests find their data through LS_SOURCE_DIR.
+# <module>.<unit>. Tests find their data through LS_SOURCE_DIR. A test that includes a
+# module's internal headers names that module's private libraries in DEPS itself (the
+# poly tests name isl).
 function(ls_add_test_dir module)
   cmake_parse_arguments(ARG "" "" "DEPS" ${ARGN})
   file(GLOB tests CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/${module}/tst_*.cpp")
@@ -34,11 +45,12 @@ function(ls_add_test_dir module)
   endforeach()
 endfunction()
 
-# ls_add_plugin(<name> [SOURCES <files...>] [DEPS <targets...>])
+# ls_add_plugin(<name> [SOURCES <files...>] [DEPS <targets...>] [OUTPUT_DIRECTORY <dir>])
 # A target plugin: a MODULE library `loopscape-target-<name>` (file
 # loopscape-target-<name>.so) from SOURCES (default: every .cpp in the calling directory),
-# linked with loopscape::codegen, written to ${CMAKE_BINARY_DIR}/plugins (where the
-# registry finds it from build/app/cli) and installed into lib/loopscape/plugins.
+# linked PRIVATE with loopscape::codegen and DEPS, written to ${CMAKE_BINARY_DIR}/plugins
+# (where the registry finds it from build/app/cli) and installed into
+# lib/loopscape/plugins. With OUTPUT_DIRECTORY (test-only plugins) it is not installed.
 function(ls_add_plugin name)
   cmake_parse_arguments(ARG "" "OUTPUT_DIRECTORY" "SOURCES;DEPS" ${ARGN})
   if(NOT ARG_SOURCES)

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds everything but the GUI with AddressSanitizer and UndefinedBehaviorSanitizer (the
+# `asan` preset: Debug, LOOPSCAPE_SANITIZE=ON; LOOPSCAPE_GUI=OFF) into build-asan/ and runs
+# the test suites of that build. .ci/run calls it when CI=true; extra arguments go to ctest
+# (e.g. scripts/test-asan.sh -R poly).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+cmake --preset asan -DLOOPSCAPE_GUI=OFF
+cmake --build build-asan
+cd build-asan
+# A finding (memory error, leak, undefined behaviour) stops the test with a report. No test
+# is excluded; the ones that crash kernels on purpose adjust ASAN_OPTIONS in
+# tests/CMakeLists.txt.
+export ASAN_OPTIONS="detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j "$(nproc)" "$@"
