@@ -50,7 +50,8 @@ bool appliesTo(const InstructionKind& kind, const NodeInfo& n) {
 
 QStringList qsList(const std::vector<std::string_view>& items) {
   QStringList out;
-  for (std::string_view s : items) out << qs(s);
+  for (std::string_view s : items)
+    out << qs(s);
   return out;
 }
 
@@ -133,7 +134,8 @@ void PrimitivePanel::setSelection(std::shared_ptr<const ProgramSnapshot> snapsho
 
 QStringList PrimitivePanel::primitives() const {
   QStringList out;
-  for (int i = 0; i < m_list->count(); ++i) out << m_list->item(i)->data(Qt::UserRole).toString();
+  for (int i = 0; i < m_list->count(); ++i)
+    out << m_list->item(i)->data(Qt::UserRole).toString();
   return out;
 }
 
@@ -421,14 +423,16 @@ PrimitivePanel::Field PrimitivePanel::makeAttrField(const InstructionKind& kind,
     std::string value = sel.name;
     if (sel.kind == NodeInfo::Kind::Loop) {
       int same = 0;
-      for (const NodeInfo& n : snap.nodes) same += n.kind == NodeInfo::Kind::Loop && n.name == sel.name;
+      for (const NodeInfo& n : snap.nodes)
+        same += n.kind == NodeInfo::Kind::Loop && n.name == sel.name;
       if (same > 1 && !sel.blocksBelow.empty()) value += "@" + sel.blocksBelow.front();
     }
     return textField(new QLabel(qs(value), m_formHost), [value] { return value; });
   }
   case ParamKind::LoopAboveName: {
     QStringList loops;
-    for (int l : sel.loopsAbove) loops << qs(snap.nodes[l].name);
+    for (int l : sel.loopsAbove)
+      loops << qs(snap.nodes[l].name);
     QComboBox* combo = comboOf(loops);
     return textField(combo, [combo] { return combo->currentText().toStdString(); });
   }

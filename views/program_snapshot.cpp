@@ -193,7 +193,8 @@ ProgramSnapshot makeStructure(const schedule::StatePtr& state) {
         if (it != indexByNode.end()) info.loopsAbove.push_back(it->second);
       }
   }
-  for (NodeInfo& info : snap.nodes) info.depth = info.parent < 0 ? 0 : snap.nodes[info.parent].depth + 1;
+  for (NodeInfo& info : snap.nodes)
+    info.depth = info.parent < 0 ? 0 : snap.nodes[info.parent].depth + 1;
   snap.analysisPending = true;
   attachTree(snap, poly::TreeFacts::StructureOnly);
   return snap;

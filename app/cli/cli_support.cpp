@@ -1,13 +1,13 @@
 #include "cli_support.h"
 
 #include "core/frontend/te_frontend.h"
+#include "core/ir/npy.h"
+#include "core/ir/visitor.h"
 #include "core/poly/checked_schedule.h"
 #include "core/schedule/instruction.h"
 #include "core/schedule/schedule_error.h"
 #include "core/schedule/trace_json.h"
 #include "core/schedule/trace_script.h"
-#include "core/ir/npy.h"
-#include "core/ir/visitor.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -60,7 +60,8 @@ schedule::LegalityPolicy g_legalityPolicy = schedule::LegalityPolicy::Exact;
 }
 
 std::optional<schedule::Schedule> applyTraceFile(const LoadedProgram& program, const std::string& tracePath,
-                                                 int& exitCode, std::optional<schedule::LegalityPolicy> policyOverride) {
+                                                 int& exitCode,
+                                                 std::optional<schedule::LegalityPolicy> policyOverride) {
   auto text = readFile(tracePath);
   if (!text) {
     printDiagnostic(text.error());

@@ -111,7 +111,8 @@ int runPoly(const PolyOptions& opt) {
         std::fprintf(stderr, "error: --tile expects positive sizes separated by commas, e.g. 32,32\n");
         return kExitBadInput;
       }
-      for (auto v : *sizes) options.tile.push_back(v);
+      for (auto v : *sizes)
+        options.tile.push_back(v);
     }
     auto r = poly::polyAuto(*sch, options);
     if (!r) {

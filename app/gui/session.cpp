@@ -57,7 +57,8 @@ DiagnosticItem scheduleItem(const Diagnostic& d, const ir::PrimFunc& func, Diagn
   item.file = d.location.file;
   item.line = d.location.line;
   item.column = d.location.column;
-  item.detail = (messagePrefix.empty() ? std::string() : messagePrefix + "\n\n") + schedule::renderStepDiagnostic(d, func, sourceText);
+  item.detail = (messagePrefix.empty() ? std::string() : messagePrefix + "\n\n") +
+                schedule::renderStepDiagnostic(d, func, sourceText);
   return item;
 }
 

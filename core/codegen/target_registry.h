@@ -4,9 +4,9 @@
 // Search order (the first plugin with a given target name wins; later ones are listed
 // as disabled, shadowed): the executable's directory, its ../plugins and ../../plugins
 // (the build tree: build/tests and build/app/cli -> build/plugins) and
-// ../lib/loopscape/plugins (an install: bin -> lib/loopscape/plugins), the install's plugin directory (compile definition
-// LOOPSCAPE_PLUGIN_INSTALL_DIR), then each directory of LOOPSCAPE_PLUGIN_PATH
-// (colon-separated). A file found twice (by its canonical path) is loaded once.
+// ../lib/loopscape/plugins (an install: bin -> lib/loopscape/plugins), the install's plugin directory (compile
+// definition LOOPSCAPE_PLUGIN_INSTALL_DIR), then each directory of LOOPSCAPE_PLUGIN_PATH (colon-separated). A file
+// found twice (by its canonical path) is loaded once.
 //
 // A plugin is loaded with dlopen(RTLD_NOW | RTLD_LOCAL). It is refused, listed as
 // disabled with the reason as a Diagnostic and never called, when:

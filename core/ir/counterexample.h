@@ -23,7 +23,7 @@ using LoopPoint = std::vector<std::pair<std::string, std::int64_t>>;
 std::string loopPointText(const LoopPoint& p);
 
 struct Counterexample {
-  std::string kind;   ///< "RAW", "WAR", "WAW"
+  std::string kind; ///< "RAW", "WAR", "WAW"
   StatementInstance source, sink;
   std::string buffer;
   std::vector<std::int64_t> element;

@@ -11,9 +11,9 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
-#include <stop_token>
 #include <sstream>
 #include <stdexcept>
+#include <stop_token>
 #include <string>
 #include <vector>
 

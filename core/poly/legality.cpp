@@ -19,8 +19,8 @@
 
 #include "core/ir/printer.h"
 #include "core/schedule/instruction.h"
-#include "core/schedule/schedule_error.h"
 #include "core/schedule/schedule.h"
+#include "core/schedule/schedule_error.h"
 
 #include <isl/map.h>
 #include <isl/set.h>
@@ -358,8 +358,8 @@ public:
   };
 
   Entry& get(const schedule::ProgramState& original) {
-    auto it = std::find_if(m_entries.begin(), m_entries.end(),
-                           [&](const Entry& e) { return e.original.get() == &original; });
+    auto it =
+        std::find_if(m_entries.begin(), m_entries.end(), [&](const Entry& e) { return e.original.get() == &original; });
     if (it != m_entries.end()) {
       std::rotate(m_entries.begin(), it, it + 1);
       return m_entries.front();
@@ -462,9 +462,9 @@ void installLegalityVerifier(schedule::Schedule& sch) {
             d.notes.push_back(fmt::format("the check failed with {}", code));
             return Unexpected(std::move(d));
           }
-          Diagnostic note = Diagnostic::error(
-              "legality.undecided",
-              fmt::format("{} was not checked against the dependences: {}", what, report.error().message));
+          Diagnostic note =
+              Diagnostic::error("legality.undecided", fmt::format("{} was not checked against the dependences: {}",
+                                                                  what, report.error().message));
           note.severity = Severity::Note;
           note.references = report.error().references;
           return std::optional<Diagnostic>(std::move(note));

@@ -66,7 +66,8 @@ template <class Analysis, class F> void forEachIsl(Analysis& a, F&& f) {
     f(s.mustWrites);
     f(s.mayWrites);
   }
-  for (auto& d : a.deps.list) f(d.relation);
+  for (auto& d : a.deps.list)
+    f(d.relation);
   f(a.deps.raw);
   f(a.deps.war);
   f(a.deps.waw);

@@ -7,7 +7,8 @@ namespace {
 template <typename T> std::vector<T> typed(const std::vector<RV>& rvs) {
   std::vector<T> out;
   out.reserve(rvs.size());
-  for (const RV& rv : rvs) out.emplace_back(rv);
+  for (const RV& rv : rvs)
+    out.emplace_back(rv);
   return out;
 }
 
@@ -30,7 +31,8 @@ Expected<void> none(Expected<std::vector<RV>> out) {
 template <typename T> TraceList listOf(const std::vector<T>& values) {
   TraceList out;
   out.reserve(values.size());
-  for (const T& v : values) out.emplace_back(v);
+  for (const T& v : values)
+    out.emplace_back(v);
   return out;
 }
 
@@ -47,14 +49,16 @@ TraceList factorList(const std::vector<std::optional<std::int64_t>>& factors) {
 
 std::vector<TraceValue> inputsOf(const std::vector<LoopRV>& loops) {
   std::vector<TraceValue> out;
-  for (const LoopRV& l : loops) out.emplace_back(RV(l));
+  for (const LoopRV& l : loops)
+    out.emplace_back(RV(l));
   return out;
 }
 
 TraceValue consumers(const std::optional<std::vector<BlockRV>>& blocks) {
   if (!blocks) return {};
   TraceList out;
-  for (const BlockRV& b : *blocks) out.emplace_back(RV(b));
+  for (const BlockRV& b : *blocks)
+    out.emplace_back(RV(b));
   return out;
 }
 
@@ -87,7 +91,8 @@ Expected<std::vector<LoopRV>> split(Schedule& sch, LoopRV loop, const std::vecto
 Expected<std::vector<LoopRV>> split(Schedule& sch, LoopRV loop, const std::vector<ExprRV>& factors,
                                     bool preserveUnitIters, bool disablePredication) {
   TraceList list;
-  for (const ExprRV& f : factors) list.emplace_back(RV(f));
+  for (const ExprRV& f : factors)
+    list.emplace_back(RV(f));
   return many<LoopRV>(sch.apply("split", {RV(loop), std::move(list)}, {preserveUnitIters, disablePredication}));
 }
 Expected<LoopRV> fuse(Schedule& sch, const std::vector<LoopRV>& loops, bool preserveUnitIters) {

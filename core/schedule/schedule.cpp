@@ -52,7 +52,8 @@ Expected<std::vector<RV>> Schedule::apply(std::string_view kindName, std::vector
                                           std::vector<TraceValue> attrs, std::optional<TraceValue> decision) {
   const auto* kind = findInstructionKind(kindName);
   if (!kind) {
-    Diagnostic d = Diagnostic::error("schedule.unknown-primitive", fmt::format("unknown schedule primitive '{}'", kindName));
+    Diagnostic d =
+        Diagnostic::error("schedule.unknown-primitive", fmt::format("unknown schedule primitive '{}'", kindName));
     d.subject = DiagnosticSubject::Program;
     return Unexpected(std::move(d));
   }

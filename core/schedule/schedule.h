@@ -15,8 +15,8 @@
 // or loop a primitive removed (split, fuse, compute_inline ...) resolves to an error.
 #pragma once
 
-#include "core/ir/prim_func.h"
 #include "core/ir/diagnostic.h"
+#include "core/ir/prim_func.h"
 #include "core/schedule/ir_tree.h"
 #include "core/schedule/program_state.h"
 #include "core/schedule/trace.h"

@@ -37,7 +37,8 @@ std::vector<PythonArgument> pythonSignature(const InstructionKind& kind) {
     if (i < kind.inputSpecs.size() && kind.inputSpecs[i].optional) inputDefault = TraceValue();
     args.push_back({kind.inputNames[i], true, i, std::move(inputDefault)});
   }
-  for (std::size_t i = 0; i < kind.attrs.size(); ++i) args.push_back({kind.attrs[i].name, false, i, std::nullopt});
+  for (std::size_t i = 0; i < kind.attrs.size(); ++i)
+    args.push_back({kind.attrs[i].name, false, i, std::nullopt});
   // TVM signatures that interleave inputs and attributes.
   if (kind.pythonOrder.empty()) return args;
   std::vector<PythonArgument> ordered;

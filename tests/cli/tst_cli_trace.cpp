@@ -129,8 +129,8 @@ private Q_SLOTS:
     QCOMPARE(m.captured(3).toInt(), flat % 4);
     QVERIFY(m.captured(4) != m.captured(5));
     // Within a tolerance the outputs agree.
-    auto tolerant = runCli({"check", dir.filePath("mm.te"), "--trace", dir.filePath("t.py"), "--rtol", "1e-5",
-                            "--atol", "1e-6", "--no-verify-legality"});
+    auto tolerant = runCli({"check", dir.filePath("mm.te"), "--trace", dir.filePath("t.py"), "--rtol", "1e-5", "--atol",
+                            "1e-6", "--no-verify-legality"});
     QCOMPARE(tolerant.exitCode, 0);
     QVERIFY(tolerant.out.contains("output C            float32  (8, 4)             equal\n"));
   }

@@ -77,7 +77,8 @@ private Q_SLOTS:
                                   QStringLiteral("--trace"), trace, QStringLiteral("--no-verify-legality")});
     QCOMPARE(unchecked.exitCode, 0);
     QVERIFY2(unchecked.err.startsWith(QStringLiteral("note: legality not verified (--no-verify-legality): the steps "
-                                                     "of '") + trace),
+                                                     "of '") +
+                                      trace),
              qPrintable(unchecked.err));
     QVERIFY(unchecked.out.contains(QStringLiteral("for i in range(1024):\n        for t in range(1, 64):")));
   }

@@ -40,7 +40,8 @@ QString describeWidget(const QWidget* w) {
     s += QStringLiteral(" text=[%1] placeholder=[%2]").arg(e->text(), e->placeholderText());
   if (const auto* c = qobject_cast<const QComboBox*>(w)) {
     QStringList items;
-    for (int i = 0; i < c->count(); ++i) items << c->itemText(i);
+    for (int i = 0; i < c->count(); ++i)
+      items << c->itemText(i);
     s += QStringLiteral(" editable=%1 current=[%2] items=[%3]")
              .arg(c->isEditable())
              .arg(c->currentText(), items.join(u'|'));
@@ -83,7 +84,8 @@ QString requestText(const views::PrimitivePanel& panel) {
       parts << QStringLiteral("nodes:[%1]").arg(names.join(u','));
     }
   }
-  for (const schedule::TraceValue& v : req.attrs) parts << QString::fromStdString(schedule::pythonValue(v));
+  for (const schedule::TraceValue& v : req.attrs)
+    parts << QString::fromStdString(schedule::pythonValue(v));
   return QString::fromStdString(req.kind) + u'(' + parts.join(QStringLiteral(", ")) + u')';
 }
 
@@ -102,8 +104,10 @@ QString dumpPanel(const std::shared_ptr<const views::ProgramSnapshot>& snap) {
       out += QStringLiteral("  -- %1\n").arg(name);
       const schedule::InstructionKind* kind = schedule::findInstructionKind(name.toStdString());
       QStringList fields;
-      for (auto in : kind->inputNames) fields << QString::fromUtf8(in.data(), qsizetype(in.size()));
-      for (const auto& a : kind->attrs) fields << QString::fromUtf8(a.name.data(), qsizetype(a.name.size()));
+      for (auto in : kind->inputNames)
+        fields << QString::fromUtf8(in.data(), qsizetype(in.size()));
+      for (const auto& a : kind->attrs)
+        fields << QString::fromUtf8(a.name.data(), qsizetype(a.name.size()));
       for (const QString& f : fields) {
         out += QStringLiteral("    %1:\n").arg(f);
         if (QWidget* w = panel.editor(f)) dumpTree(w, 3, out);

@@ -58,7 +58,8 @@ std::vector<Literal> stringLiterals(const std::string& src) {
       const std::string close = ")" + src.substr(i + 2, open - i - 2) + "\"";
       const std::size_t end = src.find(close, open);
       Literal lit{src.substr(open + 1, end - open - 1), line};
-      for (char ch : lit.text) line += ch == '\n';
+      for (char ch : lit.text)
+        line += ch == '\n';
       out.push_back(std::move(lit));
       i = end + close.size();
     } else if (c == '"') {

@@ -74,16 +74,16 @@ private Q_SLOTS:
     // Poly steps and the tree description re-read the Scop and dependences on the new thread.
     QCOMPARE(onNewThread([&] { return autoText(state, "max"); }), scheduled);
     QCOMPARE(onNewThread([&] { return treeText(*schedule::ProgramState::make(state->func())); }), tree);
-    QCOMPARE(onNewThread([&] { return poly::renderDependenceReport(*poly::analyzeDependences(state->func())); }),
-             here);
+    QCOMPARE(onNewThread([&] { return poly::renderDependenceReport(*poly::analyzeDependences(state->func())); }), here);
   }
 
   void legalityVerdictsAgreeAcrossThreads() {
     const auto f = parseTe(smallSample("stencil1d.te", "T, N = 64, 1024", "T, N = 3, 8"));
     const schedule::StatePtr original = schedule::ProgramState::make(f);
     schedule::Schedule sch = poly::makeSchedule(original, schedule::LegalityPolicy::Unverified);
-    QVERIFY(schedule::applyScript(sch, "t, i = sch.get_loops(sch.get_block(\"heat_update\"))\nsch.reorder(i, t)\n", "t.py")
-                .has_value());
+    QVERIFY(
+        schedule::applyScript(sch, "t, i = sch.get_loops(sch.get_block(\"heat_update\"))\nsch.reorder(i, t)\n", "t.py")
+            .has_value());
     auto verdict = [&] {
       auto r = poly::checkLegality(*original, *sch.state());
       return r ? (r->legal ? std::string("legal") : poly::counterexampleMessage(*r->counterexample))
@@ -121,8 +121,8 @@ private Q_SLOTS:
     const auto nonAffine = parseTe("n = var(\"n\")\nm = var(\"m\")\nA = placeholder((n * m,), name=\"A\")\n"
                                    "B = compute((n * m,), lambda i: A[i] + 1.0, name=\"B\")\n");
     schedule::Schedule undecided = poly::makeSchedule(nonAffine);
-    auto split = schedule::applyScript(undecided, "i, = sch.get_loops(sch.get_block(\"B\"))\nsch.split(i, [None, 4])\n",
-                                       "t.py");
+    auto split =
+        schedule::applyScript(undecided, "i, = sch.get_loops(sch.get_block(\"B\"))\nsch.split(i, [None, 4])\n", "t.py");
     QVERIFY2(split.has_value(), split ? "" : split.error().message.c_str());
     QCOMPARE(undecided.notes().size(), std::size_t(1));
     QCOMPARE(undecided.notes()[0].instruction, std::size_t(2));

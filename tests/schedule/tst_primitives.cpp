@@ -316,7 +316,8 @@ private Q_SLOTS:
     for (const InstructionKind* k : instructionKinds()) {
       QCOMPARE(k->inputSpecs.size(), k->inputNames.size());
       QVERIFY2(!k->description.empty(), k->name.data());
-      for (const AttrSpec& a : k->attrs) QVERIFY2(a.kind != ParamKind::Auto, a.name.data());
+      for (const AttrSpec& a : k->attrs)
+        QVERIFY2(a.kind != ParamKind::Auto, a.name.data());
       // A kind the views offer for a selection is a step with a shortcut; lookups and
       // sampling are offered for none and join the next step.
       QCOMPARE(k->appliesTo != AppliesTo::Nothing, k->isStep);

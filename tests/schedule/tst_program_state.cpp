@@ -41,7 +41,8 @@ private Q_SLOTS:
     std::vector<std::thread> threads;
     for (int t = 0; t < 4; ++t)
       threads.emplace_back([&, t] { seen[t] = *state->analysis<Count>(compute); });
-    for (auto& t : threads) t.join();
+    for (auto& t : threads)
+      t.join();
     QCOMPARE(computed.load(), 1);
     for (const auto& s : seen) {
       QCOMPARE(s.get(), seen[0].get()); // one shared result
