@@ -75,51 +75,57 @@ template <class Analysis, class F> void forEachIsl(Analysis& a, F&& f) {
 
 /// A ProgramAnalysis in a form any thread may read: the isl-free members (`skeleton`, its
 /// isl members unset) and every isl member as isl text, in the order forEachIsl visits
-/// them. `rereadable` is false when some text does not read back to the same object (a
-/// name isl prints but cannot parse): other threads then compute the analysis themselves.
+/// them. The thread that computed the analysis only prints it (it keeps its own objects);
+/// a thread that re-reads it checks that each object reads back consistently (reading the
+/// printed re-read object gives the same object) and computes the analysis itself when one
+/// does not or cannot be read (a name isl prints but cannot parse, such as `i.0`).
 struct SharedAnalysis {
   std::shared_ptr<const ProgramAnalysis> skeleton;
   std::vector<std::string> text;
-  bool rereadable = true;
 };
 
-template <class T> T reread(const std::string& text) {
-  if (text.empty()) return T();
-  return T(islContext(), text);
-}
-
-/// The shared form of `a` (run on the thread that owns `a`'s isl objects). Every text is
-/// read back once here to check that it round-trips.
+/// The shared form of `a` (run on the thread that owns `a`'s isl objects).
 SharedAnalysis share(const ProgramAnalysis& a) {
   auto skeleton = std::make_shared<ProgramAnalysis>();
   copyIslFree(a, *skeleton);
-  SharedAnalysis s{skeleton, {}, true};
-  forEachIsl(a, [&](const auto& obj) {
-    using T = std::decay_t<decltype(obj)>;
-    if (obj.is_null()) {
-      s.text.emplace_back();
-      return;
-    }
-    std::string text = str(obj);
-    if (s.rereadable) {
-      try {
-        if (str(reread<T>(text)) != text) s.rereadable = false;
-      } catch (const isl::exception&) {
-        s.rereadable = false;
-      }
-    }
-    s.text.push_back(std::move(text));
-  });
+  SharedAnalysis s{skeleton, {}};
+  forEachIsl(a, [&](const auto& obj) { s.text.push_back(obj.is_null() ? std::string() : str(obj)); });
   return s;
 }
 
-/// The calling thread's isl form of a shared analysis.
+/// Whether a re-read object is the object that was printed (the same set, relation or
+/// tree: isl may print a re-read object with other dimension names or union order).
+bool same(const isl::set& a, const isl::set& b) { return isl_set_is_equal(a.get(), b.get()) == isl_bool_true; }
+bool same(const isl::union_set& a, const isl::union_set& b) {
+  return isl_union_set_is_equal(a.get(), b.get()) == isl_bool_true;
+}
+bool same(const isl::map& a, const isl::map& b) { return isl_map_is_equal(a.get(), b.get()) == isl_bool_true; }
+bool same(const isl::union_map& a, const isl::union_map& b) {
+  return isl_union_map_is_equal(a.get(), b.get()) == isl_bool_true;
+}
+bool same(const isl::multi_pw_aff& a, const isl::multi_pw_aff& b) {
+  return isl_multi_pw_aff_is_equal(a.get(), b.get()) == isl_bool_true;
+}
+bool same(const isl::schedule& a, const isl::schedule& b) {
+  return isl_schedule_plain_is_equal(a.get(), b.get()) == isl_bool_true;
+}
+
+/// The calling thread's isl form of a shared analysis; null when some text does not read
+/// back to the object it was printed from (read twice: the second reading of the printed
+/// form must equal the first). Throws isl exceptions.
 std::shared_ptr<const ProgramAnalysis> unshare(const SharedAnalysis& s) {
   auto a = std::make_shared<ProgramAnalysis>();
   copyIslFree(*s.skeleton, *a);
   std::size_t i = 0;
-  forEachIsl(*a, [&](auto& obj) { obj = reread<std::decay_t<decltype(obj)>>(s.text[i++]); });
-  return a;
+  bool exact = true;
+  forEachIsl(*a, [&](auto& obj) {
+    const std::string& text = s.text[i++];
+    if (text.empty() || !exact) return;
+    using T = std::decay_t<decltype(obj)>;
+    obj = T(islContext(), text);
+    if (!same(obj, T(islContext(), str(obj)))) exact = false;
+  });
+  return exact ? a : nullptr;
 }
 
 Expected<ProgramAnalysis> compute(const ir::PrimFunc& func) {
@@ -166,12 +172,10 @@ ThreadCache& cache() {
 }
 
 Expected<std::shared_ptr<const ProgramAnalysis>> fromShared(const SharedAnalysis& s, const ir::PrimFunc& func) {
-  if (s.rereadable) {
-    try {
-      return unshare(s);
-    } catch (const isl::exception&) {
-    } catch (const IslError&) {
-    }
+  try {
+    if (auto a = unshare(s)) return a;
+  } catch (const isl::exception&) {
+  } catch (const IslError&) {
   }
   auto own = compute(func);
   if (!own) return Unexpected(own.error());
@@ -225,6 +229,18 @@ Expected<std::shared_ptr<const Scop>> programStructure(const schedule::ProgramSt
   if (!scop) return Unexpected(scop.error());
   e.structure = std::make_shared<const Scop>(std::move(*scop));
   return e.structure;
+}
+
+bool sharedAnalysisRereads(const schedule::ProgramState& state) {
+  auto shared = state.cachedAnalysis<SharedAnalysis>();
+  if (!shared) return false;
+  try {
+    return unshare(*shared) != nullptr;
+  } catch (const isl::exception&) {
+    return false;
+  } catch (const IslError&) {
+    return false;
+  }
 }
 
 void clearProgramAnalyses() { cache().clear(); }

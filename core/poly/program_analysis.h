@@ -39,6 +39,10 @@ std::shared_ptr<const ProgramAnalysis> cachedProgramAnalysis(const schedule::Pro
 /// full Scop when this thread has it).
 Expected<std::shared_ptr<const Scop>> programStructure(const schedule::ProgramState& state);
 
+/// Whether the state holds its shared analysis and it reads back exactly on the calling
+/// thread (when not, other threads compute the analysis themselves). For tests.
+bool sharedAnalysisRereads(const schedule::ProgramState& state);
+
 /// Empties the calling thread's cache (benchmarks time the uncached path with it; the
 /// states keep what they share).
 void clearProgramAnalyses();

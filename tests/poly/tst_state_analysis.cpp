@@ -9,6 +9,7 @@
 #include "core/poly/checked_schedule.h"
 #include "core/poly/legality.h"
 #include "core/poly/poly_schedule.h"
+#include "core/poly/program_analysis.h"
 #include "core/poly/report.h"
 #include "core/poly/tree_description.h"
 #include "core/schedule/trace_script.h"
@@ -66,6 +67,7 @@ private Q_SLOTS:
     const std::string scheduled = autoText(state, "max");
     QVERIFY(!scheduled.starts_with("error"));
 
+    QVERIFY(onNewThread([&] { return poly::detail::sharedAnalysisRereads(*state); }));
     QCOMPARE(onNewThread([&] {
                auto r = poly::analyzeDependences(*state);
                return r ? r->get() : nullptr;
