@@ -209,7 +209,7 @@ void TestAnnotate::refused() {
   TraceValue target = loop < 0 ? c : loops[loop];
   std::vector<TraceValue> inputs{target};
   std::vector<TraceValue> attrs;
-  if (primitive == "annotate") inputs.emplace_back(true);
+  if (primitive == "annotate") inputs.push_back(true);
   if (!attr.isEmpty()) attrs.push_back(attr.toStdString());
   auto r = sch.apply(primitive.toStdString(), inputs, attrs);
   QVERIFY(!r);

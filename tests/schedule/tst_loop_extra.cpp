@@ -217,8 +217,7 @@ void TestLoopExtra::partitionRefused() {
   if (setup == 4) loops = {loops[2]};
   if (setup == 1) must(sch.apply("annotate", {loops[0], 1}, {"k"}), sch);
   TraceList fs;
-  for (const auto& f : factors)
-    f.toInt() < 0 ? fs.emplace_back() : fs.emplace_back(f.toInt());
+  for (const auto& f : factors) fs.push_back(f.toInt() < 0 ? TraceValue() : TraceValue(f.toInt()));
   const ir::PrimFunc before = sch.func();
   const auto length = sch.trace().instructions.size();
   auto r = sch.apply("loop_partition", {loops[0], fs});
