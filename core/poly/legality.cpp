@@ -7,7 +7,7 @@
 // The original program's model (its Scop, its dependences and their images in the common
 // space) is what a check costs most (about 70 ms of the 90 on conv_bias_relu), and every
 // check of one Schedule is against the same original state: the model is built once per
-// thread and original state from the state's shared analysis (program_analysis.h) and kept
+// thread and original state from the thread's analysis of that state (program_analysis.h), kept
 // in a small per-thread cache (isl objects live in the thread's context), with the last
 // few reports against it.
 #include "core/poly/legality.h"

@@ -46,7 +46,7 @@ struct LegalityReport {
 
 /// Errors: "poly.non-affine" (the analysis cannot decide), "poly.isl" ... from either
 /// program's Scop. The original's model (Scop, dependences in the common space) is built
-/// from the original state's shared analysis (program_analysis.h) once per thread and
+/// from the thread's analysis of the original state (program_analysis.h) once per thread and
 /// original state; the structure of `current` is the state's too. The verdict is the same
 /// as checkLegalityUncached's.
 Expected<LegalityReport> checkLegality(const schedule::ProgramState& original, const schedule::ProgramState& current);
