@@ -200,7 +200,15 @@ PrimitivePanel::Field PrimitivePanel::makeInputField(const InstructionKind& kind
   f.isInput = true;
 
   if (paramKind == ParamKind::Selection) {
-    auto* label = new QLabel(nodeLabel(snap, m_index), m_formHost);
+    // A loop's extent can be a long isl bound: elide it (the whole label is then the tooltip,
+    // and the panel's header wraps it) rather than widen the dock past small screens.
+    const QString text = nodeLabel(snap, m_index);
+    constexpr qsizetype kMaxShown = 48;
+    auto* label = new QLabel(text, m_formHost);
+    if (text.size() > kMaxShown) {
+      label->setText(text.left(kMaxShown - 1) + QChar(0x2026));
+      label->setToolTip(text);
+    }
     f.widget = label;
     f.value = [selNode]() -> std::variant<RequestArg, QString> { return RequestArg{selNode}; };
     return f;

@@ -48,8 +48,10 @@ void TensorIrView::selectNode(int index) {
   m_selected = index;
   refreshSelections();
   if (index >= 0) {
+    // The cursor at the start of the header, so that a long header (an isl range bound)
+    // scrolls its beginning into view, not its end.
     QTextCursor c = cursorForNode(index);
-    c.clearSelection();
+    c.setPosition(c.selectionStart());
     setTextCursor(c);
   }
   Q_EMIT nodeSelected(index);

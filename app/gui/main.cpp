@@ -52,7 +52,10 @@ int main(int argc, char** argv) {
                                        QStringLiteral("bring the dock NAME to the front (program, primitives, trace, "
                                                       "diagnostics, code)"),
                                        QStringLiteral("NAME"));
-  parser.addOptions({traceOption, shotOption, darkOption, selectOption, raiseOption});
+  const QCommandLineOption sizeOption(QStringLiteral("size"),
+                                      QStringLiteral("window size for --screenshot (default 1600x1000)"),
+                                      QStringLiteral("WxH"), QStringLiteral("1600x1000"));
+  parser.addOptions({traceOption, shotOption, darkOption, selectOption, raiseOption, sizeOption});
   parser.process(app);
   const QStringList files = parser.positionalArguments();
   const QString shotPath = parser.value(shotOption);
@@ -83,7 +86,12 @@ int main(int argc, char** argv) {
   }
 
   if (!shotPath.isEmpty()) {
-    window.resize(1600, 1000);
+    const QStringList size = parser.value(sizeOption).split(u'x');
+    const int width = size.size() == 2 ? size[0].toInt() : 0;
+    const int height = size.size() == 2 ? size[1].toInt() : 0;
+    if (width < 320 || height < 240)
+      return fail(QStringLiteral("--size expects WIDTHxHEIGHT of at least 320x240, not %1").arg(parser.value(sizeOption)));
+    window.resize(width, height);
     window.show();
     window.waitIdle();
     if (parser.isSet(selectOption)) {
