@@ -90,7 +90,8 @@ int main(int argc, char** argv) {
     const int width = size.size() == 2 ? size[0].toInt() : 0;
     const int height = size.size() == 2 ? size[1].toInt() : 0;
     if (width < 320 || height < 240)
-      return fail(QStringLiteral("--size expects WIDTHxHEIGHT of at least 320x240, not %1").arg(parser.value(sizeOption)));
+      return fail(
+          QStringLiteral("--size expects WIDTHxHEIGHT of at least 320x240, not %1").arg(parser.value(sizeOption)));
     window.resize(width, height);
     window.show();
     window.waitIdle();
