@@ -15,13 +15,15 @@ namespace loopscape::codegen {
 using namespace ir;
 
 namespace {
-/// Statements in `s`, every nesting level counted (the sequence nodes excepted).
+/// Statements in `s`, every nesting level counted, except sequences and the block markers
+/// (comments in the generated code).
 std::int64_t countStatements(const Stmt& s) {
   struct Counter final : StmtVisitor {
     std::int64_t count = 0;
     void visitExpr(const Expr&) override {}
     void visitStmt(const Stmt& st) override {
-      if (!st.as<SeqStmt>()) ++count;
+      const auto* eval = st.as<Evaluate>();
+      if (!st.as<SeqStmt>() && !(eval && eval->value.as<StringImm>())) ++count;
       StmtVisitor::visitStmt(st);
     }
   } counter;
