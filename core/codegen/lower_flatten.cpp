@@ -67,12 +67,15 @@ FlatLayout makeLayout(const Buffer& buffer, const SizeParams& sizes) {
   std::optional<std::int64_t> constExtent = 1;
   for (std::size_t d = 0; d < shape.size() && constExtent; ++d) {
     const auto n = asConstInt(shape[d]);
-    if (!n) constExtent.reset();
-    else if (strides.empty()) constExtent = checkedMul(*constExtent, *n);
+    if (!n)
+      constExtent.reset();
+    else if (strides.empty())
+      constExtent = checkedMul(*constExtent, *n);
     else if (const auto st = asConstInt(strides[d]); st && *n > 0) {
       const auto span = checkedMul(*n - 1, *st);
       constExtent = span ? checkedAdd(*constExtent, *span) : std::nullopt;
-    } else constExtent.reset();
+    } else
+      constExtent.reset();
     if (constExtent && *constExtent < 0) constExtent.reset();
   }
   bool allConstant = std::all_of(shape.begin(), shape.end(), [](const Expr& e) { return asConstInt(e).has_value(); }) &&

@@ -45,7 +45,8 @@ protected:
       return For::make(op.loopVar, op.min, op.extent, ForKind::Serial, body, {}, op.annotations);
     };
     auto extent = asConstInt(op.extent);
-    if (!extent) return keepLoop("unroll kept a serial loop: the extent " + printExpr(op.extent) + " is not a constant");
+    if (!extent)
+      return keepLoop("unroll kept a serial loop: the extent " + printExpr(op.extent) + " is not a constant");
     // The cap of TVM's auto_unroll_max_step, applied to explicit unrolling too: a loop
     // whose copies would exceed it stays a loop (TVM's explicit_unroll=false leaves such a
     // loop to the compiler the same way) instead of exhausting memory.

@@ -19,12 +19,12 @@ protected:
     return it == m_map.end() ? self : it->second;
   }
 
-#define LS_X(name)                                                                        \
-  Expr visit##name(const name& op, const Expr& self) override {                           \
-    Expr a = mutate(op.a), b = mutate(op.b);                                              \
-    if (a.sameAs(op.a) && b.sameAs(op.b)) return self;                                    \
-    matchIntegerTypes(a, b);                                                              \
-    return name::make(std::move(a), std::move(b));                                        \
+#define LS_X(name)                                                                                                     \
+  Expr visit##name(const name& op, const Expr& self) override {                                                        \
+    Expr a = mutate(op.a), b = mutate(op.b);                                                                           \
+    if (a.sameAs(op.a) && b.sameAs(op.b)) return self;                                                                 \
+    matchIntegerTypes(a, b);                                                                                           \
+    return name::make(std::move(a), std::move(b));                                                                     \
   }
   LS_BINARY_KINDS(LS_X)
 #undef LS_X

@@ -79,12 +79,12 @@ ir::DataType loopTypeOf(const ir::PrimFunc& func) {
 /// (a tile size, a skew factor, a shift): it must fit their type.
 Expected<void> checkFits(std::int64_t value, ir::DataType loopType, std::string_view prim, std::string_view what) {
   if (ir::fitsSignedBits(value, loopType.bits())) return {};
-  return Unexpected(scheduleError(prim, "too-large",
-                                  fmt::format("{} {} {} does not fit {} (the type of the program's loops); use a "
-                                              "value between {} and {}",
-                                              prim, what, value, loopType.str(),
-                                              -(std::int64_t{1} << (loopType.bits() - 1)),
-                                              (std::int64_t{1} << (loopType.bits() - 1)) - 1)));
+  return Unexpected(
+      scheduleError(prim, "too-large",
+                    fmt::format("{} {} {} does not fit {} (the type of the program's loops); use a "
+                                "value between {} and {}",
+                                prim, what, value, loopType.str(), -(std::int64_t{1} << (loopType.bits() - 1)),
+                                (std::int64_t{1} << (loopType.bits() - 1)) - 1)));
 }
 
 /// The edited schedule's values over the program's instances must fit the loop type, or
@@ -201,6 +201,8 @@ Expected<std::vector<RV>> applyAuto(Schedule& sch, const std::vector<TraceValue>
   if (attrs.size() > 4) {
     auto tile = intListAttr(sch, attrs[4], prim, "tile");
     if (!tile) return Unexpected(tile.error());
+    for (std::int64_t size : *tile)
+      if (auto ok = checkFits(size, loopTypeOf(sch.func()), prim, "tile size"); !ok) return Unexpected(ok.error());
     o.tile = *tile;
   }
   // Schedule::apply pads missing attributes with their defaults (a trace written before

@@ -344,10 +344,11 @@ public:
     }
     throw ExtractError{Diagnostic::error(
         "poly.unsupported",
-        fmt::format("block '{}' holds a nested {} in its body or init (only stores, loops and conditions can be), which "
-                    "the polyhedral model cannot represent as one statement; polyhedral steps and the exact legality "
-                    "check do not support this block, so schedule it with the TIR primitives",
-                    m_stmt.blockName, ir::stmtKindName(s.kind())))};
+        fmt::format(
+            "block '{}' holds a nested {} in its body or init (only stores, loops and conditions can be), which "
+            "the polyhedral model cannot represent as one statement; polyhedral steps and the exact legality "
+            "check do not support this block, so schedule it with the TIR primitives",
+            m_stmt.blockName, ir::stmtKindName(s.kind())))};
   }
 
   void expr(const ir::Expr& e) {

@@ -49,22 +49,27 @@ private Q_SLOTS:
     QTest::addColumn<QString>("program");
     QTest::addColumn<QString>("factors");
     QTest::addColumn<QString>("message");
-    QTest::newRow("factor over int32") << "four.te" << "3037000500, 3037000500, None"
+    QTest::newRow("factor over int32") << "four.te"
+                                       << "3037000500, 3037000500, None"
                                        << "t.py:3:1: error: split factor 3037000500 of loop 'i' does not fit int32 "
                                           "(the loop's type); use a value of at most 2147483647\n";
-    QTest::newRow("product over int32") << "four.te" << "65536, 65536, None"
+    QTest::newRow("product over int32") << "four.te"
+                                        << "65536, 65536, None"
                                         << "t.py:3:1: error: split of loop 'i': the factors 65536, 65536, None "
                                            "multiply to 4294967296, which does not fit int32 (the loop's type); "
                                            "choose factors whose product is at most 2147483647\n";
-    QTest::newRow("product of int32 maxima") << "four.te" << "2147483647, 2147483647"
+    QTest::newRow("product of int32 maxima") << "four.te"
+                                             << "2147483647, 2147483647"
                                              << "t.py:3:1: error: split of loop 'i': the factors 2147483647, "
                                                 "2147483647 multiply to 4611686014132420609, which does not fit int32 "
                                                 "(the loop's type); choose factors whose product is at most "
                                                 "2147483647\n";
-    QTest::newRow("symbolic 2^31") << "sym.te" << "None, 2147483648"
+    QTest::newRow("symbolic 2^31") << "sym.te"
+                                   << "None, 2147483648"
                                    << "t.py:3:1: error: split factor 2147483648 of loop 'i' does not fit int32 (the "
                                       "loop's type); use a value of at most 2147483647\n";
-    QTest::newRow("symbolic 2^32 + 1") << "sym.te" << "None, 4294967297"
+    QTest::newRow("symbolic 2^32 + 1") << "sym.te"
+                                       << "None, 4294967297"
                                        << "t.py:3:1: error: split factor 4294967297 of loop 'i' does not fit int32 "
                                           "(the loop's type); use a value of at most 2147483647\n";
   }
@@ -78,10 +83,11 @@ private Q_SLOTS:
     const QString file = m_dir.filePath(program);
     QStringList shape;
     if (program == "sym.te") shape = {"--shape", "n=6"};
-    for (const QStringList& args : {QStringList{"legal", file, "--trace", trace},
-                                    QStringList{"check", file, "--trace", trace} + shape,
-                                    QStringList{"run", file, "--trace", trace, "--target", "cpu-c", "--verify",
-                                                "--repeat", "1", "--number", "1"} + shape}) {
+    for (const QStringList& args :
+         {QStringList{"legal", file, "--trace", trace}, QStringList{"check", file, "--trace", trace} + shape,
+          QStringList{"run", file, "--trace", trace, "--target", "cpu-c", "--verify", "--repeat", "1", "--number",
+                      "1"} +
+              shape}) {
       const auto r = runCli(args);
       QCOMPARE(r.exitCode, 3);
       QVERIFY2(r.err.startsWith(QString(message).replace("t.py", trace)), qPrintable(args.join(' ') + "\n" + r.err));
@@ -122,7 +128,8 @@ private Q_SLOTS:
     QCOMPARE(legal.out, QString("legal\n"));
     const auto check = runCli({"check", path("heat.te"), "--trace", path("heat.py")});
     QVERIFY2(check.exitCode == 0, qPrintable(check.err));
-    QVERIFY2(check.out.contains(QRegularExpression("output heat +float32 +\\(8, 32\\) +equal\n")), qPrintable(check.out));
+    QVERIFY2(check.out.contains(QRegularExpression("output heat +float32 +\\(8, 32\\) +equal\n")),
+             qPrintable(check.out));
   }
 
   void unrollOfALongLoopStaysALoop() {
@@ -141,7 +148,8 @@ private Q_SLOTS:
 
   void buffersNamedLikeC_data() {
     QTest::addColumn<QString>("name");
-    for (const char* n : {"INFINITY", "NULL", "__asm__"}) QTest::newRow(n) << QString(n);
+    for (const char* n : {"INFINITY", "NULL", "__asm__"})
+      QTest::newRow(n) << QString(n);
   }
   void buffersNamedLikeC() {
     QFETCH(QString, name);

@@ -71,20 +71,34 @@ private Q_SLOTS:
   void reservedNamesAreMangled_data() {
     QTest::addColumn<QString>("name");
     QTest::addColumn<QString>("identifier");
-    QTest::newRow("INFINITY") << "INFINITY" << "v_INFINITY";
-    QTest::newRow("NULL") << "NULL" << "v_NULL";
-    QTest::newRow("__asm__") << "__asm__" << "v___asm__";
-    QTest::newRow("linux") << "linux" << "v_linux";
-    QTest::newRow("INT32_MAX") << "INT32_MAX" << "v_INT32_MAX";
-    QTest::newRow("M_PI") << "M_PI" << "v_M_PI";
-    QTest::newRow("isnan") << "isnan" << "v_isnan";
-    QTest::newRow("int") << "int" << "v_int";
-    QTest::newRow("_Bool") << "_Bool" << "v__Bool";
-    QTest::newRow("omp_lock") << "omp_lock" << "v_omp_lock";
-    QTest::newRow("plain A") << "A" << "A";
-    QTest::newRow("plain X0") << "X0" << "X0";
-    QTest::newRow("INPUT") << "INPUT" << "INPUT";
-    QTest::newRow("leading digit") << "1x" << "_1x";
+    QTest::newRow("INFINITY") << "INFINITY"
+                              << "v_INFINITY";
+    QTest::newRow("NULL") << "NULL"
+                          << "v_NULL";
+    QTest::newRow("__asm__") << "__asm__"
+                             << "v___asm__";
+    QTest::newRow("linux") << "linux"
+                           << "v_linux";
+    QTest::newRow("INT32_MAX") << "INT32_MAX"
+                               << "v_INT32_MAX";
+    QTest::newRow("M_PI") << "M_PI"
+                          << "v_M_PI";
+    QTest::newRow("isnan") << "isnan"
+                           << "v_isnan";
+    QTest::newRow("int") << "int"
+                         << "v_int";
+    QTest::newRow("_Bool") << "_Bool"
+                           << "v__Bool";
+    QTest::newRow("omp_lock") << "omp_lock"
+                              << "v_omp_lock";
+    QTest::newRow("plain A") << "A"
+                             << "A";
+    QTest::newRow("plain X0") << "X0"
+                              << "X0";
+    QTest::newRow("INPUT") << "INPUT"
+                           << "INPUT";
+    QTest::newRow("leading digit") << "1x"
+                                   << "_1x";
   }
   void reservedNamesAreMangled() {
     QFETCH(QString, name);
@@ -94,7 +108,8 @@ private Q_SLOTS:
 
   void placeholdersNamedLikeCRunCorrectly_data() {
     QTest::addColumn<QString>("name");
-    for (const char* n : {"INFINITY", "NULL", "__asm__", "linux", "EOF", "INT32_MAX"}) QTest::newRow(n) << QString(n);
+    for (const char* n : {"INFINITY", "NULL", "__asm__", "linux", "EOF", "INT32_MAX"})
+      QTest::newRow(n) << QString(n);
   }
   void placeholdersNamedLikeCRunCorrectly() {
     QFETCH(QString, name);

@@ -57,8 +57,8 @@ private Q_SLOTS:
   void skewWhoseScheduleWrapsIsRefused() {
     // 2^30 fits int32, but t * 2^30 over 7 time steps does not.
     auto sch = poly::makeSchedule(smallStencil());
-    auto ok = schedule::applyScript(sch, "sch.poly_skew(band=\"t\", member=1, by_member=0, factor=1073741824)\n",
-                                    "t.py");
+    auto ok =
+        schedule::applyScript(sch, "sch.poly_skew(band=\"t\", member=1, by_member=0, factor=1073741824)\n", "t.py");
     QVERIFY(!ok);
     QCOMPARE(ok.error().code, std::string("schedule.poly_skew.too-large"));
     QCOMPARE(ok.error().message,

@@ -66,10 +66,10 @@ private Q_SLOTS:
   void splitFactorThatDoesNotFitTheLoopType() {
     Schedule sch(testing::parseProgram(kFour));
     auto l = loopsOf(sch, "B");
-    QCOMPARE(refused(sch, "split", {l[0], TraceList{I(3037000500), I(3037000500), nullptr}}, {},
-                     "schedule.split.too-large"),
-             std::string("split factor 3037000500 of loop 'i' does not fit int32 (the loop's type); use a value of at "
-                         "most 2147483647"));
+    QCOMPARE(
+        refused(sch, "split", {l[0], TraceList{I(3037000500), I(3037000500), nullptr}}, {}, "schedule.split.too-large"),
+        std::string("split factor 3037000500 of loop 'i' does not fit int32 (the loop's type); use a value of at "
+                    "most 2147483647"));
   }
 
   void splitProductThatDoesNotFitTheLoopType() {
@@ -152,7 +152,8 @@ private Q_SLOTS:
     Schedule sch(testing::parseProgram(kFour));
     auto l = loopsOf(sch, "B");
     // (2^62 + 1) * 4 wraps to 4 in int64: it once passed as a perfect tiling of 4.
-    auto r = sch.apply("sample_perfect_tile", {l[0]}, {I(2), I(-1)}, TraceValue(TraceList{I(4611686018427387905), I(4)}));
+    auto r =
+        sch.apply("sample_perfect_tile", {l[0]}, {I(2), I(-1)}, TraceValue(TraceList{I(4611686018427387905), I(4)}));
     QVERIFY(!r);
     QCOMPARE(r.error().code, std::string("schedule.sample_perfect_tile.bad-decision"));
     QCOMPARE(refused(sch, "sample_perfect_tile", {l[0]}, {std::int64_t(1000000000), std::int64_t(-1)},

@@ -163,9 +163,12 @@ Expected<std::vector<RV>> applySplit(Schedule& sch, const std::vector<TraceValue
   if (noneExtent) noneExtent = *constExtent <= 0 ? 0 : (*constExtent - 1) / known + 1;
   std::vector<ir::Expr> extents;
   for (const auto& fct : factors) {
-    if (fct) extents.push_back(ir::intImm(*fct, t));
-    else if (noneExtent) extents.push_back(ir::intImm(*noneExtent, t));
-    else extents.push_back(ir::simplify(ir::floordiv(f.extent + (known - 1), known)));
+    if (fct)
+      extents.push_back(ir::intImm(*fct, t));
+    else if (noneExtent)
+      extents.push_back(ir::intImm(*noneExtent, t));
+    else
+      extents.push_back(ir::simplify(ir::floordiv(f.extent + (known - 1), known)));
   }
 
   // 6. the product covers the extent.
@@ -256,9 +259,11 @@ Expected<std::vector<RV>> applyFuse(Schedule& sch, const std::vector<TraceValue>
     const auto product = ir::checkedProduct(extents);
     if (!product || !ir::fitsSignedBits(*product, t.bits())) {
       std::vector<std::string> names;
-      for (const auto* l : loops) names.push_back(fmt::format("'{}'", loopName(*l)));
+      for (const auto* l : loops)
+        names.push_back(fmt::format("'{}'", loopName(*l)));
       std::vector<IrReference> refs;
-      for (const auto* l : loops) refs.push_back(loopRef(loopName(*l)));
+      for (const auto* l : loops)
+        refs.push_back(loopRef(loopName(*l)));
       return Unexpected(scheduleError(
           prim, "too-large",
           fmt::format("fuse: the loops {} have {} iterations together, which does not fit {} (the loops' type); "
@@ -274,7 +279,8 @@ Expected<std::vector<RV>> applyFuse(Schedule& sch, const std::vector<TraceValue>
   name += "fused";
   ir::Expr fused = ir::Var::make(name, t);
   ir::Expr total;
-  for (const auto* l : loops) total = total.defined() ? total * widen(l->loop()->extent) : widen(l->loop()->extent);
+  for (const auto* l : loops)
+    total = total.defined() ? total * widen(l->loop()->extent) : widen(l->loop()->extent);
   total = ir::simplify(total);
 
   // loop k = (fused // prod(extents after k)) % extent_k; the outermost needs no %.
