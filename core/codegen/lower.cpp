@@ -10,9 +10,91 @@
 #include "core/ir/printer.h"
 #include "core/ir/simplify.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <set>
 
 namespace loopscape::codegen {
+
+bool isReservedCName(std::string_view name) {
+  // C11/C23 keywords and GNU spellings.
+  static const std::set<std::string_view> keywords = {
+      "alignas",       "alignof",       "asm",      "auto",     "bool",         "break",  "case",    "char",
+      "const",         "constexpr",     "continue", "default",  "do",           "double", "else",    "enum",
+      "extern",        "false",         "float",    "for",      "goto",         "if",     "inline",  "int",
+      "long",          "nullptr",       "register", "restrict", "return",       "short",  "signed",  "sizeof",
+      "static",        "static_assert", "struct",   "switch",   "thread_local", "true",   "typedef", "typeof",
+      "typeof_unqual", "union",         "unsigned", "void",     "volatile",     "while"};
+  // Object-like and function-like macros of the headers a kernel includes (math.h,
+  // stdbool.h, stdint.h, stdlib.h, string.h, omp.h) under -std=gnu11, the ones the
+  // patterns below do not cover.
+  static const std::set<std::string_view> macros = {"BIG_ENDIAN",
+                                                    "BYTE_ORDER",
+                                                    "EXIT_FAILURE",
+                                                    "EXIT_SUCCESS",
+                                                    "FD_CLR",
+                                                    "FD_ISSET",
+                                                    "FD_SET",
+                                                    "FD_SETSIZE",
+                                                    "FD_ZERO",
+                                                    "INFINITY",
+                                                    "LITTLE_ENDIAN",
+                                                    "MATH_ERREXCEPT",
+                                                    "MATH_ERRNO",
+                                                    "MB_CUR_MAX",
+                                                    "NAN",
+                                                    "NFDBITS",
+                                                    "NULL",
+                                                    "PDP_ENDIAN",
+                                                    "RAND_MAX",
+                                                    "WCONTINUED",
+                                                    "WEXITED",
+                                                    "WEXITSTATUS",
+                                                    "WIFCONTINUED",
+                                                    "WIFEXITED",
+                                                    "WIFSIGNALED",
+                                                    "WIFSTOPPED",
+                                                    "WNOHANG",
+                                                    "WNOWAIT",
+                                                    "WSTOPPED",
+                                                    "WSTOPSIG",
+                                                    "WTERMSIG",
+                                                    "WUNTRACED",
+                                                    "alloca",
+                                                    "errno",
+                                                    "fpclassify",
+                                                    "isfinite",
+                                                    "isgreater",
+                                                    "isgreaterequal",
+                                                    "isinf",
+                                                    "isless",
+                                                    "islessequal",
+                                                    "islessgreater",
+                                                    "isnan",
+                                                    "isnormal",
+                                                    "isunordered",
+                                                    "linux",
+                                                    "math_errhandling",
+                                                    "offsetof",
+                                                    "signbit",
+                                                    "unix",
+                                                    "i386"};
+  static const std::string_view macroPrefixes[] = {"INT",   "UINT", "M_",     "FP_",   "HUGE_VAL", "PTRDIFF_",
+                                                   "SIZE_", "SIG_", "WCHAR_", "WINT_", "be16",     "be32",
+                                                   "be64",  "le16", "le32",   "le64",  "htobe",    "htole"};
+  if (keywords.contains(name) || macros.contains(name)) return true;
+  // Reserved for the implementation everywhere: `__x`, `_X`.
+  if (name.size() >= 2 && name[0] == '_' && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z'))) return true;
+  for (std::string_view prefix : macroPrefixes)
+    if (name.starts_with(prefix) && name.size() > prefix.size()) {
+      // INT32_MAX, UINT8_C, M_PI, FP_NAN, ...: an upper-case name after the prefix.
+      const bool upper = std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+      });
+      if (upper || prefix.front() == 'b' || prefix.front() == 'l' || prefix.front() == 'h') return true;
+    }
+  return name.starts_with("omp_");
+}
 
 std::string sanitizeIdentifier(std::string_view name) {
   std::string out;
@@ -21,6 +103,7 @@ std::string sanitizeIdentifier(std::string_view name) {
     out += ok ? c : '_';
   }
   if (out.empty() || (out[0] >= '0' && out[0] <= '9')) out.insert(out.begin(), '_');
+  if (isReservedCName(out)) out.insert(0, "v_");
   return out;
 }
 

@@ -46,7 +46,13 @@ struct LowerOptions {
 Expected<LoweredFunc> lower(const ir::PrimFunc& func, const LowerOptions& options = {});
 
 /// `name` with every character outside [A-Za-z0-9_] replaced by '_' (and a leading '_'
-/// when it starts with a digit or is empty): a valid C identifier.
+/// when it starts with a digit or is empty), prefixed with "v_" when it is a reserved C
+/// name (isReservedCName): a valid C identifier that no header of a kernel redefines.
 std::string sanitizeIdentifier(std::string_view name);
+
+/// Whether a generated identifier `name` would collide with C itself: a keyword, a name
+/// reserved for the implementation (`__x`, `_X`), a macro of the headers a kernel
+/// includes (INFINITY, NULL, INT32_MAX, M_PI, isnan, linux, ...) or an OpenMP name.
+bool isReservedCName(std::string_view name);
 
 } // namespace loopscape::codegen

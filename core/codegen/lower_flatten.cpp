@@ -1,5 +1,6 @@
 #include "core/codegen/lower_flatten.h"
 
+#include "core/ir/checked_arith.h"
 #include "core/ir/mutator.h"
 #include "core/ir/op.h"
 #include "core/ir/simplify.h"
@@ -60,7 +61,23 @@ FlatLayout makeLayout(const Buffer& buffer, const SizeParams& sizes) {
       extent = extent + (shape[d] - 1) * strides[d];
   }
   extent = simplify(extent);
-  auto constExtent = asConstInt(extent);
+  // The simplifier folds int64 constants wrapping; the offset type is decided on the exact
+  // count (a shape whose element count overflows int64 keeps int64 offsets, and its
+  // buffer is refused when allocated).
+  std::optional<std::int64_t> constExtent = 1;
+  for (std::size_t d = 0; d < shape.size() && constExtent; ++d) {
+    const auto n = asConstInt(shape[d]);
+    if (!n)
+      constExtent.reset();
+    else if (strides.empty())
+      constExtent = checkedMul(*constExtent, *n);
+    else if (const auto st = asConstInt(strides[d]); st && *n > 0) {
+      const auto span = checkedMul(*n - 1, *st);
+      constExtent = span ? checkedAdd(*constExtent, *span) : std::nullopt;
+    } else
+      constExtent.reset();
+    if (constExtent && *constExtent < 0) constExtent.reset();
+  }
   bool allConstant = std::all_of(shape.begin(), shape.end(), [](const Expr& e) { return asConstInt(e).has_value(); }) &&
                      std::all_of(strides.begin(), strides.end(), [](const Expr& e) { return asConstInt(e).has_value(); });
   DataType offsetType = allConstant && constExtent && *constExtent < std::numeric_limits<std::int32_t>::max()

@@ -1,6 +1,8 @@
 // Operator helpers for building expressions in C++ (frontend lowering, passes, tests).
-// Operands must already have the same type, except that an integer literal adopts the
-// other operand's type (`i * 4 + 1`). No simplification happens here; see simplify.h.
+// Operands must have the same type, with TVM's integer promotion: integers of different
+// widths meet in the wider type (`i32 * i64` is an int64 product), and an integer literal
+// adopts the other operand's type, or int64 when it does not fit that type (`i * 4 + 1`,
+// `i * 4294967296`). No simplification happens here; see simplify.h.
 #pragma once
 
 #include "core/ir/expr.h"
@@ -27,6 +29,12 @@ LS_OP_DECL(operator<=)
 LS_OP_DECL(operator>)
 LS_OP_DECL(operator>=)
 #undef LS_OP_DECL
+
+/// TVM's BinaryOpMatchTypes for index arithmetic: when `a` and `b` are integers of the same
+/// lanes and signedness but different widths, the narrower one is widened to the other's
+/// type (an IntImm is re-made in that type, anything else is Cast). Other pairs are left
+/// as they are.
+void matchIntegerTypes(Expr& a, Expr& b);
 
 Expr operator&&(Expr a, Expr b);
 Expr operator||(Expr a, Expr b);

@@ -28,7 +28,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -351,6 +353,14 @@ isl_ast_node* Generator::afterEachMark(isl_ast_node* node, isl_ast_build*, void*
 
 // ---- expressions --------------------------------------------------------------------
 
+/// An isl AST condition as a bool: isl writes a constant true disjunct as the integer 1
+/// (`c2 <= 341 || 1`), C style, so an integer operand of a logical operator means `!= 0`.
+ir::Expr condition(const ir::Expr& e) {
+  if (e.dtype().isBool()) return e;
+  if (auto v = ir::asConstInt(e)) return ir::boolImm(*v != 0);
+  return e != ir::intImm(0, e.dtype());
+}
+
 ir::Expr Generator::expr(const isl::ast_expr& e) {
   isl_ast_expr* p = e.get();
   switch (isl_ast_expr_get_type(p)) {
@@ -367,6 +377,25 @@ ir::Expr Generator::expr(const isl::ast_expr& e) {
   }
   case isl_ast_expr_int: {
     isl_val* v = isl_ast_expr_int_get_val(p);
+    // Every constant of the regenerated loops must fit their type: a skew factor or a
+    // shift that large would wrap (and isl_val_get_num_si would not even see it).
+    const int bits = m_loopType.bits();
+    const long hi = bits >= 64 ? std::numeric_limits<long>::max() : (1L << (bits - 1)) - 1;
+    isl_ctx* ctx = isl_val_get_ctx(v);
+    isl_val* hiV = isl_val_int_from_si(ctx, hi);
+    isl_val* loV = isl_val_int_from_si(ctx, -hi - 1);
+    const bool fits = isl_val_le(v, hiV) == isl_bool_true && isl_val_ge(v, loV) == isl_bool_true;
+    isl_val_free(hiV);
+    isl_val_free(loV);
+    if (!fits) {
+      char* text = isl_val_to_str(v);
+      std::string number = text ? text : "?";
+      std::free(text);
+      isl_val_free(v);
+      fail(fmt::format("the transformed loops need the constant {}, which does not fit {} (the loops' type); use "
+                       "smaller skew factors, shifts or tile sizes",
+                       number, m_loopType.str()));
+    }
     const long value = isl_val_get_num_si(v);
     isl_val_free(v);
     return intConst(value);
@@ -384,9 +413,9 @@ ir::Expr Generator::expr(const isl::ast_expr& e) {
   };
   switch (isl_ast_expr_op_get_type(p)) {
   case isl_ast_expr_op_and:
-  case isl_ast_expr_op_and_then: return fold([](ir::Expr x, ir::Expr y) { return x && y; });
+  case isl_ast_expr_op_and_then: return fold([](ir::Expr x, ir::Expr y) { return condition(x) && condition(y); });
   case isl_ast_expr_op_or:
-  case isl_ast_expr_op_or_else: return fold([](ir::Expr x, ir::Expr y) { return x || y; });
+  case isl_ast_expr_op_or_else: return fold([](ir::Expr x, ir::Expr y) { return condition(x) || condition(y); });
   case isl_ast_expr_op_max: return fold([](ir::Expr x, ir::Expr y) { return ir::max(x, y); });
   case isl_ast_expr_op_min: return fold([](ir::Expr x, ir::Expr y) { return ir::min(x, y); });
   case isl_ast_expr_op_minus: return intConst(0) - a[0];
@@ -399,7 +428,7 @@ ir::Expr Generator::expr(const isl::ast_expr& e) {
   case isl_ast_expr_op_pdiv_r:
   case isl_ast_expr_op_zdiv_r: return ir::floormod(a[0], a[1]);
   case isl_ast_expr_op_cond:
-  case isl_ast_expr_op_select: return ir::Select::make(a[0], a[1], a[2]);
+  case isl_ast_expr_op_select: return ir::Select::make(condition(a[0]), a[1], a[2]);
   case isl_ast_expr_op_eq: return a[0] == a[1];
   case isl_ast_expr_op_le: return a[0] <= a[1];
   case isl_ast_expr_op_lt: return a[0] < a[1];
@@ -516,7 +545,7 @@ ir::Stmt Generator::forNode(const isl::ast_node& n) {
 }
 
 ir::Stmt Generator::ifNode(const isl::ast_node& n) {
-  ir::Expr cond = ir::simplify(expr(isl::manage(isl_ast_node_if_get_cond(n.get()))));
+  ir::Expr cond = ir::simplify(condition(expr(isl::manage(isl_ast_node_if_get_cond(n.get())))));
   ir::Stmt thenS = node(isl::manage(isl_ast_node_if_get_then_node(n.get())));
   ir::Stmt elseS;
   if (isl_ast_node_if_has_else_node(n.get()) == isl_bool_true)

@@ -9,6 +9,8 @@
 #include "core/poly/program_analysis.h"
 #include "core/poly/tree_transform.h"
 
+#include "core/ir/checked_arith.h"
+#include "core/ir/visitor.h"
 #include "core/schedule/instruction.h"
 #include "core/schedule/schedule_error.h"
 
@@ -18,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <sstream>
 
 namespace loopscape::poly {
 
@@ -56,6 +59,71 @@ Expected<std::vector<std::int64_t>> intListAttr(const Schedule& sch, const Trace
     out.push_back(*i);
   }
   return out;
+}
+
+/// The type of the program's loops (that of its first loop; int32 without loops), which
+/// the regenerated loops take.
+ir::DataType loopTypeOf(const ir::PrimFunc& func) {
+  struct V final : ir::StmtVisitor {
+    std::optional<ir::DataType> type;
+    void visitFor(const ir::For& op, const ir::Stmt& self) override {
+      if (!type) type = op.loopVar.dtype();
+      StmtVisitor::visitFor(op, self);
+    }
+  } v;
+  v(func.body);
+  return v.type.value_or(ir::DataType::int32());
+}
+
+/// An integer argument that becomes a coefficient or a bound of the regenerated loops
+/// (a tile size, a skew factor, a shift): it must fit their type.
+Expected<void> checkFits(std::int64_t value, ir::DataType loopType, std::string_view prim, std::string_view what) {
+  if (ir::fitsSignedBits(value, loopType.bits())) return {};
+  return Unexpected(
+      scheduleError(prim, "too-large",
+                    fmt::format("{} {} {} does not fit {} (the type of the program's loops); use a "
+                                "value between {} and {}",
+                                prim, what, value, loopType.str(), -(std::int64_t{1} << (loopType.bits() - 1)),
+                                (std::int64_t{1} << (loopType.bits() - 1)) - 1)));
+}
+
+/// The edited schedule's values over the program's instances must fit the loop type, or
+/// the regenerated loops would wrap (a skew by 2^30 over 64 time steps reaches 2^36).
+/// Parametric bounds (symbolic sizes) are not known here and pass.
+Expected<void> checkScheduleRange(const isl::schedule& tree, const Scop& scop, ir::DataType loopType,
+                                  std::string_view prim) {
+  if (loopType.bits() >= 64) return {};
+  const std::int64_t hi = (std::int64_t{1} << (loopType.bits() - 1)) - 1;
+  // isl cannot flatten a tree with extension nodes (poly_compute_at_tile): those pass, and
+  // the regenerated loops' constants are still checked by generateFunc.
+  isl_union_map* flat = isl_schedule_get_map(tree.get());
+  if (!flat) {
+    isl_ctx_reset_error(tree.ctx().get());
+    return {};
+  }
+  isl::union_map map = isl::manage(flat);
+  isl::union_set range = map.intersect_domain(scop.domain).range();
+  std::optional<std::string> reached;
+  range.foreach_set([&](isl::set set) {
+    const int n = static_cast<int>(isl_set_dim(set.get(), isl_dim_set));
+    for (int d = 0; d < n && !reached; ++d) {
+      for (isl::val v : {set.dim_min_val(d), set.dim_max_val(d)}) {
+        if (!v.is_int()) continue;
+        if (v.le(isl::val(set.ctx(), static_cast<long>(hi))) && v.ge(isl::val(set.ctx(), static_cast<long>(-hi - 1))))
+          continue;
+        std::ostringstream text;
+        text << v;
+        reached = text.str();
+        break;
+      }
+    }
+  });
+  if (!reached) return {};
+  return Unexpected(scheduleError(prim, "too-large",
+                                  fmt::format("{}: the transformed loops would reach the value {}, which does not fit "
+                                              "{} (the type of the program's loops); use smaller skew factors, "
+                                              "shifts or tile sizes",
+                                              prim, *reached, loopType.str())));
 }
 
 /// One poly step: edit the current program's tree, regenerate, replace. The Scop (and the
@@ -97,6 +165,16 @@ Expected<std::vector<RV>> polyStep(Schedule& sch, std::string_view prim, const E
   }();
   if (!tree) return Unexpected(stopScope.cancelled() ? cancelled() : tree.error());
   if (stopScope.cancelled()) return Unexpected(cancelled());
+  Expected<void> inRange = [&]() -> Expected<void> {
+    try {
+      return checkScheduleRange(*tree, *scop, loopTypeOf(sch.func()), prim);
+    } catch (const isl::exception& e) {
+      return Unexpected(Diagnostic::error("poly.isl", fmt::format("{} failed in isl: {}", prim, e.what())));
+    } catch (const detail::IslError& e) {
+      return Unexpected(Diagnostic::error("poly.isl", fmt::format("{} failed in isl: {}", prim, e.what())));
+    }
+  }();
+  if (!inRange) return Unexpected(stopScope.cancelled() ? cancelled() : inRange.error());
   auto func = generateFunc(sch.func(), *scop, *tree);
   if (!func) return Unexpected(stopScope.cancelled() ? cancelled() : func.error());
   if (stopScope.cancelled()) return Unexpected(cancelled());
@@ -123,6 +201,8 @@ Expected<std::vector<RV>> applyAuto(Schedule& sch, const std::vector<TraceValue>
   if (attrs.size() > 4) {
     auto tile = intListAttr(sch, attrs[4], prim, "tile");
     if (!tile) return Unexpected(tile.error());
+    for (std::int64_t size : *tile)
+      if (auto ok = checkFits(size, loopTypeOf(sch.func()), prim, "tile size"); !ok) return Unexpected(ok.error());
     o.tile = *tile;
   }
   // Schedule::apply pads missing attributes with their defaults (a trace written before
@@ -145,6 +225,8 @@ Expected<std::vector<RV>> applyTile(Schedule& sch, const std::vector<TraceValue>
   if (!band) return Unexpected(band.error());
   auto sizes = intListAttr(sch, attrs[1], prim, "sizes");
   if (!sizes) return Unexpected(sizes.error());
+  for (std::int64_t size : *sizes)
+    if (auto ok = checkFits(size, loopTypeOf(sch.func()), prim, "size"); !ok) return Unexpected(ok.error());
   return polyStep(sch, prim, [&](const Scop& scop, const Dependences*) {
     return tileBand(scop.schedule, *band, *sizes);
   });
@@ -172,6 +254,7 @@ Expected<std::vector<RV>> applySkew(Schedule& sch, const std::vector<TraceValue>
   if (!member) return Unexpected(member.error());
   if (!by) return Unexpected(by.error());
   if (!factor) return Unexpected(factor.error());
+  if (auto ok = checkFits(*factor, loopTypeOf(sch.func()), prim, "factor"); !ok) return Unexpected(ok.error());
   return polyStep(sch, prim, [&](const Scop& scop, const Dependences*) {
     return skewBand(scop.schedule, *band, *member, *by, *factor);
   });
@@ -185,6 +268,7 @@ Expected<std::vector<RV>> applyShift(Schedule& sch, const std::vector<TraceValue
   if (!member) return Unexpected(member.error());
   auto offset = intAttr(sch, attrs[2], prim, "offset");
   if (!offset) return Unexpected(offset.error());
+  if (auto ok = checkFits(*offset, loopTypeOf(sch.func()), prim, "offset"); !ok) return Unexpected(ok.error());
   return polyStep(sch, prim, [&](const Scop& scop, const Dependences*) {
     return shiftStatement(scop.schedule, scop, *stmt, *member, *offset);
   });

@@ -342,9 +342,13 @@ public:
     case ir::StmtKind::Allocate: stmt(s.as<ir::Allocate>()->body); return;
     default: break;
     }
-    throw ExtractError{Diagnostic::error("poly.unsupported",
-                                         fmt::format("block '{}': a {} inside a leaf block", m_stmt.blockName,
-                                                     ir::stmtKindName(s.kind())))};
+    throw ExtractError{Diagnostic::error(
+        "poly.unsupported",
+        fmt::format(
+            "block '{}' holds a nested {} in its body or init (only stores, loops and conditions can be), which "
+            "the polyhedral model cannot represent as one statement; polyhedral steps and the exact legality "
+            "check do not support this block, so schedule it with the TIR primitives",
+            m_stmt.blockName, ir::stmtKindName(s.kind())))};
   }
 
   void expr(const ir::Expr& e) {

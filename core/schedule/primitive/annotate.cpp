@@ -42,6 +42,7 @@
 #include "core/schedule/primitive/util.h"
 #include "core/schedule/schedule_error.h"
 
+#include "core/ir/checked_arith.h"
 #include "core/ir/printer.h"
 #include "core/ir/visitor.h"
 
@@ -251,8 +252,13 @@ Expected<std::vector<RV>> applyAnnotate(Schedule& sch, const std::vector<TraceVa
   if (!key) return Unexpected(scheduleError(prim, "bad-arguments", "annotate expects a string ann_key"));
   const TraceValue& v = inputs.size() > 1 ? inputs[1] : TraceValue();
   ir::Expr value;
+  // An integer is an int32 IntImm when it fits and an int64 one otherwise (TVM's convert),
+  // never a wrapped int32.
+  auto integerValue = [](std::int64_t x) {
+    return ir::IntImm::make(ir::fitsSignedBits(x, 32) ? ir::DataType::int32() : ir::DataType::int64(), x);
+  };
   if (const auto* i = v.get<std::int64_t>()) {
-    value = ir::IntImm::make(ir::DataType::int32(), *i);
+    value = integerValue(*i);
   } else if (const auto* d = v.get<double>()) {
     value = ir::FloatImm::make(ir::DataType::float32(), *d);
   } else if (const auto* s = v.get<std::string>()) {
@@ -260,7 +266,7 @@ Expected<std::vector<RV>> applyAnnotate(Schedule& sch, const std::vector<TraceVa
   } else if (const RV* rv = v.get<RV>(); rv && rv->kind == RVKind::Expr) {
     auto x = sch.integer(v, prim);
     if (!x) return Unexpected(x.error());
-    value = ir::IntImm::make(ir::DataType::int32(), *x);
+    value = integerValue(*x);
   } else {
     return Unexpected(scheduleError(prim, "bad-annotation-value",
                                     fmt::format("the value of annotation '{}' on {} must be an int, a float, a "

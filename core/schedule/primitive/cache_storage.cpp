@@ -22,6 +22,8 @@
 //                                                                      not-allocated)
 //   6. an existing "buffer_dim_align" annotation of the block is one we wrote
 //                                                                      (bad-annotation)
+//   7. the padded layout (a constant shape's strides and size) fits the buffer's index
+//      type                                                             (too-large)
 //   Effect: as in TVM, the block gets the annotation "buffer_dim_align" = the list of
 //   [buffer_index, axis, factor, offset] (one entry per buffer and axis; a new call for
 //   the same buffer and axis replaces its entry). Our annotations hold expressions, so the
@@ -36,6 +38,7 @@
 #include "core/schedule/primitive/util.h"
 #include "core/schedule/schedule_error.h"
 
+#include "core/ir/checked_arith.h"
 #include "core/ir/op.h"
 #include "core/ir/simplify.h"
 
@@ -256,18 +259,47 @@ Expected<std::vector<RV>> applyStorageAlignImpl(Schedule& sch, const std::vector
     entries.push_back(entry);
 
   // Strides from the shape, innermost first, aligning the annotated axes of this buffer.
+  // With a constant shape the strides are also computed exactly in int64 (`exact`): the
+  // padded layout must fit the buffer's index type, or its indices would wrap.
   const ir::Buffer& old = *buffer;
+  const ir::DataType indexType = old->shape.back().dtype();
   std::vector<ir::Expr> strides(old->ndim());
-  ir::Expr stride = ir::intImm(1, old->shape.back().dtype());
+  ir::Expr stride = ir::intImm(1, indexType);
+  std::optional<std::int64_t> exact = 1;
+  bool overflow = false;
   for (std::int64_t d = ndim - 1; d >= 0; --d) {
     for (const auto& e : entries)
-      if (e[0] == index && e[1] == d)
+      if (e[0] == index && e[1] == d) {
+        const auto sum = ir::checkedAdd(e[2], e[3]);
+        overflow |= !sum || !ir::fitsSignedBits(*sum, indexType.bits());
+        if (exact && !overflow) {
+          exact = ir::checkedAdd(*exact, (*sum - *exact % e[2]) % e[2]);
+          overflow |= !exact || !ir::fitsSignedBits(*exact, indexType.bits());
+        }
+        if (overflow) break;
         stride = ir::simplify(stride + ir::floormod(ir::intImm(e[2] + e[3], stride.dtype()) -
                                                         ir::floormod(stride, e[2]),
                                                     e[2]));
+      }
+    if (overflow) break;
     strides[d] = stride;
+    const auto extent = ir::asConstInt(old->shape[d]);
+    if (exact && extent) {
+      exact = ir::checkedMul(*exact, *extent);
+      overflow |= !exact || !ir::fitsSignedBits(*exact, indexType.bits());
+      if (overflow) break;
+    } else {
+      exact.reset();
+    }
     stride = ir::simplify(stride * old->shape[d]);
   }
+  if (overflow)
+    return Unexpected(scheduleError(prim, "too-large",
+                                    fmt::format("storage_align: with factor {} and offset {} the padded layout of "
+                                                "buffer '{}' has more elements than {} (its index type) can count; "
+                                                "use a smaller factor",
+                                                factor, offset, old->name, indexType.str()),
+                                    {blockRef(block.name), bufRef}));
   const ir::Buffer aligned = withStrides(old, std::move(strides));
 
   ir::Annotations ann = block.annotations;

@@ -56,6 +56,7 @@
 #include "core/schedule/primitives.h"
 #include "core/schedule/schedule_error.h"
 
+#include "core/ir/checked_arith.h"
 #include "core/ir/mutator.h"
 #include "core/ir/op.h"
 #include "core/ir/printer.h"
@@ -280,7 +281,14 @@ Expected<std::vector<RV>> applyLoopPartition(Schedule& sch, const std::vector<Tr
                                                   name),
                                       {loopRef(name)}));
     factors.push_back(*value);
-    sum += *value;
+    const auto next = ir::checkedAdd(sum, *value);
+    if (!next)
+      return Unexpected(scheduleError(prim, "factor-sum",
+                                      fmt::format("loop_partition of loop '{}': the factors sum to more than "
+                                                  "9223372036854775807, which is not less than the extent {}",
+                                                  name, *extent),
+                                      {loopRef(name)}));
+    sum = *next;
   }
   // 5. the given factors leave a non-empty range.
   if (sum >= *extent)

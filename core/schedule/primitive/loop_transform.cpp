@@ -6,7 +6,10 @@
 //   2. the loop starts at 0                                 (nonzero-min)
 //   3. at most one factor is None                           (multiple-none)
 //   4. every factor is a positive integer                   (bad-factor)
-//   5. the product of the factors covers the extent         (factor-product)
+//      that fits the loop's type                            (too-large)
+//   5. the product of the factors fits the loop's type, so that no index of the new loops
+//      wraps                                                (too-large)
+//   6. the product of the factors covers the extent         (factor-product)
 //   Non-divisible splits add `outer*f + inner < extent` to the predicate of every block
 //   below (unless disable_predication).
 //
@@ -16,6 +19,8 @@
 //   3. no annotations or thread binding                     (annotated-loop)
 //   4. every loop starts at 0                               (nonzero-min)
 //   5. no extent depends on another fused loop              (dependent-extent)
+//   6. the product of the constant extents fits the fused loop's type, the widest of the
+//      loops' types (TVM's choice)                          (too-large)
 //
 // reorder(*loops)
 //   1. no loop appears twice                                (duplicate-loop)
@@ -31,12 +36,14 @@
 #include "core/schedule/primitive/util.h"
 #include "core/schedule/schedule_error.h"
 
+#include "core/ir/checked_arith.h"
 #include "core/ir/mutator.h"
 #include "core/ir/op.h"
 #include "core/ir/printer.h"
 #include "core/ir/substitute.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -113,6 +120,7 @@ Expected<std::vector<RV>> applySplit(Schedule& sch, const std::vector<TraceValue
                                       fmt::format("split factor {} of loop '{}' is not positive", *value,
                                                   loopName(loop)),
                                       {loopRef(loopName(loop))}));
+    if (auto ok = checkFitsLoopType(*value, loop, prim, "split factor"); !ok) return Unexpected(ok.error());
     factors.push_back(*value);
   }
   if (noneCount > 1)
@@ -122,20 +130,53 @@ Expected<std::vector<RV>> applySplit(Schedule& sch, const std::vector<TraceValue
                                     {loopRef(loopName(loop))}));
 
   // Extents of the new loops; the None factor is ceildiv(extent, product of the others).
-  std::int64_t known = 1;
-  for (const auto& fct : factors)
-    if (fct) known *= *fct;
+  // 5. every index the new loops compute, up to the product of their extents, fits the
+  // loop's type: a product that wraps would make the legality check sign off a different
+  // iteration space.
   const ir::DataType t = f.loopVar.dtype();
-  std::vector<ir::Expr> extents;
-  for (const auto& fct : factors)
-    extents.push_back(fct ? ir::intImm(*fct, t) : ir::simplify(ir::floordiv(f.extent + (known - 1), known)));
-
-  // 5. the product covers the extent.
   const auto constExtent = ir::asConstInt(f.extent);
+  std::optional<std::int64_t> noneExtent;
+  if (constExtent && noneCount == 1) noneExtent = 0; // set below, once the others' product is known
+  auto productTooLarge = [&](std::optional<std::int64_t> product) {
+    std::vector<std::string> shown;
+    for (const auto& fct : factors)
+      shown.push_back(fct ? std::to_string(*fct)
+                          : (noneExtent ? fmt::format("None (= {})", *noneExtent) : std::string("None")));
+    return Unexpected(scheduleError(
+        prim, "too-large",
+        fmt::format("split of loop '{}': the factors {} multiply to {}, which does not fit {} (the loop's type); "
+                    "choose factors whose product is at most {}",
+                    loopName(loop), fmt::join(shown, ", "),
+                    product ? std::to_string(*product) : std::string("more than 9223372036854775807"), t.str(),
+                    maxOfType(t)),
+        {loopRef(loopName(loop))}));
+  };
+  std::vector<std::int64_t> given;
+  for (const auto& fct : factors)
+    if (fct) given.push_back(*fct);
+  const auto knownProduct = ir::checkedProduct(given);
+  if (!knownProduct || !ir::fitsSignedBits(*knownProduct, t.bits())) {
+    noneExtent.reset();
+    return productTooLarge(knownProduct);
+  }
+  const std::int64_t known = *knownProduct;
+  if (noneExtent) noneExtent = *constExtent <= 0 ? 0 : (*constExtent - 1) / known + 1;
+  std::vector<ir::Expr> extents;
+  for (const auto& fct : factors) {
+    if (fct)
+      extents.push_back(ir::intImm(*fct, t));
+    else if (noneExtent)
+      extents.push_back(ir::intImm(*noneExtent, t));
+    else
+      extents.push_back(ir::simplify(ir::floordiv(f.extent + (known - 1), known)));
+  }
+
+  // 6. the product covers the extent.
   bool exact = false;
   if (constExtent) {
-    std::int64_t product = 1;
-    for (const auto& e : extents) product *= *ir::asConstInt(e);
+    const auto total = ir::checkedMul(known, noneExtent.value_or(1));
+    if (!total || !ir::fitsSignedBits(*total, t.bits())) return productTooLarge(total);
+    const std::int64_t product = *total;
     if (product < *constExtent)
       return Unexpected(scheduleError(prim, "factor-product",
                                       fmt::format("split of loop '{}': the factors multiply to {}, less than the "
@@ -206,13 +247,40 @@ Expected<std::vector<RV>> applyFuse(Schedule& sch, const std::vector<TraceValue>
                                                   loopName(*l)),
                                       {loopRef(loopName(*l))}));
 
-  const ir::DataType t = loops.front()->loop()->loopVar.dtype();
+  // 6. the fused extent fits the type of the fused loop, the widest of the loops' types (as
+  // in TVM), so that the fused index never wraps.
+  ir::DataType t = loops.front()->loop()->loopVar.dtype();
+  for (const auto* l : loops)
+    if (l->loop()->loopVar.dtype().bits() > t.bits()) t = l->loop()->loopVar.dtype();
+  {
+    std::vector<std::int64_t> extents;
+    for (const auto* l : loops)
+      if (auto e = ir::asConstInt(l->loop()->extent)) extents.push_back(*e);
+    const auto product = ir::checkedProduct(extents);
+    if (!product || !ir::fitsSignedBits(*product, t.bits())) {
+      std::vector<std::string> names;
+      for (const auto* l : loops)
+        names.push_back(fmt::format("'{}'", loopName(*l)));
+      std::vector<IrReference> refs;
+      for (const auto* l : loops)
+        refs.push_back(loopRef(loopName(*l)));
+      return Unexpected(scheduleError(
+          prim, "too-large",
+          fmt::format("fuse: the loops {} have {} iterations together, which does not fit {} (the loops' type); "
+                      "fuse fewer loops or split them first",
+                      fmt::join(names, ", "),
+                      product ? std::to_string(*product) : std::string("more than 9223372036854775807"), t.str()),
+          refs));
+    }
+  }
+  auto widen = [&](ir::Expr e) { return e.dtype() == t ? e : ir::Cast::make(t, e); };
   std::string name;
   for (const auto* l : loops) name += loopName(*l) + "_";
   name += "fused";
   ir::Expr fused = ir::Var::make(name, t);
   ir::Expr total;
-  for (const auto* l : loops) total = total.defined() ? total * l->loop()->extent : l->loop()->extent;
+  for (const auto* l : loops)
+    total = total.defined() ? total * widen(l->loop()->extent) : widen(l->loop()->extent);
   total = ir::simplify(total);
 
   // loop k = (fused // prod(extents after k)) % extent_k; the outermost needs no %.
@@ -221,10 +289,12 @@ Expected<std::vector<RV>> applyFuse(Schedule& sch, const std::vector<TraceValue>
   for (std::size_t k = loops.size(); k-- > 0;) {
     const auto* l = loops[k]->loop();
     ir::Expr value = ir::isConstInt(stride, 1) ? fused : ir::floordiv(fused, stride);
-    if (k > 0) value = ir::floormod(value, l->extent);
+    if (k > 0) value = ir::floormod(value, widen(l->extent));
     if (!preserveUnitIters && ir::isConstInt(l->extent, 1)) value = ir::intImm(0, t);
+    // A narrower loop's value is below its extent, so it fits the loop's own type.
+    if (value.dtype() != l->loopVar.dtype()) value = ir::Cast::make(l->loopVar.dtype(), value);
     map[l->loopVar.get()] = value;
-    stride = ir::simplify(stride * l->extent);
+    stride = ir::simplify(stride * widen(l->extent));
   }
   ir::Stmt body = ir::substitute(loops.back()->loop()->body, map);
   body = ir::For::make(fused, ir::intImm(0, t), total, ir::ForKind::Serial, body);

@@ -11,10 +11,12 @@
 //   chosen tile and retries until the innermost bound holds (TVM's algorithm).
 //   Preconditions:
 //   1. n >= 2 and max_innermost_factor is -1 or >= 1          (bad-arguments)
+//      n <= the nesting limit (ResourceLimits::maxNestingDepth) (too-large)
 //   2. the loop's extent is a constant                        (symbolic-extent)
 //      (TVM returns [-1, 1, ...] here; Loopscape refuses so that split never gets -1)
 //   3. a given decision is a list of n positive ints whose product is the extent and
 //      whose last element is <= max_innermost_factor         (bad-decision)
+//      (the product is computed without wrapping)
 //      (TVM silently repairs such a decision; Loopscape reports it)
 //
 // sample_categorical(candidates, probs, decision=None)
@@ -43,7 +45,9 @@
 #include "core/schedule/primitive/util.h"
 #include "core/schedule/schedule_error.h"
 
+#include "core/ir/checked_arith.h"
 #include "core/ir/printer.h"
+#include "core/ir/resource_limits.h"
 
 #include <fmt/format.h>
 
@@ -77,7 +81,7 @@ std::optional<double> numberOf(const TraceValue& v) {
 // ---------------------------------------------------------------------------- perfect tile
 std::vector<std::int64_t> primeFactors(std::int64_t x) {
   std::vector<std::int64_t> out;
-  for (std::int64_t p = 2; p * p <= x; ++p)
+  for (std::int64_t p = 2; p <= x / p; ++p)
     while (x % p == 0) {
       out.push_back(p);
       x /= p;
@@ -99,6 +103,13 @@ Expected<std::vector<RV>> applySamplePerfectTile(Schedule& sch, const std::vecto
     return Unexpected(scheduleError(prim, "bad-arguments",
                                     "sample_perfect_tile needs n >= 2 and max_innermost_factor -1 or >= 1",
                                     {loopRef(name)}));
+  // n loops will be nested: at most the nesting depth any parser accepts.
+  if (*n > ir::resourceLimits().maxNestingDepth)
+    return Unexpected(scheduleError(prim, "too-large",
+                                    fmt::format("sample_perfect_tile of loop '{}' asks for n = {} tiles; at most {} "
+                                                "loops may be nested, so use a smaller n",
+                                                name, *n, ir::resourceLimits().maxNestingDepth),
+                                    {loopRef(name)}));
   // 2. constant extent.
   const auto extent = ir::asConstInt((*loop)->loop()->extent);
   if (!extent || *extent < 1)
@@ -118,7 +129,10 @@ Expected<std::vector<RV>> applySamplePerfectTile(Schedule& sch, const std::vecto
         auto x = intAttr(v);
         ok &= x && *x >= 1;
         if (!ok) break;
-        product *= *x;
+        const auto next = ir::checkedMul(product, *x);
+        ok &= next.has_value(); // a product that wraps is not the extent
+        if (!ok) break;
+        product = *next;
         tiles.push_back(*x);
       }
     if (!ok || product != *extent || (*maxInner != -1 && tiles.back() > *maxInner))

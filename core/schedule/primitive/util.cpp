@@ -1,13 +1,34 @@
 #include "core/schedule/primitive/util.h"
 
+#include "core/schedule/schedule_error.h"
+
+#include "core/ir/checked_arith.h"
 #include "core/ir/mutator.h"
 #include "core/ir/visitor.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <limits>
 
 namespace loopscape::schedule::detail {
 
 const std::string& loopName(const TreeNode& loop) { return loop.loop()->loopVar.as<ir::Var>()->name; }
+
+std::int64_t maxOfType(ir::DataType t) {
+  return t.bits() >= 64 ? std::numeric_limits<std::int64_t>::max() : (std::int64_t{1} << (t.bits() - 1)) - 1;
+}
+
+Expected<void> checkFitsLoopType(std::int64_t value, const TreeNode& loop, std::string_view prim,
+                                 std::string_view what) {
+  const ir::DataType t = loop.loop()->loopVar.dtype();
+  if (ir::fitsSignedBits(value, t.bits())) return {};
+  return Unexpected(scheduleError(prim, "too-large",
+                                  fmt::format("{} {} of loop '{}' does not fit {} (the loop's type); use a value of "
+                                              "at most {}",
+                                              what, value, loopName(loop), t.str(), maxOfType(t)),
+                                  {loopRef(loopName(loop))}));
+}
 
 ir::Analyzer analyzerAt(const TreeNode& node) {
   ir::Analyzer analyzer;

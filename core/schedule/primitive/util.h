@@ -22,6 +22,15 @@ ir::Stmt simplifyBindings(const ir::Stmt& s, ir::Analyzer analyzer);
 /// The current function with the statement `target` replaced by `replacement`.
 ir::PrimFunc replaced(const Schedule& sch, const ir::StmtNode* target, const ir::Stmt& replacement);
 
+/// Refuses (code "too-large") an integer argument of `prim` that the loop's variable
+/// cannot hold, e.g. "split factor 3037000500 of loop 'i' does not fit int32 (the loop's
+/// type); ...". `what` names the argument ("split factor").
+Expected<void> checkFitsLoopType(std::int64_t value, const TreeNode& loop, std::string_view prim,
+                                 std::string_view what);
+
+/// The largest value of the integer type `t` ("2147483647" for int32).
+std::int64_t maxOfType(ir::DataType t);
+
 /// True if `e` mentions any of `vars` (by identity).
 bool usesAnyVar(const ir::Expr& e, const std::vector<const ir::ExprNode*>& vars);
 
