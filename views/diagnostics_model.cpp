@@ -2,7 +2,10 @@
 
 #include <QApplication>
 #include <QColor>
+#include <QPalette>
 #include <QStyle>
+
+#include <algorithm>
 
 namespace loopscape::views {
 
@@ -20,6 +23,11 @@ const DiagnosticItem* DiagnosticsModel::item(int row) const {
   return row >= 0 && row < static_cast<int>(m_items.size()) ? &m_items[row] : nullptr;
 }
 
+int DiagnosticsModel::currentCount() const {
+  return static_cast<int>(
+      std::count_if(m_items.begin(), m_items.end(), [](const DiagnosticItem& d) { return !d.earlier; }));
+}
+
 int DiagnosticsModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(m_items.size());
 }
@@ -35,7 +43,7 @@ QVariant DiagnosticsModel::data(const QModelIndex& index, int role) const {
     case CodeColumn:
       return QString::fromStdString(d->code);
     case LocationColumn:
-      if (d->line <= 0) return QString();
+      if (d->line <= 0) return QString::fromStdString(d->place);
       return QStringLiteral("%1:%2:%3").arg(QString::fromStdString(d->file)).arg(d->line).arg(d->column);
     case MessageColumn:
       return QString::fromStdString(d->message);
@@ -43,7 +51,11 @@ QVariant DiagnosticsModel::data(const QModelIndex& index, int role) const {
       return {};
     }
   case Qt::ToolTipRole:
-    return QString::fromStdString(d->detail.empty() ? d->message : d->detail);
+    return (d->earlier ? QStringLiteral("Earlier (no longer current):\n") : QString()) +
+           QString::fromStdString(d->detail.empty() ? d->message : d->detail);
+  case Qt::ForegroundRole:
+    if (!d->earlier) return {};
+    return QApplication::palette().color(QPalette::Disabled, QPalette::Text);
   case Qt::DecorationRole:
     if (index.column() != CodeColumn) return {};
     return QApplication::style()->standardIcon(d->isError ? QStyle::SP_MessageBoxCritical

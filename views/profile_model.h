@@ -21,6 +21,7 @@ struct ProfileRow {
     Error,       ///< could not be compiled, run or verified (message says why)
     Cancelled,   ///< the user stopped the run (message says at which stage)
   };
+  std::string program;   ///< the program measured ("stencil1d.te")
   int step = 0;          ///< trace step of the measured state (0: the original program)
   std::string stepLabel; ///< "original", "3 · split"
   std::string target;    ///< plugin name, "cpu-c"

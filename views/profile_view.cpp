@@ -47,16 +47,21 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
   m_sizes->setObjectName(QStringLiteral("profileSizes"));
   m_sizes->setPlaceholderText(QStringLiteral("sizes, e.g. n=64"));
   m_sizes->setToolTip(QStringLiteral("Values of the program's symbolic sizes (NAME=VALUE, separated by spaces)"));
-  m_sizes->setMaximumWidth(140);
+  m_sizes->setMinimumWidth(110);
+  m_sizes->setMaximumWidth(160);
   m_run = new QPushButton(QStringLiteral("Run"), this);
   m_run->setObjectName(QStringLiteral("profileRun"));
   m_run->setToolTip(QStringLiteral("Compile, verify and time the current state (Ctrl+R)"));
   m_cancel = new QPushButton(QStringLiteral("Cancel"), this);
   m_cancel->setObjectName(QStringLiteral("profileCancel"));
   m_cancel->setEnabled(false);
+  m_original = new QPushButton(QStringLiteral("Run original"), this);
+  m_original->setObjectName(QStringLiteral("profileOriginal"));
+  m_original->setToolTip(QStringLiteral("Compile, verify and time the original program (step 0): the baseline, "
+                                        "without undoing the steps"));
   m_clear = new QPushButton(QStringLiteral("Clear"), this);
   m_clear->setObjectName(QStringLiteral("profileClear"));
-  m_clear->setToolTip(QStringLiteral("Remove every measured row"));
+  m_clear->setToolTip(QStringLiteral("Remove every measured row of this program"));
   m_progress = new QProgressBar(this);
   m_progress->setObjectName(QStringLiteral("profileProgress"));
   m_progress->setMaximumWidth(220);
@@ -65,6 +70,8 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
   m_status = new QLabel(this);
   m_status->setObjectName(QStringLiteral("profileStatus"));
   m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_status->setWordWrap(true);
+  m_status->setMinimumWidth(0);
 
   auto* bar = new QHBoxLayout;
   bar->addWidget(new QLabel(QStringLiteral("Target:"), this));
@@ -74,10 +81,15 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
   bar->addWidget(m_verify);
   bar->addWidget(m_sizes);
   bar->addWidget(m_run);
+  bar->addWidget(m_original);
   bar->addWidget(m_cancel);
-  bar->addWidget(m_progress);
-  bar->addWidget(m_status, 1);
   bar->addWidget(m_clear);
+  bar->addStretch(1);
+  // The progress and the status on a row of their own: a long status wraps instead of
+  // widening the dock past a 1280-pixel window.
+  auto* statusRow = new QHBoxLayout;
+  statusRow->addWidget(m_progress);
+  statusRow->addWidget(m_status, 1);
 
   m_table = new QTableView(this);
   m_table->setObjectName(QStringLiteral("profileTable"));
@@ -116,9 +128,11 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
   layout->setContentsMargins(2, 2, 2, 2);
   layout->setSpacing(2);
   layout->addLayout(bar);
+  layout->addLayout(statusRow);
   layout->addWidget(split, 1);
 
   connect(m_run, &QPushButton::clicked, this, &ProfileView::runRequested);
+  connect(m_original, &QPushButton::clicked, this, &ProfileView::originalRequested);
   connect(m_cancel, &QPushButton::clicked, this, &ProfileView::cancelRequested);
   connect(m_clear, &QPushButton::clicked, this, [this] {
     m_model->clear();
@@ -171,6 +185,7 @@ void ProfileView::setOptions(const ProfileOptions& options) {
 void ProfileView::setRunning(bool running) {
   m_running = running;
   m_run->setEnabled(!running);
+  m_original->setEnabled(!running);
   m_cancel->setEnabled(running);
   m_progress->setVisible(running);
   if (running) {
@@ -190,9 +205,34 @@ void ProfileView::setStatus(const QString& text) { m_status->setText(text); }
 QString ProfileView::status() const { return m_status->text(); }
 
 void ProfileView::addRow(ProfileRow row) {
+  if (row.program.empty()) row.program = m_programName.toStdString();
   m_model->addRow(std::move(row));
   m_table->scrollToBottom();
   rebuildChart();
+}
+
+void ProfileView::setProgram(const QString& key, const QString& name) {
+  if (key == m_programKey) {
+    m_programName = name;
+    return;
+  }
+  if (!m_programKey.isEmpty()) m_otherPrograms[m_programKey] = m_model->rows();
+  m_programKey = key;
+  m_programName = name;
+  std::vector<ProfileRow> rows;
+  if (auto it = m_otherPrograms.find(key); it != m_otherPrograms.end()) {
+    rows = std::move(it->second);
+    m_otherPrograms.erase(it);
+  }
+  m_model->clear();
+  for (ProfileRow& row : rows)
+    m_model->addRow(std::move(row));
+  rebuildChart();
+  setStatus(m_model->rowCount() == 0
+                ? QStringLiteral("No runs of %1 yet: Run (Ctrl+R) compiles, verifies and times the current state, "
+                                 "Run original the program before any step.")
+                      .arg(name)
+                : QStringLiteral("%1 earlier run(s) of %2.").arg(m_model->rowCount()).arg(name));
 }
 
 void ProfileView::setDark(bool dark) {
@@ -233,8 +273,9 @@ void ProfileView::rebuildChart() {
     categories << *name++;
     top = std::max(top, it->gflops);
   }
-  m_chart->setTitle(categories.isEmpty() ? QStringLiteral("GFLOP/s of the measured states (none yet)")
-                                         : QStringLiteral("GFLOP/s of the measured states"));
+  const QString whose = m_programName.isEmpty() ? QString() : QStringLiteral(" of %1").arg(m_programName);
+  m_chart->setTitle(categories.isEmpty() ? QStringLiteral("GFLOP/s%1 (no runs yet)").arg(whose)
+                                         : QStringLiteral("GFLOP/s%1").arg(whose));
   if (categories.isEmpty()) {
     delete set;
     return;

@@ -55,12 +55,19 @@ public:
   /// The status line (the last result, or why nothing can run).
   void setStatus(const QString& text);
   QString status() const;
-  /// Appends a measured state to the table and the chart.
+  /// Appends a measured state of the current program to the table and the chart.
   void addRow(ProfileRow row);
+  /// The program whose runs are shown: `key` identifies it (its absolute path), `name`
+  /// is what the view calls it. The rows of the previous program are put aside and come
+  /// back when it is shown again; the status says whose runs these are.
+  void setProgram(const QString& key, const QString& name);
+  QString programName() const { return m_programName; }
   void setDark(bool dark);
 
 Q_SIGNALS:
   void runRequested();
+  /// Profile the original program (step 0), whatever the current step.
+  void originalRequested();
   void cancelRequested();
 
 private:
@@ -75,6 +82,9 @@ private:
   QPushButton* m_run;
   QPushButton* m_cancel;
   QPushButton* m_clear;
+  QPushButton* m_original;
+  QString m_programKey, m_programName;
+  std::map<QString, std::vector<ProfileRow>> m_otherPrograms; ///< rows put aside by setProgram
   QProgressBar* m_progress;
   QLabel* m_status;
   QTableView* m_table;

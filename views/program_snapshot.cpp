@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace loopscape::views {
@@ -99,6 +100,34 @@ int ProgramSnapshot::find(NodeInfo::Kind kind, std::string_view name) const {
   for (std::size_t i = 0; i < nodes.size(); ++i)
     if (nodes[i].kind == kind && nodes[i].name == name) return static_cast<int>(i);
   return -1;
+}
+
+std::vector<int> ProgramSnapshot::positionOf(int index) const {
+  std::vector<int> position;
+  for (int at = index; at >= 0; at = nodes[at].parent) {
+    int sibling = 0;
+    for (int i = 0; i < at; ++i)
+      if (nodes[i].parent == nodes[at].parent) ++sibling;
+    position.push_back(sibling);
+  }
+  std::reverse(position.begin(), position.end());
+  return position;
+}
+
+int ProgramSnapshot::atPosition(const std::vector<int>& position, NodeInfo::Kind kind) const {
+  int parent = -1, found = -1;
+  for (int wanted : position) {
+    found = -1;
+    int sibling = 0;
+    for (std::size_t i = 0; i < nodes.size() && found < 0; ++i) {
+      if (nodes[i].parent != parent) continue;
+      if (sibling++ == wanted) found = static_cast<int>(i);
+    }
+    if (found < 0) return -1;
+    parent = found;
+  }
+  if (found < 0 || nodes[found].kind != kind) return -1;
+  return found;
 }
 
 std::vector<int> ProgramSnapshot::loopChain(int index) const {

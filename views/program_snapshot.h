@@ -81,6 +81,15 @@ struct ProgramSnapshot {
   int indexOf(const ir::StmtNode* node) const;
   /// Index of the loop or block named `name` (first in printing order), or -1.
   int find(NodeInfo::Kind kind, std::string_view name) const;
+  /// Where node `index` sits in the tree: its position among its siblings, for it and
+  /// each enclosing loop or block, outermost first. A loop's identity across two
+  /// snapshots of related programs (after an edit, undo or redo), never its name: two
+  /// blocks may each have a loop `i`.
+  std::vector<int> positionOf(int index) const;
+  /// The node at `position` (positionOf of another snapshot) when it is of kind `kind`
+  /// there, else -1. (After undoing a split, the loop at the outer loop's position is the
+  /// loop that was split: positions, not names, are what stays.)
+  int atPosition(const std::vector<int>& position, NodeInfo::Kind kind) const;
   /// Loops directly nested in the chain under loop `index` (children with a single loop
   /// child, TVM's fusable chain), starting with `index` itself.
   std::vector<int> loopChain(int index) const;

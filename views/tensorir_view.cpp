@@ -22,11 +22,17 @@ TensorIrView::TensorIrView(QWidget* parent) : QPlainTextEdit(parent) {
   m_highlighter = new TeHighlighter(document(), TeHighlighter::Language::TvmScript);
 }
 
-void TensorIrView::setSnapshot(std::shared_ptr<const ProgramSnapshot> snapshot) {
-  std::optional<std::pair<NodeInfo::Kind, std::string>> keep;
-  if (m_snapshot && m_selected >= 0) keep.emplace(m_snapshot->nodes[m_selected].kind, m_snapshot->nodes[m_selected].name);
+void TensorIrView::setSnapshot(std::shared_ptr<const ProgramSnapshot> snapshot,
+                               std::optional<const ir::StmtNode*> select) {
+  struct Kept {
+    std::vector<int> position;
+    NodeInfo::Kind kind;
+  };
+  std::optional<Kept> keep;
+  if (m_snapshot && m_selected >= 0)
+    keep = Kept{m_snapshot->positionOf(m_selected), m_snapshot->nodes[m_selected].kind};
   const int scroll = verticalScrollBar()->value();
-  if (m_snapshot && snapshot && m_snapshot->sameProgramAs(*snapshot)) {
+  if (m_snapshot && snapshot && m_snapshot->sameProgramAs(*snapshot) && !select) {
     // The analysed copy of the shown state: same text and nodes, so the selection, the
     // cursor and the scroll stay; only the loops' dependence facts are new.
     m_snapshot = std::move(snapshot);
@@ -38,9 +44,18 @@ void TensorIrView::setSnapshot(std::shared_ptr<const ProgramSnapshot> snapshot) 
   horizontalScrollBar()->setValue(0);
   m_hovered = -1;
   const int previous = m_selected;
-  m_selected = keep && m_snapshot ? m_snapshot->find(keep->first, keep->second) : -1;
+  m_selected = -1;
+  if (m_snapshot && select)
+    m_selected = *select ? m_snapshot->indexOf(*select) : -1;
+  else if (m_snapshot && keep)
+    m_selected = m_snapshot->atPosition(keep->position, keep->kind);
   refreshSelections();
-  if (m_selected != previous || keep) Q_EMIT nodeSelected(m_selected);
+  if (m_selected >= 0 && select) {
+    QTextCursor c = cursorForNode(m_selected);
+    c.setPosition(c.selectionStart());
+    setTextCursor(c);
+  }
+  if (m_selected != previous || keep || select) Q_EMIT nodeSelected(m_selected);
 }
 
 void TensorIrView::selectNode(int index) {
@@ -66,6 +81,12 @@ QTextCursor TensorIrView::cursorForNode(int index) const {
   return c;
 }
 
+void TensorIrView::setDark(bool dark) {
+  m_dark = dark;
+  m_highlighter->setDark(dark);
+  refreshSelections();
+}
+
 void TensorIrView::refreshSelections() {
   QList<QTextEdit::ExtraSelection> selections;
   auto add = [&](int index, const QColor& bg) {
@@ -75,7 +96,7 @@ void TensorIrView::refreshSelections() {
     sel.format.setBackground(bg);
     selections.push_back(sel);
   };
-  const bool dark = palette().color(QPalette::Base).lightness() < 128;
+  const bool dark = m_dark;
   if (m_hovered >= 0 && m_hovered != m_selected) add(m_hovered, dark ? QColor(70, 70, 90) : QColor(225, 230, 245));
   add(m_selected, dark ? QColor(40, 90, 150) : QColor(255, 225, 140));
   setExtraSelections(selections);

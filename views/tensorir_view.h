@@ -11,6 +11,7 @@
 #include <QPlainTextEdit>
 
 #include <memory>
+#include <optional>
 
 namespace loopscape::views {
 
@@ -19,9 +20,11 @@ class TensorIrView : public QPlainTextEdit {
 public:
   explicit TensorIrView(QWidget* parent = nullptr);
 
-  /// Shows `snapshot`; the selection is kept when a node of the same kind and name
-  /// exists in the new program, otherwise cleared.
-  void setSnapshot(std::shared_ptr<const ProgramSnapshot> snapshot);
+  /// Shows `snapshot`. With `select`, that node becomes the selection (null or absent:
+  /// nothing is selected); without, the selection is kept when the new program has a node
+  /// of the same kind and name at the same position in the tree, otherwise cleared.
+  void setSnapshot(std::shared_ptr<const ProgramSnapshot> snapshot,
+                   std::optional<const ir::StmtNode*> select = std::nullopt);
   const std::shared_ptr<const ProgramSnapshot>& snapshot() const { return m_snapshot; }
   int selectedNode() const { return m_selected; }
   /// Selects node `index` (-1 clears) and emits nodeSelected.
@@ -32,7 +35,9 @@ public:
   int nodeAtViewportPos(const QPoint& pos) const;
   /// Viewport position of the middle of node `index`'s header (for tests and tools).
   QPoint nodeCenter(int index) const;
-  void setDark(bool dark) { m_highlighter->setDark(dark); }
+  /// Colours for the dark theme: the syntax and the selection and hover highlights (at
+  /// once, also for the current selection).
+  void setDark(bool dark);
   /// In pick mode a click reports the node through nodePicked and keeps the selection
   /// (the primitive panel is waiting for a target loop).
   void setPickMode(bool on);
@@ -55,6 +60,7 @@ private:
   int m_selected = -1;
   int m_hovered = -1;
   bool m_pickMode = false;
+  bool m_dark = false;
 };
 
 } // namespace loopscape::views

@@ -21,12 +21,25 @@
 #include <cstdio>
 
 int main(int argc, char** argv) {
-  bool screenshot = false;
-  for (int i = 1; i < argc; ++i)
-    if (QByteArray(argv[i]) == "--screenshot" || QByteArray(argv[i]).startsWith("--screenshot=")) screenshot = true;
-  if (screenshot && qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
-      qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+  // --screenshot renders offscreen, and --help/--version only print: none of them needs a
+  // display. Anything else without one is refused here, not by Qt's platform plugin abort.
+  bool headless = false;
+  for (int i = 1; i < argc; ++i) {
+    const QByteArray a(argv[i]);
+    if (a == "--screenshot" || a.startsWith("--screenshot=") || a == "-h" || a == "--help" || a == "--help-all" ||
+        a == "-v" || a == "--version")
+      headless = true;
+  }
+  if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
+      qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+    if (!headless) {
+      std::fprintf(stderr, "loopscape: no display (DISPLAY and WAYLAND_DISPLAY are unset): run it in a desktop "
+                           "session or under xvfb-run; --screenshot PNG renders without one, and loopscape-cli "
+                           "does the same work headless\n");
+      return 2;
+    }
     qputenv("QT_QPA_PLATFORM", "offscreen");
+  }
 
   QApplication app(argc, argv);
   QCoreApplication::setOrganizationName(QStringLiteral("Loopscape"));

@@ -224,7 +224,10 @@ void MainWindow::wireSession() {
   connect(m_tensorIr, &views::TensorIrView::nodeSelected, this, [this](int index) {
     m_panel->setSelection(m_previewing ? nullptr : m_tensorIr->snapshot(), index);
     if (m_previewing) return;
-    if (index >= 0) showNodeInStatus(index);
+    if (index >= 0)
+      showNodeInStatus(index);
+    else
+      m_statusLabel->setText(QStringLiteral("Nothing selected: click a loop or block in the TensorIR view."));
   });
   // The schedule tree and the TensorIR view share the loop selection.
   connect(m_tensorIr, &views::TensorIrView::nodeSelected, this, [this](int index) {
@@ -268,8 +271,11 @@ void MainWindow::onStateChanged() {
     return;
   }
   const int selectedBefore = m_tensorIr->selectedNode();
+  const std::optional<const ir::StmtNode*> produced = m_session->selectionHint();
   m_scheduleTree->setSnapshot(state->program());
-  m_tensorIr->setSnapshot(state->program());
+  m_tensorIr->setSnapshot(state->program(), produced);
+  if (produced && !*produced)
+    m_statusLabel->setText(QStringLiteral("The step left no loop or block to select: click one to go on."));
   m_trace->model()->setSnapshot(state->trace);
   m_trace->table()->scrollToBottom();
   m_codeStale = true;
@@ -279,7 +285,7 @@ void MainWindow::onStateChanged() {
                                 : QStringLiteral("%1 step(s), %2 instruction(s)").arg(steps).arg(state->trace->rows.size()));
   // On the first program, select what the session had selected or else the first loop, so
   // that the panel shows something useful.
-  if (m_firstState || (selectedBefore < 0 && m_tensorIr->selectedNode() < 0)) {
+  if (m_firstState || (!produced && selectedBefore < 0 && m_tensorIr->selectedNode() < 0)) {
     m_firstState = false;
     int first = -1, named = -1;
     for (std::size_t i = 0; i < state->program()->nodes.size(); ++i) {

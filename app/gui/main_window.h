@@ -69,10 +69,10 @@ public:
   bool openPath(const QString& path);
   bool loadTracePath(const QString& path);
   bool saveSessionTo(const QString& path);
-  /// Profiles the current state (the shown trace step while previewing one) with the
-  /// profile view's options (Run → Profile); false when there is no program or a profile
-  /// run is already going.
-  bool profileCurrentState();
+  /// Profiles the current state (the shown trace step while previewing one), or with
+  /// `original` the program before any step, with the profile view's options (Run →
+  /// Profile); false when there is no program or a profile run is already going.
+  bool profileCurrentState(bool original = false);
   /// Waits for background jobs and a profile run (events processed). For tests,
   /// screenshots, shutdown.
   bool waitIdle(int timeoutMs = 30000);

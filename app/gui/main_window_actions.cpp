@@ -316,6 +316,7 @@ bool MainWindow::openPath(const QString& path) {
   }
   m_firstState = true;
   addRecentFile(QFileInfo(path).absoluteFilePath());
+  m_profile->setProgram(QFileInfo(path).absoluteFilePath(), m_session->displayName());
   updateTitle();
   return true;
 }

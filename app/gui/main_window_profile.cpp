@@ -1,8 +1,8 @@
 // MainWindow: the profile dock. Run → Profile current state (Ctrl+R) hands the current
-// state (or, while the TensorIR view shows a trace step, that step's program) and the
-// profile view's options to the ProfileJob; its progress and its row come back to the
-// view. One run at a time; Cancel (the view's button or Ctrl+Shift+R) stops
-// it at the next stage and leaves a "cancelled" row.
+// state (or, while the TensorIR view shows a trace step, that step's program; or with Run
+// original the program before any step) and the profile view's options to the ProfileJob; its progress and its row come
+// back to the view. One run at a time; Cancel (the view's button or Ctrl+Shift+R) stops it at the next stage and leaves
+// a "cancelled" row.
 #include "app/gui/main_window.h"
 
 #include "views/profile_view.h"
@@ -16,6 +16,7 @@ namespace loopscape::gui {
 
 void MainWindow::wireProfile() {
   connect(m_profile, &views::ProfileView::runRequested, this, [this] { profileCurrentState(); });
+  connect(m_profile, &views::ProfileView::originalRequested, this, [this] { profileCurrentState(true); });
   connect(m_profile, &views::ProfileView::cancelRequested, m_profileJob, &ProfileJob::cancel);
   connect(m_profileJob, &ProfileJob::runningChanged, this, [this](bool running) {
     m_profile->setRunning(running);
@@ -34,7 +35,7 @@ void MainWindow::wireProfile() {
   });
 }
 
-bool MainWindow::profileCurrentState() {
+bool MainWindow::profileCurrentState(bool original) {
   const StatePtr& state = m_session->state();
   m_profileDock->show();
   m_profileDock->raise();
@@ -55,8 +56,12 @@ bool MainWindow::profileCurrentState() {
   request.stepLabel = "original";
   if (request.step > 0 && !state->trace->rows.empty())
     request.stepLabel = std::to_string(request.step) + " · " + state->trace->rows.back().kind;
-  // While the TensorIR view shows a trace step, that step is what is measured.
-  if (m_previewing && m_tensorIr->snapshot()) {
+  if (original) {
+    request.scheduled = request.original;
+    request.step = 0;
+    request.stepLabel = "original";
+  } else if (m_previewing && m_tensorIr->snapshot()) {
+    // While the TensorIR view shows a trace step, that step is what is measured.
     request.scheduled = m_tensorIr->snapshot()->func;
     request.step = 0;
     request.stepLabel = "original";

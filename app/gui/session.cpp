@@ -19,20 +19,39 @@
 #include <QStandardPaths>
 #include <QUndoStack>
 
+#include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace loopscape::gui {
 
 using views::DiagnosticItem;
 
-StatePtr makeState(schedule::Schedule sch) {
+StatePtr makeState(schedule::Schedule sch, std::optional<const ir::StmtNode*> produced) {
   auto state = std::make_shared<ProgramState>(std::move(sch));
+  state->produced = produced;
   (void)views::structureSnapshot(state->schedule.state());
   state->trace = views::makeTraceSnapshot(state->schedule.trace());
   return state;
 }
 
 namespace {
+
+/// The node a step produced (ProgramState::produced): its first loop or block output, else
+/// its first loop or block input as it is after the step; null when neither resolves.
+const ir::StmtNode* producedNode(const schedule::Schedule& sch, const schedule::Instruction& inst) {
+  auto resolve = [&](const schedule::TraceValue& v) -> const ir::StmtNode* {
+    const schedule::RV* rv = v.get<schedule::RV>();
+    if (rv == nullptr || (rv->kind != schedule::RVKind::Loop && rv->kind != schedule::RVKind::Block)) return nullptr;
+    auto found = sch.blockOrLoop(v, "selection");
+    return found ? (*found)->node : nullptr;
+  };
+  for (const schedule::RV& rv : inst.outputs)
+    if (const ir::StmtNode* n = resolve(schedule::TraceValue(rv))) return n;
+  for (const schedule::TraceValue& v : inst.inputs)
+    if (const ir::StmtNode* n = resolve(v)) return n;
+  return nullptr;
+}
 
 DiagnosticItem sourceItem(const Diagnostic& d, const std::string& source) {
   DiagnosticItem item;
@@ -59,6 +78,15 @@ DiagnosticItem scheduleItem(const Diagnostic& d, const ir::PrimFunc& func, Diagn
   item.column = d.location.column;
   item.detail = (messagePrefix.empty() ? std::string() : messagePrefix + "\n\n") +
                 schedule::renderStepDiagnostic(d, func, sourceText);
+  std::vector<std::string> places;
+  for (const IrReference& ref : d.references) {
+    const char* kind = ref.kind == IrReference::Kind::Block  ? "block"
+                       : ref.kind == IrReference::Kind::Loop ? "loop"
+                                                             : "buffer";
+    std::string place = fmt::format("{} {}", kind, ref.name);
+    if (std::find(places.begin(), places.end(), place) == places.end()) places.push_back(std::move(place));
+  }
+  item.place = fmt::format("{}", fmt::join(places, ", "));
   return item;
 }
 
@@ -148,11 +176,17 @@ void Session::setDiagnostics(std::vector<DiagnosticItem> source, std::vector<Dia
   Q_EMIT diagnosticsChanged();
 }
 
-void Session::install(const StatePtr& state) {
+void Session::install(const StatePtr& state, bool afterStep) {
   m_state = state;
+  m_installedByStep = afterStep;
   if (signalsBlocked()) return; // rebuilding the history after a load
   Q_EMIT stateChanged();
   analyseCurrent();
+}
+
+std::optional<const ir::StmtNode*> Session::selectionHint() const {
+  if (!m_state || !m_installedByStep) return std::nullopt;
+  return m_state->produced;
 }
 
 void Session::analyseCurrent() {
@@ -345,7 +379,8 @@ void Session::applyPrimitive(const views::PrimitiveRequest& request) {
           r.notes.push_back(std::move(note));
         }
         r.text = stepText(sch.trace().instructions.back());
-        r.after = makeState(std::move(sch));
+        const ir::StmtNode* produced = producedNode(sch, sch.trace().instructions.back());
+        r.after = makeState(std::move(sch), produced);
         return r;
       },
       [this, generation, before](ApplyResult r) {

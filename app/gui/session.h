@@ -42,6 +42,12 @@ struct ProgramState {
   explicit ProgramState(schedule::Schedule s) : schedule(std::move(s)) {}
   schedule::Schedule schedule;
   std::shared_ptr<const views::TraceSnapshot> trace;
+  /// The loop or block the step that made this state produced, when it was applied from
+  /// the workbench: its first loop or block output (split's outer loop, fuse's loop), else
+  /// its first loop or block input as it is after the step (parallel's loop); null when
+  /// the step left nothing selectable (poly steps, a consumed loop). Absent for states
+  /// not made by a step (a load, an edit).
+  std::optional<const ir::StmtNode*> produced;
   /// The snapshot the views show now: the analysed one once it is ready, the structure
   /// snapshot before (never computes on the caller's thread).
   std::shared_ptr<const views::ProgramSnapshot> program() const { return views::currentSnapshot(schedule.state()); }
@@ -49,7 +55,7 @@ struct ProgramState {
 using StatePtr = std::shared_ptr<const ProgramState>;
 
 /// Builds the step (and the structure snapshot of its program) of a schedule.
-StatePtr makeState(schedule::Schedule sch);
+StatePtr makeState(schedule::Schedule sch, std::optional<const ir::StmtNode*> produced = std::nullopt);
 
 class Session : public QObject {
   Q_OBJECT
@@ -109,7 +115,12 @@ public:
   /// Opens the recovery file; the restored session counts as unsaved.
   bool restoreRecovery(QString* error);
   /// Applies a state without touching the undo stack (undo commands use it).
-  void install(const StatePtr& state);
+  /// Makes `state` current; `afterStep` when it is the result of a step (applied or
+  /// redone), so that the views select what the step produced (selectionHint).
+  void install(const StatePtr& state, bool afterStep = false);
+  /// What the views should select in the current state: the node the step produced when
+  /// the state was installed by a step, nullopt to keep the selection by tree position.
+  std::optional<const ir::StmtNode*> selectionHint() const;
 
 Q_SIGNALS:
   /// The current program/trace changed.
@@ -141,6 +152,7 @@ private:
   QString m_target = QStringLiteral("cpu-c");
   QJsonObject m_viewSettings;
   StatePtr m_state;
+  bool m_installedByStep = false; ///< m_state came from a step (selectionHint)
   StatePtr m_analysing; ///< the state whose analysis is running
   bool m_loadInFlight = false; ///< the latest parse (open, edit) has not delivered its result yet
   /// The trace waiting for a source that parses (a session opened with a broken source).

@@ -10,7 +10,7 @@ StepCommand::StepCommand(Session* session, StatePtr before, StatePtr after, cons
   setText(text);
 }
 
-void StepCommand::redo() { m_session->install(m_after); }
+void StepCommand::redo() { m_session->install(m_after, /*afterStep=*/true); }
 void StepCommand::undo() { m_session->install(m_before); }
 
 QString stepText(const schedule::Instruction& inst) {

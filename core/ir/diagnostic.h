@@ -24,10 +24,14 @@ struct SourceLocation {
   bool valid() const { return line > 0; }
 };
 
-/// An IR entity a diagnostic is about: a block or a loop, by name.
+/// An IR entity a diagnostic is about: a block or a loop, by name, and for a loop whose
+/// name is not unique (two blocks may each have a loop `i`) also by identity.
 struct IrReference {
   enum class Kind { Block, Loop, Buffer } kind = Kind::Block;
   std::string name;
+  /// The IR node (the For) in the program the diagnostic is rendered against; only
+  /// compared, never dereferenced. Null: the reference is by name.
+  const void* identity = nullptr;
 };
 
 enum class Severity { Error, Warning, Note };

@@ -12,6 +12,20 @@ Schedule::Schedule(ir::PrimFunc func, std::uint64_t seed) : Schedule(ProgramStat
 Schedule::Schedule(StatePtr state, std::uint64_t seed)
     : m_originalState(state), m_state(std::move(state)), m_rng(seed) {}
 
+std::vector<const ir::StmtNode*> Schedule::inputLoops(const std::vector<TraceValue>& inputs) const {
+  std::vector<const ir::StmtNode*> out;
+  for (const TraceValue& v : inputs) {
+    if (const auto* list = v.get<TraceList>()) {
+      auto nested = inputLoops(*list);
+      out.insert(out.end(), nested.begin(), nested.end());
+      continue;
+    }
+    if (const RV* rv = v.get<RV>(); rv && rv->kind == RVKind::Loop)
+      if (auto l = loop(v, "lookup")) out.push_back((*l)->node);
+  }
+  return out;
+}
+
 Expected<std::vector<RV>> Schedule::apply(const InstructionKind& kind, std::vector<TraceValue> inputs,
                                           std::vector<TraceValue> attrs, std::optional<TraceValue> decision) {
   if (attrs.size() > kind.attrs.size())
@@ -37,7 +51,9 @@ Expected<std::vector<RV>> Schedule::apply(const InstructionKind& kind, std::vect
     m_pendingNote.reset();
     m_bindings.resize(savedBindings);
     m_rng = savedRng;
-    return Unexpected(outputs.error());
+    Diagnostic error = outputs.error();
+    identifyLoops(error, m_state->tree(), inputLoops(inst.inputs));
+    return Unexpected(std::move(error));
   }
   inst.outputs = *outputs;
   if (kind.isSampling) inst.decision = m_madeDecision;

@@ -126,6 +126,8 @@ public:
   const Instruction* currentInstruction() const { return m_current; }
 
 private:
+  /// The loops (as IR nodes of the current state) that `inputs` name, lists included.
+  std::vector<const ir::StmtNode*> inputLoops(const std::vector<TraceValue>& inputs) const;
   struct Binding {
     RVKind kind;
     std::string blockName;

@@ -1,7 +1,9 @@
 #include "core/schedule/schedule_error.h"
 
 #include "core/ir/printer.h"
+#include "core/schedule/ir_tree.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <map>
 #include <sstream>
@@ -30,18 +32,55 @@ std::string primitiveOf(const Diagnostic& d) {
 }
 
 namespace {
+const std::string& loopVarName(const ir::StmtNode* node) {
+  return static_cast<const ir::For*>(node)->loopVar.as<ir::Var>()->name;
+}
+
+void collectLoops(const TreeNode& n, const std::string& name, std::vector<const TreeNode*>& out) {
+  for (const TreeNode* c : n.children) {
+    if (!c->isBlock() && loopVarName(c->node) == name) out.push_back(c);
+    collectLoops(*c, name, out);
+  }
+}
+
 bool isReferenced(const Diagnostic& d, const ir::StmtNode* node) {
   for (const auto& ref : d.references) {
     if (ref.kind == IrReference::Kind::Block && node->kind == ir::StmtKind::Block &&
         static_cast<const ir::Block*>(node)->name == ref.name)
       return true;
     if (ref.kind == IrReference::Kind::Loop && node->kind == ir::StmtKind::For &&
-        static_cast<const ir::For*>(node)->loopVar.as<ir::Var>()->name == ref.name)
+        (ref.identity ? ref.identity == node : loopVarName(node) == ref.name))
       return true;
   }
   return false;
 }
 } // namespace
+
+void identifyLoops(Diagnostic& d, const IrTree& tree, const std::vector<const ir::StmtNode*>& inputLoops) {
+  for (IrReference& ref : d.references) {
+    if (ref.kind != IrReference::Kind::Loop || ref.identity) continue;
+    std::vector<const ir::StmtNode*> candidates;
+    for (const ir::StmtNode* l : inputLoops)
+      if (l->kind == ir::StmtKind::For && loopVarName(l) == ref.name) candidates.push_back(l);
+    if (candidates.empty())
+      for (const IrReference& other : d.references) {
+        if (other.kind != IrReference::Kind::Block) continue;
+        const TreeNode* block = tree.findBlock(other.name);
+        if (!block) continue;
+        for (const TreeNode* l : tree.loopsAbove(*block))
+          if (loopVarName(l->node) == ref.name) candidates.push_back(l->node);
+      }
+    if (candidates.empty()) {
+      std::vector<const TreeNode*> all;
+      collectLoops(tree.root(), ref.name, all);
+      for (const TreeNode* l : all)
+        candidates.push_back(l->node);
+    }
+    std::sort(candidates.begin(), candidates.end());
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+    if (candidates.size() == 1) ref.identity = candidates.front();
+  }
+}
 
 std::string renderScheduleError(const Diagnostic& d, const ir::PrimFunc& func) {
   const auto printed = ir::printPrimFuncWithSpans(func);

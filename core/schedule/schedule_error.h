@@ -10,8 +10,11 @@
 #include "core/ir/prim_func.h"
 
 #include <string>
+#include <vector>
 
 namespace loopscape::schedule {
+
+class IrTree;
 
 /// A refused primitive: `code` is "schedule.<primitive>.<reason>"; rendered against the
 /// program (DiagnosticSubject::Program).
@@ -19,6 +22,12 @@ Diagnostic scheduleError(std::string_view primitive, std::string_view reason, st
                          std::vector<IrReference> references = {});
 IrReference blockRef(std::string name);
 IrReference loopRef(std::string name);
+
+/// Gives each loop reference of `d` that names no node yet the loop it means in `tree`
+/// (the program the refused step saw): one of `inputLoops` (the step's loop inputs) of
+/// that name, else the loop of that name above a referenced block, else the only loop of
+/// that name; references that stay ambiguous keep matching by name.
+void identifyLoops(Diagnostic& d, const IrTree& tree, const std::vector<const ir::StmtNode*>& inputLoops);
 
 /// The primitive name of a schedule error code ("split" for "schedule.split.x").
 std::string primitiveOf(const Diagnostic& d);

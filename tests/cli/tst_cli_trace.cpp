@@ -192,6 +192,28 @@ private Q_SLOTS:
              qPrintable(r.err));
   }
 
+  void refusedStepUnderlinesTheLoopItWasGiven() {
+    // stencil1d has a loop i in heat_init and one in heat_update: a refused parallel on
+    // heat_update's i underlines that loop only, never the other block's i.
+    QTemporaryDir dir;
+    const QString trace = dir.filePath("par.py");
+    writeFile(trace, "b = sch.get_block(\"heat_update\")\n"
+                     "t, i = sch.get_loops(b)\n"
+                     "sch.parallel(i)\n");
+    auto r = runCli({"print", "samples/stencil1d.te", "--trace", trace});
+    QCOMPARE(r.exitCode, 3);
+    QVERIFY2(r.err.contains("    for _, i in T.grid(1, 1024):\n"
+                            "        with T.block(\"heat_init\"):\n"),
+             qPrintable(r.err));
+    QVERIFY2(r.err.contains("    for t in range(1, 64):\n"
+                            "        for i in range(1024):\n"
+                            "        ^^^^^^^^^^^^^^^^^^^^^\n"
+                            "            with T.block(\"heat_update\"):\n"
+                            "            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"),
+             qPrintable(r.err));
+    QCOMPARE(r.err.count(QStringLiteral("^\n")), 2); // the two underlines above, no third
+  }
+
   void malformedTraceExitsWithStatus2_data() {
     QTest::addColumn<QString>("name");
     QTest::addColumn<QString>("text");

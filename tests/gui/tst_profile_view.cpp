@@ -19,10 +19,12 @@
 #include <QBarSet>
 #include <QChart>
 #include <QDockWidget>
+#include <QFile>
 #include <QGuiApplication>
 #include <QHorizontalBarSeries>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
@@ -314,6 +316,44 @@ private Q_SLOTS:
     w.setDarkTheme(false);
     QCOMPARE(chart->theme(), QChart::ChartThemeLight);
     QCOMPARE(chart->backgroundBrush().color(), QGuiApplication::palette().color(QPalette::Base));
+  }
+
+  void rowsBelongToTheirProgramAndTheOriginalIsOneClick() {
+    gui::MainWindow& w = *m_window;
+    QTemporaryDir dir;
+    for (const char* name : {"a.te", "b.te"}) {
+      QFile f(dir.filePath(QString::fromLatin1(name)));
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(smallMatmul().toUtf8());
+    }
+    QVERIFY(w.openPath(dir.filePath(QStringLiteral("a.te"))));
+    QVERIFY(settle(w));
+    QCOMPARE(w.profileView()->model()->rowCount(), 0);
+    QCOMPARE(w.profileView()->status(),
+             QStringLiteral("No runs of a.te yet: Run (Ctrl+R) compiles, verifies and times the current state, Run "
+                            "original the program before any step."));
+    w.session()->applyPrimitive(
+        loopRequest(*w.session(), "split", "i", {schedule::TraceList{nullptr, 16}}, {true, false}));
+    QVERIFY(settle(w));
+    setOptions(1, true);
+    QTest::mouseClick(w.profileView()->findChild<QPushButton*>(QStringLiteral("profileOriginal")), Qt::LeftButton);
+    QVERIFY(w.waitIdle(120000));
+    QCOMPARE(w.profileView()->model()->rowCount(), 1);
+    QCOMPARE(lastRow().step, 0);
+    QCOMPARE(lastRow().stepLabel, std::string("original"));
+    QCOMPARE(lastRow().program, std::string("a.te"));
+    QVERIFY2(lastRow().status == views::ProfileRow::Status::Verified, lastRow().message.c_str());
+    QCOMPARE(w.session()->state()->trace->stepCount, 1); // nothing was undone
+
+    QVERIFY(w.openPath(dir.filePath(QStringLiteral("b.te"))));
+    QVERIFY(settle(w));
+    QCOMPARE(w.profileView()->model()->rowCount(), 0);
+    QVERIFY(w.profileView()->status().startsWith(QStringLiteral("No runs of b.te yet")));
+    QVERIFY(w.profileView()->chart()->title().contains(QStringLiteral("b.te")));
+    QVERIFY(w.openPath(dir.filePath(QStringLiteral("a.te"))));
+    QVERIFY(settle(w));
+    QCOMPARE(w.profileView()->model()->rowCount(), 1);
+    QCOMPARE(w.profileView()->status(), QStringLiteral("1 earlier run(s) of a.te."));
   }
 
   void screenshot() {
