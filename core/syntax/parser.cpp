@@ -1,5 +1,6 @@
 #include "core/syntax/parser.h"
 
+#include "core/ir/resource_limits.h"
 #include "core/syntax/lexer.h"
 
 #include <fmt/format.h>
@@ -8,10 +9,9 @@
 
 namespace loopscape::syntax {
 
-namespace {
+int maxExpressionHeight() { return 5 * ir::resourceLimits().maxNestingDepth; }
 
-constexpr int kMaxDepth = 150;
-constexpr int kMaxHeight = 1000; // front ends recurse over the tree
+namespace {
 
 class Parser {
 public:
@@ -117,16 +117,29 @@ private:
 
   /// Long operator chains (`1+1+...`) nest without recursion in the parser; bound them.
   Expected<void> checkHeight(const Node& n) const {
-    if (n.height > kMaxHeight)
-      return Unexpected(
-          m_dialect.error("too-deep", fmt::format("expression nested more than {} levels deep", kMaxHeight), n.loc));
+    if (n.height > maxExpressionHeight())
+      return Unexpected(m_dialect.error(
+          "too-deep", fmt::format("expression nested more than {} levels deep", maxExpressionHeight()), n.loc));
     return {};
   }
 
+  /// m_depth counts nesting levels: every operand (parseFactor), `not`, lambda and
+  /// conditional expression nests one level inside the expression around it.
   Expected<void> checkDepth() const {
-    if (m_depth > kMaxDepth)
+    const int limit = ir::resourceLimits().maxNestingDepth;
+    if (m_depth > limit)
       return Unexpected(
-          m_dialect.error("too-deep", fmt::format("expression nested more than {} levels deep", kMaxDepth), cur().loc));
+          m_dialect.error("too-deep", fmt::format("expression nested more than {} levels deep", limit), cur().loc));
+    return {};
+  }
+
+  /// m_blockDepth counts indented blocks and `elif`s (each nests the statements after it).
+  Expected<void> checkBlockDepth() const {
+    const int limit = ir::resourceLimits().maxNestingDepth;
+    if (m_blockDepth > limit)
+      return Unexpected(m_dialect.error(
+          "too-deep",
+          fmt::format("blocks nested more than {} levels deep (an 'elif' counts as one level)", limit), cur().loc));
     return {};
   }
 
@@ -331,6 +344,8 @@ private:
 
   /// ':' then the statements on the same line or an indented block.
   Expected<void> parseSuite(std::vector<Stmt>& body, std::string_view what, int headerLine) {
+    DepthGuard guard(m_blockDepth);
+    if (auto r = checkBlockDepth(); !r) return r;
     if (auto r = expectOp(":"); !r) return r;
     if (!at(TokenKind::Newline)) {
       if (auto r = checkStatement(); !r) return r;
@@ -427,6 +442,8 @@ private:
     if (auto r = parseSuite(s.body, fmt::format("the '{}' statement", keyword), s.loc.line); !r)
       return std::unexpected(r.error());
     if (atName("elif")) {
+      DepthGuard guard(m_blockDepth);
+      if (auto r = checkBlockDepth(); !r) return std::unexpected(r.error());
       auto elif = parseIf();
       if (!elif) return elif;
       s.orelse.push_back(std::move(*elif));
@@ -496,8 +513,6 @@ private:
   Expected<NodePtr> parseBitOr() { return parseBinary(0); }
 
   Expected<NodePtr> parseTest() {
-    DepthGuard guard(m_depth);
-    if (auto r = checkDepth(); !r) return std::unexpected(r.error());
     if (atName("lambda")) return parseLambda();
     SourceLocation start = cur().loc;
     auto value = parseOr();
@@ -508,6 +523,8 @@ private:
     if (!cond) return cond;
     if (!atName("else")) return unexpected("'else' in the conditional expression");
     take();
+    DepthGuard guard(m_depth);
+    if (auto r = checkDepth(); !r) return std::unexpected(r.error());
     auto other = parseTest();
     if (!other) return other;
     auto n = node(NodeKind::IfExp, start);
@@ -519,6 +536,8 @@ private:
   }
 
   Expected<NodePtr> parseLambda() {
+    DepthGuard guard(m_depth);
+    if (auto r = checkDepth(); !r) return std::unexpected(r.error());
     auto n = node(NodeKind::Lambda, cur().loc);
     take();
     while (!atOp(":")) {
@@ -828,8 +847,6 @@ private:
   }
 
   Expected<NodePtr> parseParen() {
-    DepthGuard guard(m_depth);
-    if (auto r = checkDepth(); !r) return std::unexpected(r.error());
     SourceLocation start = cur().loc;
     take();
     if (atOp(")")) {
@@ -860,8 +877,6 @@ private:
   }
 
   Expected<NodePtr> parseListDisplay() {
-    DepthGuard guard(m_depth);
-    if (auto r = checkDepth(); !r) return std::unexpected(r.error());
     auto list = node(NodeKind::List, cur().loc);
     take();
     auto item = [&]() -> Expected<void> {
@@ -904,8 +919,6 @@ private:
   }
 
   Expected<NodePtr> parseDict() {
-    DepthGuard guard(m_depth);
-    if (auto r = checkDepth(); !r) return std::unexpected(r.error());
     auto dict = node(NodeKind::Dict, cur().loc);
     take();
     auto entry = [&]() -> Expected<void> {
@@ -928,6 +941,7 @@ private:
   const Dialect& m_dialect;
   std::size_t m_pos = 0;
   int m_depth = 0;
+  int m_blockDepth = 0;
 };
 
 } // namespace
