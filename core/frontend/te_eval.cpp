@@ -2,6 +2,8 @@
 
 #include "core/frontend/te_eval_detail.h"
 #include "core/ir/buffer.h"
+#include "core/ir/resource_limits.h"
+#include "core/syntax/parser.h"
 #include "core/ir/visitor.h"
 
 #include <fmt/format.h>
@@ -198,7 +200,29 @@ Result Evaluator::evalName(const ast::Node& n, bool callee) {
   return Unexpected(std::move(d));
 }
 
-Result Evaluator::eval(const ast::Node& n) {
+Result Evaluator::eval(const ast::Node& n) { return checkSize(evalNode(n), n.loc); }
+
+Result Evaluator::checkSize(Result v, const SourceLocation& loc) {
+  if (!v || v->kind != ValueKind::Expr) return v;
+  const ExprSizes::Size size = m_sizes.of(v->expr);
+  const std::int64_t maxNodes = ir::resourceLimits().maxExpressionNodes;
+  if (size.nodes > maxNodes)
+    return Unexpected(error("te.too-large",
+                            fmt::format("this expression has {} nodes once expanded, more than the limit of {}: a "
+                                        "value used several times is copied into every use; compute it once as a "
+                                        "tensor of its own and read that instead",
+                                        size.nodes, maxNodes),
+                            loc));
+  if (size.height > syntax::maxExpressionHeight())
+    return Unexpected(error("te.too-deep",
+                            fmt::format("expression nested more than {} levels deep; compute part of it as a tensor "
+                                        "of its own",
+                                        syntax::maxExpressionHeight()),
+                            loc));
+  return v;
+}
+
+Result Evaluator::evalNode(const ast::Node& n) {
   using K = ast::NodeKind;
   switch (n.kind) {
   case K::Int: return makeInt(n.ival, n.loc);
@@ -526,7 +550,7 @@ Expected<void> Evaluator::exec(const ast::Stmt& s) {
     if (!current) return std::unexpected(current.error());
     auto rhs = eval(*s.value);
     if (!rhs) return std::unexpected(rhs.error());
-    auto v = binaryOp(s.op, *current, *rhs, s.loc);
+    auto v = checkSize(binaryOp(s.op, *current, *rhs, s.loc), s.loc);
     if (!v) return std::unexpected(v.error());
     m_globals[target.text] = std::move(*v);
     return {};

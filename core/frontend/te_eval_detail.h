@@ -2,6 +2,7 @@
 // values of the language and the Evaluator class. Not a public header.
 #pragma once
 
+#include "core/frontend/te_expr_size.h"
 #include "core/frontend/te_parser.h"
 #include "core/frontend/te_program.h"
 
@@ -78,6 +79,8 @@ public:
   Expected<TeProgram> run(const ast::Module& module);
 
   // te_eval.cpp: expressions and statements
+  /// Evaluates `n`; an expression value is refused when its expanded tree would exceed
+  /// ir::resourceLimits().maxExpressionNodes or syntax::maxExpressionHeight().
   Result eval(const ast::Node& n);
 
   // te_arith.cpp: conversions and operators
@@ -98,6 +101,9 @@ public:
   }
 
 private:
+  Result evalNode(const ast::Node& n);
+  /// `v` unless it is an expression too large or too deep once expanded (located at `loc`).
+  Result checkSize(Result v, const SourceLocation& loc);
   Result evalName(const ast::Node& n, bool callee);
   Result evalCall(const ast::Node& n);
   Result evalSubscript(const ast::Node& n);
@@ -142,6 +148,7 @@ private:
   const ast::Stmt* m_stmt = nullptr;
   std::unordered_map<const ir::ExprNode*, SourceLocation> m_loadLocs; ///< tensor accesses written in the source
   std::vector<ir::Expr> m_loadKeep; ///< keeps the keys of m_loadLocs alive
+  ExprSizes m_sizes;                ///< expanded sizes of the expressions built so far
 };
 
 } // namespace loopscape::frontend::detail
