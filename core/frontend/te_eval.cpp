@@ -200,7 +200,18 @@ Result Evaluator::evalName(const ast::Node& n, bool callee) {
   return Unexpected(std::move(d));
 }
 
-Result Evaluator::eval(const ast::Node& n) { return checkSize(evalNode(n), n.loc); }
+Result Evaluator::eval(const ast::Node& n) {
+  // The syntax tree is at most maxExpressionHeight() high, but lambda calls stack the
+  // bodies they call on top of it.
+  const int limit = syntax::maxExpressionHeight() + ir::resourceLimits().maxNestingDepth;
+  if (m_evalDepth >= limit)
+    return Unexpected(error("te.too-deep",
+                            fmt::format("lambda calls nest this expression more than {} levels deep", limit), n.loc));
+  ++m_evalDepth;
+  Result r = checkSize(evalNode(n), n.loc);
+  --m_evalDepth;
+  return r;
+}
 
 Result Evaluator::checkSize(Result v, const SourceLocation& loc) {
   if (!v || v->kind != ValueKind::Expr) return v;

@@ -145,6 +145,7 @@ private:
   std::vector<AxisUse> m_axisUses;
   int m_computeDepth = 0; ///< > 0 while a compute lambda body is evaluated
   int m_callDepth = 0;    ///< user lambda calls (recursion guard)
+  int m_evalDepth = 0;    ///< nested eval() calls (recursion guard across lambda calls)
   const ast::Stmt* m_stmt = nullptr;
   std::unordered_map<const ir::ExprNode*, SourceLocation> m_loadLocs; ///< tensor accesses written in the source
   std::vector<ir::Expr> m_loadKeep; ///< keeps the keys of m_loadLocs alive
