@@ -105,9 +105,17 @@ private:
   /// `v` unless it is an expression too large or too deep once expanded (located at `loc`).
   Result checkSize(Result v, const SourceLocation& loc);
   Result evalName(const ast::Node& n, bool callee);
-  Result evalCall(const ast::Node& n);
-  Result evalSubscript(const ast::Node& n);
-  Result evalAttribute(const ast::Node& n);
+  /// A left-deep chain of Binary (or of BoolOp) nodes, folded in a loop from its
+  /// innermost left operand; binaryStep/boolStep apply one node to the value on its left.
+  Result evalChain(const ast::Node& n);
+  Result binaryStep(const ast::Node& n, Value lhs);
+  Result boolStep(const ast::Node& n, Value lhs);
+  /// A chain of attributes, subscripts and calls, applied in a loop from its innermost
+  /// base outwards; each evalX takes the node and the evaluated value it applies to.
+  Result evalPostfix(const ast::Node& n);
+  Result evalCall(const ast::Node& n, Value callee);
+  Result evalSubscript(const ast::Node& n, Value target);
+  Result evalAttribute(const ast::Node& n, Value base);
   Result callLambda(const Value& fn, const ast::Node& call, std::vector<Arg>& args);
   Expected<void> exec(const ast::Stmt& s);
   Expected<void> assign(const ast::Node& target, const Value& value);
