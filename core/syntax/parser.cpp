@@ -636,21 +636,30 @@ private:
     return n;
   }
 
-  /// Binary levels: 0 '|', 1 '&', 2 '+ -', 3 '* / // %'.
-  Expected<NodePtr> parseBinary(int level) {
-    if (level == 4) return parseFactor();
-    static const std::vector<std::vector<std::string_view>> kLevels = {{"|"}, {"&"}, {"+", "-"}, {"*", "/", "//", "%"}};
+  /// The binary operator at the cursor and its level (0 '|', 1 '&', 2 '+ -',
+  /// 3 '* / // %'), or level -1.
+  std::pair<std::string_view, int> binaryOperator() const {
+    static constexpr std::pair<std::string_view, int> kOps[] = {{"|", 0},  {"&", 1}, {"+", 2},  {"-", 2},
+                                                               {"*", 3},  {"/", 3}, {"//", 3}, {"%", 3}};
+    if (cur().kind == TokenKind::Op)
+      for (const auto& op : kOps)
+        if (cur().text == op.first) return op;
+    return {{}, -1};
+  }
+
+  /// Operators of level >= minLevel, left-associative, by precedence climbing: one frame
+  /// per operand whatever the number of levels, so that nesting costs little stack.
+  Expected<NodePtr> parseBinary(int minLevel) {
     SourceLocation start = cur().loc;
-    auto lhs = parseBinary(level + 1);
+    auto lhs = parseFactor();
     if (!lhs) return lhs;
-    while (cur().kind == TokenKind::Op) {
-      const auto& ops = kLevels[level];
-      auto it = std::find(ops.begin(), ops.end(), cur().text);
-      if (it == ops.end()) break;
+    while (true) {
+      const auto [op, level] = binaryOperator();
+      if (level < minLevel) break;
       take();
       auto rhs = parseBinary(level + 1);
       if (!rhs) return rhs;
-      lhs = combine(NodeKind::Binary, start, std::string(*it), std::move(*lhs), std::move(*rhs));
+      lhs = combine(NodeKind::Binary, start, std::string(op), std::move(*lhs), std::move(*rhs));
       if (!lhs) return lhs;
     }
     return lhs;
