@@ -3,9 +3,9 @@
 // scan (te_scan.cpp),
 // math intrinsics, casts, const, all/any, floordiv/floormod, elementwise max/min.
 #include "core/frontend/te_eval_detail.h"
-#include "core/ir/resource_limits.h"
 #include "core/ir/buffer.h"
 #include "core/ir/op.h"
+#include "core/ir/resource_limits.h"
 
 #include <fmt/format.h>
 

@@ -3,8 +3,8 @@
 #include "core/frontend/te_eval_detail.h"
 #include "core/ir/buffer.h"
 #include "core/ir/resource_limits.h"
-#include "core/syntax/parser.h"
 #include "core/ir/visitor.h"
+#include "core/syntax/parser.h"
 
 #include <fmt/format.h>
 
@@ -207,8 +207,8 @@ Result Evaluator::eval(const ast::Node& n) {
   // about 10 KiB in an unoptimised build with AddressSanitizer).
   const int limit = ir::resourceLimits().maxNestingDepth + 50;
   if (m_evalDepth >= limit)
-    return Unexpected(error("te.too-deep",
-                            fmt::format("lambda calls nest this expression more than {} levels deep", limit), n.loc));
+    return Unexpected(
+        error("te.too-deep", fmt::format("lambda calls nest this expression more than {} levels deep", limit), n.loc));
   ++m_evalDepth;
   Result r = checkSize(evalNode(n), n.loc);
   --m_evalDepth;
@@ -327,7 +327,8 @@ Result Evaluator::evalNode(const ast::Node& n) {
 Result Evaluator::evalChain(const ast::Node& n) {
   const ast::NodeKind kind = n.kind;
   std::vector<const ast::Node*> spine; // n, its left operand, ... while of n's kind
-  for (const ast::Node* x = &n; x->kind == kind; x = x->kids[0].get()) spine.push_back(x);
+  for (const ast::Node* x = &n; x->kind == kind; x = x->kids[0].get())
+    spine.push_back(x);
   auto acc = eval(*spine.back()->kids[0]);
   for (auto it = spine.rbegin(); it != spine.rend() && acc; ++it) {
     const ast::Node& op = **it;
@@ -363,12 +364,13 @@ Result Evaluator::evalPostfix(const ast::Node& n) {
     return k == ast::NodeKind::Attribute || k == ast::NodeKind::Subscript || k == ast::NodeKind::Call;
   };
   std::vector<const ast::Node*> spine; // n, its base, ... while attributes, subscripts or calls
-  for (const ast::Node* x = &n; isPostfix(x->kind); x = x->kids[0].get()) spine.push_back(x);
+  for (const ast::Node* x = &n; isPostfix(x->kind); x = x->kids[0].get())
+    spine.push_back(x);
   const ast::Node& innermost = *spine.back();
   const ast::Node& base = *innermost.kids[0];
   // A called name is looked up among callables (for the "did you mean" note).
-  Result v = innermost.kind == ast::NodeKind::Call && base.kind == ast::NodeKind::Name ? evalName(base, true)
-                                                                                       : eval(base);
+  Result v =
+      innermost.kind == ast::NodeKind::Call && base.kind == ast::NodeKind::Name ? evalName(base, true) : eval(base);
   for (auto it = spine.rbegin(); it != spine.rend() && v; ++it) {
     const ast::Node& op = **it;
     Value target = std::move(*v);

@@ -31,12 +31,14 @@ std::vector<const ir::Expr*> operands(const ir::Expr& e) {
   case ir::ExprKind::Cast: return {&e.as<ir::Cast>()->value};
   case ir::ExprKind::Call: {
     std::vector<const ir::Expr*> out;
-    for (const auto& a : e.as<ir::Call>()->args) out.push_back(&a);
+    for (const auto& a : e.as<ir::Call>()->args)
+      out.push_back(&a);
     return out;
   }
   case ir::ExprKind::BufferLoad: {
     std::vector<const ir::Expr*> out;
-    for (const auto& i : e.as<ir::BufferLoad>()->indices) out.push_back(&i);
+    for (const auto& i : e.as<ir::BufferLoad>()->indices)
+      out.push_back(&i);
     return out;
   }
   case ir::ExprKind::Ramp: {

@@ -138,8 +138,8 @@ private:
     const int limit = ir::resourceLimits().maxNestingDepth;
     if (m_blockDepth > limit)
       return Unexpected(m_dialect.error(
-          "too-deep",
-          fmt::format("blocks nested more than {} levels deep (an 'elif' counts as one level)", limit), cur().loc));
+          "too-deep", fmt::format("blocks nested more than {} levels deep (an 'elif' counts as one level)", limit),
+          cur().loc));
     return {};
   }
 
@@ -639,8 +639,8 @@ private:
   /// The binary operator at the cursor and its level (0 '|', 1 '&', 2 '+ -',
   /// 3 '* / // %'), or level -1.
   std::pair<std::string_view, int> binaryOperator() const {
-    static constexpr std::pair<std::string_view, int> kOps[] = {{"|", 0},  {"&", 1}, {"+", 2},  {"-", 2},
-                                                               {"*", 3},  {"/", 3}, {"//", 3}, {"%", 3}};
+    static constexpr std::pair<std::string_view, int> kOps[] = {{"|", 0}, {"&", 1}, {"+", 2},  {"-", 2},
+                                                                {"*", 3}, {"/", 3}, {"//", 3}, {"%", 3}};
     if (cur().kind == TokenKind::Op)
       for (const auto& op : kOps)
         if (cur().text == op.first) return op;

@@ -17,7 +17,8 @@ namespace {
 
 std::string repeat(std::string_view s, int n) {
   std::string out;
-  for (int i = 0; i < n; ++i) out += s;
+  for (int i = 0; i < n; ++i)
+    out += s;
   return out;
 }
 
@@ -44,9 +45,8 @@ private Q_SLOTS:
         << QByteArray::fromStdString("b0 = sch.get_block(name=" + repeat("(", 2500) + "\"C\"" + repeat(")", 2500) +
                                      ")\n")
         << "%1:1:224: error: " + kNested;
-    QTest::newRow("100k-term sum")
-        << "chain.py" << QByteArray::fromStdString("x = 1" + repeat("+1", 99'999) + "\n")
-        << QStringLiteral("%1:1:5: error: expression nested more than 1000 levels deep");
+    QTest::newRow("100k-term sum") << "chain.py" << QByteArray::fromStdString("x = 1" + repeat("+1", 99'999) + "\n")
+                                   << QStringLiteral("%1:1:5: error: expression nested more than 1000 levels deep");
     QTest::newRow("json nested 10000 deep")
         << "deep.json" << QByteArray::fromStdString(repeat("[", 10'000) + repeat("]", 10'000))
         << QStringLiteral("%1:1:201: error: arrays and objects nested more than 200 levels deep; a trace needs a "
@@ -92,8 +92,7 @@ private Q_SLOTS:
                           "of its own and read that instead");
     QTest::newRow("s = s + s * n thirty times")
         << QByteArray::fromStdString("n = var(\"n\")\nA = placeholder((n,), \"float32\", name=\"A\")\ns = n\n" +
-                                     repeat("s = s + s * n\n", 30) +
-                                     "B = compute((s,), lambda i: A[0], name=\"B\")\n")
+                                     repeat("s = s + s * n\n", 30) + "B = compute((s,), lambda i: A[0], name=\"B\")\n")
         << QStringLiteral("%1:21:5: error: this expression has 1048573 nodes once expanded, more than the limit of "
                           "1000000: a value used several times is copied into every use; compute it once as a tensor "
                           "of its own and read that instead");

@@ -18,7 +18,8 @@ namespace {
 
 std::string repeat(std::string_view s, int n) {
   std::string out;
-  for (int i = 0; i < n; ++i) out += s;
+  for (int i = 0; i < n; ++i)
+    out += s;
   return out;
 }
 
@@ -109,7 +110,8 @@ private Q_SLOTS:
              QStringLiteral("parsed"));
     QCOMPARE(outcome(kA + "c = 0" + repeat(" or 0", 399) + "\nB = compute((4,), lambda i: A[i] + c, name=\"B\")\n"),
              QStringLiteral("parsed"));
-    QCOMPARE(outcome(kA + "f = lambda: f\ng = f" + repeat("()", 399) + "\nB = compute((4,), lambda i: A[i], "
+    QCOMPARE(outcome(kA + "f = lambda: f\ng = f" + repeat("()", 399) +
+                     "\nB = compute((4,), lambda i: A[i], "
                      "name=\"B\")\n"),
              QStringLiteral("parsed"));
   }
@@ -120,7 +122,8 @@ private Q_SLOTS:
              QStringLiteral("te.too-many-dims 1:17 the shape given to placeholder() has 3000 dimensions, more than "
                             "the limit of 200 (each dimension becomes a nested loop)"));
     std::string params;
-    for (int i = 0; i < 201; ++i) params += (i ? ", i" : "i") + std::to_string(i);
+    for (int i = 0; i < 201; ++i)
+      params += (i ? ", i" : "i") + std::to_string(i);
     QCOMPARE(outcome("B = compute((" + repeat("1, ", 201) + "), lambda " + params + ": 1.0, name=\"B\")\n")
                  .section(' ', 0, 1),
              QStringLiteral("te.too-many-dims 1:13"));
@@ -131,7 +134,8 @@ private Q_SLOTS:
       names += (i ? ", k" : "k") + std::to_string(i);
     }
     params.clear();
-    for (int i = 0; i < 150; ++i) params += (i ? ", i" : "i") + std::to_string(i);
+    for (int i = 0; i < 150; ++i)
+      params += (i ? ", i" : "i") + std::to_string(i);
     const std::string many = kA + axes + "B = compute((" + repeat("1, ", 150) + "), lambda " + params +
                              ": sum(A[k0] * 2.0, axis=[" + names + "]), name=\"B\")\n";
     QVERIFY2(outcome(many).contains(QStringLiteral("compute 'B' has 210 nested loops (dimensions and reduce axes), "

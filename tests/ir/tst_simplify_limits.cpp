@@ -45,7 +45,8 @@ std::uint64_t valueAt(const Expr& e, const Expr& n, std::uint64_t nValue) {
 /// s = n; then k times s = s + s * n.
 Expr growing(const Expr& n, int k) {
   Expr s = n;
-  for (int i = 0; i < k; ++i) s = Add::make(s, Mul::make(s, n));
+  for (int i = 0; i < k; ++i)
+    s = Add::make(s, Mul::make(s, n));
   return s;
 }
 
@@ -69,7 +70,8 @@ private Q_SLOTS:
     // x = x + x thirty times: 2^30 leaves, one term.
     const Expr x = Var::make("x", DataType::int64());
     Expr e = x;
-    for (int i = 0; i < 30; ++i) e = Add::make(e, e);
+    for (int i = 0; i < 30; ++i)
+      e = Add::make(e, e);
     Analyzer an;
     const Expr r = an.simplify(e);
     QVERIFY2(an.lastSimplifyWork() < 10'000, qPrintable(QString::number(an.lastSimplifyWork())));
@@ -85,7 +87,8 @@ private Q_SLOTS:
     const Expr n = Var::make("n", DataType::int64());
     // Distinct terms n*1, n*2, ... so that combining them needs many comparisons.
     Expr sum = IntImm::make(DataType::int64(), 0);
-    for (int i = 1; i <= 200; ++i) sum = Add::make(sum, Mul::make(n, Mul::make(n, IntImm::make(DataType::int64(), i))));
+    for (int i = 1; i <= 200; ++i)
+      sum = Add::make(sum, Mul::make(n, Mul::make(n, IntImm::make(DataType::int64(), i))));
     Analyzer an;
     const Expr r = an.simplify(sum);
     setResourceLimits(saved);

@@ -26,7 +26,8 @@ namespace {
 
 std::string repeat(std::string_view s, int n) {
   std::string out;
-  for (int i = 0; i < n; ++i) out += s;
+  for (int i = 0; i < n; ++i)
+    out += s;
   return out;
 }
 
@@ -61,8 +62,8 @@ std::string sessionTrace(const char* name) {
 const QString kNumberMessage =
     QStringLiteral("number 1e400 is out of range: trace numbers are 64-bit integers or doubles (at most about 1.8e308 "
                    "in magnitude)");
-const QString kJsonTooDeep = QStringLiteral(
-    "arrays and objects nested more than 200 levels deep; a trace needs a handful of levels");
+const QString kJsonTooDeep =
+    QStringLiteral("arrays and objects nested more than 200 levels deep; a trace needs a handful of levels");
 
 } // namespace
 
@@ -101,9 +102,9 @@ private Q_SLOTS:
     QCOMPARE(jsonOutcome("[[[\"GetBlock\", [], [\"" + repeat("[", 1000) + "\", \"main\"], [\"b0\"]]], []]"),
              QStringLiteral("read"));
     // Deep inside an instruction's inputs.
-    const std::string deepInput =
-        "[[[\"GetBlock\", [], [\"C\", \"main\"], [\"b0\"]],\n  [\"GetLoops\", [" + repeat("[", 10'000) + "\"b0\"" +
-        repeat("]", 10'000) + "], [], [\"l1\", \"l2\", \"l3\"]]], []]";
+    const std::string deepInput = "[[[\"GetBlock\", [], [\"C\", \"main\"], [\"b0\"]],\n  [\"GetLoops\", [" +
+                                  repeat("[", 10'000) + "\"b0\"" + repeat("]", 10'000) +
+                                  "], [], [\"l1\", \"l2\", \"l3\"]]], []]";
     QCOMPARE(jsonOutcome(deepInput), "trace.json-too-deep 2:" + QString::number(16 + 197) + " " + kJsonTooDeep);
   }
 
@@ -112,9 +113,10 @@ private Q_SLOTS:
     QCOMPARE(jsonOutcome("[[], [-1e400]]"),
              QStringLiteral("trace.json-number 1:7 number -1e400 is out of range: trace numbers are 64-bit integers "
                             "or doubles (at most about 1.8e308 in magnitude)"));
-    QCOMPARE(jsonOutcome("[[[\"GetBlock\", [], [\"C\", \"main\"], [\"b0\"]],\n [\"GetLoops\", [\"b0\"], [1E+999], []]], []]")
-                 .section(' ', 0, 1),
-             QStringLiteral("trace.json-number 2:24"));
+    QCOMPARE(
+        jsonOutcome("[[[\"GetBlock\", [], [\"C\", \"main\"], [\"b0\"]],\n [\"GetLoops\", [\"b0\"], [1E+999], []]], []]")
+            .section(' ', 0, 1),
+        QStringLiteral("trace.json-number 2:24"));
     // Underflow reads as zero, as in every JSON reader; large but finite numbers read.
     QCOMPARE(jsonOutcome("[[], []]"), QStringLiteral("read"));
     QVERIFY(!jsonOutcome("[[], [[0, 1e-400]]]").startsWith(QStringLiteral("trace.json-number")));
@@ -128,8 +130,8 @@ private Q_SLOTS:
     QCOMPARE(jsonOutcome("[[], []] x").section(' ', 0, 0), QStringLiteral("trace.json-syntax"));
     // Writing a string that is not UTF-8 does not throw either.
     Schedule sch(parseProgram(kSmallMatmul));
-    auto ok = applyScript(sch, "b0 = sch.get_block(name=\"C\")\nsch.annotate(b0, ann_key=\"k\xff\", ann_val=1)\n",
-                          "t.py");
+    auto ok =
+        applyScript(sch, "b0 = sch.get_block(name=\"C\")\nsch.annotate(b0, ann_key=\"k\xff\", ann_val=1)\n", "t.py");
     QVERIFY2(ok, ok ? "" : ok.error().message.c_str());
     const std::string json = traceToJson(sch.trace());
     QVERIFY(json.find("k\xef\xbf\xbd") != std::string::npos); // U+FFFD

@@ -19,7 +19,8 @@ namespace {
 std::string repeat(std::string_view s, int n) {
   std::string out;
   out.reserve(s.size() * static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) out += s;
+  for (int i = 0; i < n; ++i)
+    out += s;
   return out;
 }
 
@@ -47,8 +48,7 @@ class TstSyntaxLimits : public QObject {
 private Q_SLOTS:
   void deepParentheses() {
     // 2,500 nested parentheses: the 201st is one level too deep.
-    QCOMPARE(outcome("x = " + repeat("(", 2500) + "1" + repeat(")", 2500) + "\n"),
-             "syntax.too-deep 1:205 " + kTooDeep);
+    QCOMPARE(outcome("x = " + repeat("(", 2500) + "1" + repeat(")", 2500) + "\n"), "syntax.too-deep 1:205 " + kTooDeep);
     // 199 parentheses around an operand: 200 levels, the limit, are accepted.
     QCOMPARE(outcome("x = " + repeat("(", 199) + "1" + repeat(")", 199) + "\n"), QStringLiteral("parsed"));
     QCOMPARE(outcome("x = " + repeat("(", 200) + "1" + repeat(")", 200) + "\n"), "syntax.too-deep 1:205 " + kTooDeep);
@@ -71,8 +71,8 @@ private Q_SLOTS:
   void deepOperators() {
     const int n = 5000;
     QCOMPARE(outcome("x = " + repeat("-", n) + "1\n"), "syntax.too-deep 1:205 " + kTooDeep);
-    QCOMPARE(outcome("x = " + repeat("not ", n) + "1\n"), "syntax.too-deep 1:" + QString::number(5 + 4 * 200) +
-                                                                 " " + kTooDeep);
+    QCOMPARE(outcome("x = " + repeat("not ", n) + "1\n"),
+             "syntax.too-deep 1:" + QString::number(5 + 4 * 200) + " " + kTooDeep);
     QCOMPARE(outcome("x = " + repeat("lambda: ", n) + "1\n"),
              "syntax.too-deep 1:" + QString::number(5 + 8 * 200) + " " + kTooDeep);
     QCOMPARE(outcome("x = " + repeat("a if b else ", n) + "1\n").section(' ', 0, 0), QStringLiteral("syntax.too-deep"));
@@ -95,7 +95,8 @@ private Q_SLOTS:
 
   void deepBlocks() {
     std::string nested;
-    for (int i = 0; i < 300; ++i) nested += std::string(static_cast<std::size_t>(i), ' ') + "if x:\n";
+    for (int i = 0; i < 300; ++i)
+      nested += std::string(static_cast<std::size_t>(i), ' ') + "if x:\n";
     nested += std::string(300, ' ') + "pass\n";
     QCOMPARE(outcome(nested),
              QStringLiteral("syntax.too-deep 201:205 blocks nested more than 200 levels deep (an 'elif' counts as one "
