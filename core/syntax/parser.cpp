@@ -117,9 +117,10 @@ private:
 
   /// Long operator chains (`1+1+...`) nest without recursion in the parser; bound them.
   Expected<void> checkHeight(const Node& n) const {
-    if (n.height > maxExpressionHeight())
-      return Unexpected(m_dialect.error(
-          "too-deep", fmt::format("expression nested more than {} levels deep", maxExpressionHeight()), n.loc));
+    const int limit = m_dialect.shallowChains ? ir::resourceLimits().maxNestingDepth : maxExpressionHeight();
+    if (n.height > limit)
+      return Unexpected(
+          m_dialect.error("too-deep", fmt::format("expression nested more than {} levels deep", limit), n.loc));
     return {};
   }
 

@@ -11,7 +11,8 @@
 // Limits (kind "too-deep"): brackets, operands of unary and power operators, `not`,
 // lambdas and conditional expressions nest at most ir::resourceLimits().maxNestingDepth
 // levels, and so do indented blocks and `elif` chains; operator and call chains, which
-// the parser builds without recursion, make trees at most maxExpressionHeight() high.
+// the parser builds without recursion, make trees at most maxExpressionHeight() high
+// (maxNestingDepth with Dialect::shallowChains).
 // Front ends may therefore walk the tree recursively.
 #pragma once
 

@@ -83,10 +83,16 @@ private Q_SLOTS:
   }
 
   void scriptChainsAreBounded() {
+    // Trace scripts are read and run by recursive walks, so their chains are bounded by
+    // the nesting limit (200), not by maxExpressionHeight().
     QCOMPARE(scriptOutcome("x = 1" + repeat("+1", 99'999) + "\n"),
-             QStringLiteral("trace.syntax 1:5 expression nested more than 1000 levels deep"));
+             QStringLiteral("trace.syntax 1:5 expression nested more than 200 levels deep"));
     QCOMPARE(scriptOutcome("x = [1]" + repeat("[0]", 99'999) + "\n"),
-             QStringLiteral("trace.syntax 1:5 expression nested more than 1000 levels deep"));
+             QStringLiteral("trace.syntax 1:5 expression nested more than 200 levels deep"));
+    QCOMPARE(scriptOutcome("x = 1" + repeat("+1", 199) + "\n"), QStringLiteral("applied"));
+    // Within the limit, read and run (the second subscript fails on the int).
+    QCOMPARE(scriptOutcome("x = [1]" + repeat("[0]", 198) + "\n"),
+             QStringLiteral("trace.bad-subscript 1:5 cannot subscript an int"));
     auto map = parseIndexMap("lambda i: " + repeat("(", 2500) + "i" + repeat(")", 2500), "m.py");
     QVERIFY(!map);
     QCOMPARE(QString::fromStdString(map.error().code), QStringLiteral("trace.syntax"));
