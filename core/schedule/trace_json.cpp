@@ -11,7 +11,6 @@
 #include <nlohmann/json.hpp>
 
 #include <cctype>
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -138,7 +137,6 @@ std::optional<Diagnostic> checkLimits(std::string_view text, const std::string& 
         ++end;
       const std::string token(text.substr(i, end - i));
       char* stop = nullptr;
-      errno = 0;
       const double value = std::strtod(token.c_str(), &stop);
       if (stop == token.c_str() + token.size() && !std::isfinite(value))
         return Diagnostic::error(
