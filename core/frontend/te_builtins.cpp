@@ -5,6 +5,7 @@
 #include "core/frontend/te_eval_detail.h"
 #include "core/ir/buffer.h"
 #include "core/ir/op.h"
+#include "core/ir/resource_limits.h"
 
 #include <fmt/format.h>
 
@@ -132,6 +133,12 @@ Expected<ir::DataType> Evaluator::dtypeOf(const Value& v) {
 Expected<std::vector<ir::Expr>> Evaluator::shapeOf(const Value& v, std::string_view fn) {
   if (v.kind != ValueKind::Tuple && v.kind != ValueKind::List)
     return Unexpected(error("te.bad-shape", fmt::format("the shape given to {}() must be a tuple or list of extents, got {}", fn, describeValue(v)), v.loc));
+  if (const auto limit = static_cast<std::size_t>(ir::resourceLimits().maxNestingDepth); v.items->size() > limit)
+    return Unexpected(error("te.too-many-dims",
+                            fmt::format("the shape given to {}() has {} dimensions, more than the limit of {} (each "
+                                        "dimension becomes a nested loop)",
+                                        fn, v.items->size(), limit),
+                            v.loc));
   std::vector<ir::Expr> shape;
   for (const auto& e : *v.items) {
     if (e.kind == ValueKind::Int) {
@@ -295,6 +302,12 @@ Result Evaluator::builtinCompute(const ast::Node& call, std::vector<std::optiona
                                 t->reduction->loc));
       loopNames.push_back(ax->name);
     }
+  if (const auto limit = static_cast<std::size_t>(ir::resourceLimits().maxNestingDepth); loopNames.size() > limit)
+    return Unexpected(error("te.too-many-dims",
+                            fmt::format("compute '{}' has {} nested loops (dimensions and reduce axes), more than the "
+                                        "limit of {}",
+                                        t->name, loopNames.size(), limit),
+                            t->reduction ? t->reduction->loc : call.loc));
   t->buffer = ir::makeBuffer(t->name, dtype, std::move(*shape));
   m_tensors.push_back(t);
   Value v;

@@ -2,7 +2,9 @@
 
 #include "core/frontend/te_eval_detail.h"
 #include "core/ir/buffer.h"
+#include "core/ir/resource_limits.h"
 #include "core/ir/visitor.h"
+#include "core/syntax/parser.h"
 
 #include <fmt/format.h>
 
@@ -199,6 +201,41 @@ Result Evaluator::evalName(const ast::Node& n, bool callee) {
 }
 
 Result Evaluator::eval(const ast::Node& n) {
+  // Operator and postfix chains are evaluated in loops (evalChain, evalPostfix), so an
+  // expression recurses about as deep as it nests (at most maxNestingDepth); lambda calls
+  // stack the bodies they call on top of it. This bounds the stack (an eval level takes
+  // about 10 KiB in an unoptimised build with AddressSanitizer).
+  const int limit = ir::resourceLimits().maxNestingDepth + 50;
+  if (m_evalDepth >= limit)
+    return Unexpected(
+        error("te.too-deep", fmt::format("lambda calls nest this expression more than {} levels deep", limit), n.loc));
+  ++m_evalDepth;
+  Result r = checkSize(evalNode(n), n.loc);
+  --m_evalDepth;
+  return r;
+}
+
+Result Evaluator::checkSize(Result v, const SourceLocation& loc) {
+  if (!v || v->kind != ValueKind::Expr) return v;
+  const ExprSizes::Size size = m_sizes.of(v->expr);
+  const std::int64_t maxNodes = ir::resourceLimits().maxExpressionNodes;
+  if (size.nodes > maxNodes)
+    return Unexpected(error("te.too-large",
+                            fmt::format("this expression has {} nodes once expanded, more than the limit of {}: a "
+                                        "value used several times is copied into every use; compute it once as a "
+                                        "tensor of its own and read that instead",
+                                        size.nodes, maxNodes),
+                            loc));
+  if (size.height > syntax::maxExpressionHeight())
+    return Unexpected(error("te.too-deep",
+                            fmt::format("expression nested more than {} levels deep; compute part of it as a tensor "
+                                        "of its own",
+                                        syntax::maxExpressionHeight()),
+                            loc));
+  return v;
+}
+
+Result Evaluator::evalNode(const ast::Node& n) {
   using K = ast::NodeKind;
   switch (n.kind) {
   case K::Int: return makeInt(n.ival, n.loc);
@@ -230,9 +267,9 @@ Result Evaluator::eval(const ast::Node& n) {
     return makeSeq(n.kind == K::Tuple ? ValueKind::Tuple : n.kind == K::List ? ValueKind::List : ValueKind::Dict,
                    std::move(items), n.loc);
   }
-  case K::Attribute: return evalAttribute(n);
-  case K::Subscript: return evalSubscript(n);
-  case K::Call: return evalCall(n);
+  case K::Attribute:
+  case K::Subscript:
+  case K::Call: return evalPostfix(n);
   case K::Lambda: {
     Value v;
     v.kind = ValueKind::Lambda;
@@ -240,33 +277,12 @@ Result Evaluator::eval(const ast::Node& n) {
     v.loc = n.loc;
     return v;
   }
-  case K::Binary: {
-    auto a = eval(*n.kids[0]);
-    if (!a) return a;
-    auto b = eval(*n.kids[1]);
-    if (!b) return b;
-    return binaryOp(n.text, *a, *b, n.loc);
-  }
+  case K::Binary:
+  case K::BoolOp: return evalChain(n);
   case K::Unary: {
     auto a = eval(*n.kids[0]);
     if (!a) return a;
     return unaryOp(n.text, *a, n.loc);
-  }
-  case K::BoolOp: {
-    auto a = eval(*n.kids[0]);
-    if (!a) return a;
-    // Python short-circuits on plain values; expressions build And/Or.
-    if (a->kind != ValueKind::Expr && a->kind != ValueKind::Axis && a->kind != ValueKind::Reduction) {
-      bool t = truthy(*a);
-      if ((n.text == "and" && !t) || (n.text == "or" && t)) return a;
-      auto b = eval(*n.kids[1]);
-      if (!b) return b;
-      if (b->kind != ValueKind::Expr && b->kind != ValueKind::Axis && b->kind != ValueKind::Reduction) return b;
-      return logical(n.text, *a, *b, n.loc);
-    }
-    auto b = eval(*n.kids[1]);
-    if (!b) return b;
-    return logical(n.text, *a, *b, n.loc);
   }
   case K::Compare: {
     auto lhs = eval(*n.kids[0]);
@@ -308,9 +324,66 @@ Result Evaluator::eval(const ast::Node& n) {
   return Unexpected(error("te.unsupported", "unsupported expression", n.loc));
 }
 
-Result Evaluator::evalAttribute(const ast::Node& n) {
-  auto base = eval(*n.kids[0]);
-  if (!base) return base;
+Result Evaluator::evalChain(const ast::Node& n) {
+  const ast::NodeKind kind = n.kind;
+  std::vector<const ast::Node*> spine; // n, its left operand, ... while of n's kind
+  for (const ast::Node* x = &n; x->kind == kind; x = x->kids[0].get())
+    spine.push_back(x);
+  auto acc = eval(*spine.back()->kids[0]);
+  for (auto it = spine.rbegin(); it != spine.rend() && acc; ++it) {
+    const ast::Node& op = **it;
+    acc = checkSize(kind == ast::NodeKind::Binary ? binaryStep(op, std::move(*acc)) : boolStep(op, std::move(*acc)),
+                    op.loc);
+  }
+  return acc;
+}
+
+Result Evaluator::binaryStep(const ast::Node& n, Value a) {
+  auto b = eval(*n.kids[1]);
+  if (!b) return b;
+  return binaryOp(n.text, a, *b, n.loc);
+}
+
+Result Evaluator::boolStep(const ast::Node& n, Value a) {
+  // Python short-circuits on plain values; expressions build And/Or.
+  if (a.kind != ValueKind::Expr && a.kind != ValueKind::Axis && a.kind != ValueKind::Reduction) {
+    bool t = truthy(a);
+    if ((n.text == "and" && !t) || (n.text == "or" && t)) return a;
+    auto b = eval(*n.kids[1]);
+    if (!b) return b;
+    if (b->kind != ValueKind::Expr && b->kind != ValueKind::Axis && b->kind != ValueKind::Reduction) return b;
+    return logical(n.text, a, *b, n.loc);
+  }
+  auto b = eval(*n.kids[1]);
+  if (!b) return b;
+  return logical(n.text, a, *b, n.loc);
+}
+
+Result Evaluator::evalPostfix(const ast::Node& n) {
+  auto isPostfix = [](ast::NodeKind k) {
+    return k == ast::NodeKind::Attribute || k == ast::NodeKind::Subscript || k == ast::NodeKind::Call;
+  };
+  std::vector<const ast::Node*> spine; // n, its base, ... while attributes, subscripts or calls
+  for (const ast::Node* x = &n; isPostfix(x->kind); x = x->kids[0].get())
+    spine.push_back(x);
+  const ast::Node& innermost = *spine.back();
+  const ast::Node& base = *innermost.kids[0];
+  // A called name is looked up among callables (for the "did you mean" note).
+  Result v =
+      innermost.kind == ast::NodeKind::Call && base.kind == ast::NodeKind::Name ? evalName(base, true) : eval(base);
+  for (auto it = spine.rbegin(); it != spine.rend() && v; ++it) {
+    const ast::Node& op = **it;
+    Value target = std::move(*v);
+    v = checkSize(op.kind == ast::NodeKind::Attribute   ? evalAttribute(op, std::move(target))
+                  : op.kind == ast::NodeKind::Subscript ? evalSubscript(op, std::move(target))
+                                                        : evalCall(op, std::move(target)),
+                  op.loc);
+  }
+  return v;
+}
+
+Result Evaluator::evalAttribute(const ast::Node& n, Value baseValue) {
+  const Value* base = &baseValue;
   const std::string& attr = n.text;
   SourceLocation attrLoc = n.loc;
   if (base->kind == ValueKind::Module) {
@@ -358,9 +431,8 @@ Result Evaluator::evalAttribute(const ast::Node& n) {
   return Unexpected(error("te.unknown-attribute", fmt::format("{} has no attribute '{}'", describeValue(*base), attr), attrLoc));
 }
 
-Result Evaluator::evalSubscript(const ast::Node& n) {
-  auto target = eval(*n.kids[0]);
-  if (!target) return target;
+Result Evaluator::evalSubscript(const ast::Node& n, Value targetValue) {
+  const Value* target = &targetValue;
   std::vector<Value> indices;
   for (std::size_t i = 1; i < n.kids.size(); ++i) {
     auto v = eval(*n.kids[i]);
@@ -421,10 +493,9 @@ Result Evaluator::evalSubscript(const ast::Node& n) {
   return makeExpr(std::move(load), n.loc);
 }
 
-Result Evaluator::evalCall(const ast::Node& n) {
+Result Evaluator::evalCall(const ast::Node& n, Value calleeValue) {
   const ast::Node& calleeNode = *n.kids[0];
-  auto callee = calleeNode.kind == ast::NodeKind::Name ? evalName(calleeNode, true) : eval(calleeNode);
-  if (!callee) return callee;
+  const Value* callee = &calleeValue;
   std::vector<Arg> args;
   for (std::size_t i = 1; i < n.kids.size(); ++i) {
     Arg a;
@@ -526,7 +597,7 @@ Expected<void> Evaluator::exec(const ast::Stmt& s) {
     if (!current) return std::unexpected(current.error());
     auto rhs = eval(*s.value);
     if (!rhs) return std::unexpected(rhs.error());
-    auto v = binaryOp(s.op, *current, *rhs, s.loc);
+    auto v = checkSize(binaryOp(s.op, *current, *rhs, s.loc), s.loc);
     if (!v) return std::unexpected(v.error());
     m_globals[target.text] = std::move(*v);
     return {};

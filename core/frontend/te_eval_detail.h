@@ -2,6 +2,7 @@
 // values of the language and the Evaluator class. Not a public header.
 #pragma once
 
+#include "core/frontend/te_expr_size.h"
 #include "core/frontend/te_parser.h"
 #include "core/frontend/te_program.h"
 
@@ -78,6 +79,8 @@ public:
   Expected<TeProgram> run(const ast::Module& module);
 
   // te_eval.cpp: expressions and statements
+  /// Evaluates `n`; an expression value is refused when its expanded tree would exceed
+  /// ir::resourceLimits().maxExpressionNodes or syntax::maxExpressionHeight().
   Result eval(const ast::Node& n);
 
   // te_arith.cpp: conversions and operators
@@ -98,10 +101,21 @@ public:
   }
 
 private:
+  Result evalNode(const ast::Node& n);
+  /// `v` unless it is an expression too large or too deep once expanded (located at `loc`).
+  Result checkSize(Result v, const SourceLocation& loc);
   Result evalName(const ast::Node& n, bool callee);
-  Result evalCall(const ast::Node& n);
-  Result evalSubscript(const ast::Node& n);
-  Result evalAttribute(const ast::Node& n);
+  /// A left-deep chain of Binary (or of BoolOp) nodes, folded in a loop from its
+  /// innermost left operand; binaryStep/boolStep apply one node to the value on its left.
+  Result evalChain(const ast::Node& n);
+  Result binaryStep(const ast::Node& n, Value lhs);
+  Result boolStep(const ast::Node& n, Value lhs);
+  /// A chain of attributes, subscripts and calls, applied in a loop from its innermost
+  /// base outwards; each evalX takes the node and the evaluated value it applies to.
+  Result evalPostfix(const ast::Node& n);
+  Result evalCall(const ast::Node& n, Value callee);
+  Result evalSubscript(const ast::Node& n, Value target);
+  Result evalAttribute(const ast::Node& n, Value base);
   Result callLambda(const Value& fn, const ast::Node& call, std::vector<Arg>& args);
   Expected<void> exec(const ast::Stmt& s);
   Expected<void> assign(const ast::Node& target, const Value& value);
@@ -139,9 +153,11 @@ private:
   std::vector<AxisUse> m_axisUses;
   int m_computeDepth = 0; ///< > 0 while a compute lambda body is evaluated
   int m_callDepth = 0;    ///< user lambda calls (recursion guard)
+  int m_evalDepth = 0;    ///< nested eval() calls (recursion guard across lambda calls)
   const ast::Stmt* m_stmt = nullptr;
   std::unordered_map<const ir::ExprNode*, SourceLocation> m_loadLocs; ///< tensor accesses written in the source
   std::vector<ir::Expr> m_loadKeep; ///< keeps the keys of m_loadLocs alive
+  ExprSizes m_sizes;                ///< expanded sizes of the expressions built so far
 };
 
 } // namespace loopscape::frontend::detail

@@ -3,7 +3,10 @@
 // the bound-driven rules for floordiv/floormod, min/max, comparisons and the logical
 // connectives. Every rewrite is an identity under the Analyzer's variable ranges.
 #include "core/ir/mutator.h"
+#include "core/ir/resource_limits.h"
 #include "core/ir/simplify_detail.h"
+
+#include <utility>
 
 namespace loopscape::ir {
 
@@ -27,6 +30,16 @@ bool isFloatOne(const Expr& e) {
 class Simplifier final : public ExprMutator {
 public:
   explicit Simplifier(const Analyzer& analyzer) : m_an(analyzer) {}
+
+  /// Memoised on node identity: the Analyzer's bindings do not change during a pass, so a
+  /// shared subexpression simplifies to the same result wherever it occurs.
+  Expr visitExpr(const Expr& e) override {
+    if (auto it = m_memo.find(e.get()); it != m_memo.end()) return it->second.second;
+    WorkBudget::spend();
+    Expr result = ExprMutator::visitExpr(e);
+    m_memo.emplace(e.get(), std::pair{e, result});
+    return result;
+  }
 
 protected:
   Expr visitVar(const Var&, const Expr& self) override {
@@ -128,14 +141,9 @@ private:
   /// Adds k * simplify(e) to `out`, expanding Add/Sub/Mul-by-constant before simplifying
   /// the leaves, so that the whole affine tree is combined at once.
   void collect(const Expr& e, std::int64_t k, LinearSum& out) {
-    if (const auto* add = e.as<Add>()) {
-      collect(add->a, k, out);
-      collect(add->b, k, out);
-      return;
-    }
-    if (const auto* sub = e.as<Sub>()) {
-      collect(sub->a, k, out);
-      collect(sub->b, subWrap(out.dtype, 0, k), out);
+    WorkBudget::spend();
+    if (e.as<Add>() || e.as<Sub>()) {
+      out.addScaled(linearForm(e), k);
       return;
     }
     if (const auto* mul = e.as<Mul>()) {
@@ -146,6 +154,22 @@ private:
       return;
     }
     collectLinear(mutate(e), k, out);
+  }
+
+  /// collect(e, 1, ·) of an Add or Sub, memoised on node identity so that a shared sum
+  /// is expanded once (terms in order of first appearance, zero coefficients kept in place).
+  const LinearSum& linearForm(const Expr& e) {
+    if (auto it = m_linear.find(e.get()); it != m_linear.end()) return it->second.second;
+    LinearSum sum(e.dtype());
+    if (const auto* add = e.as<Add>()) {
+      collect(add->a, 1, sum);
+      collect(add->b, 1, sum);
+    } else {
+      const auto* sub = e.as<Sub>();
+      collect(sub->a, 1, sum);
+      collect(sub->b, subWrap(sum.dtype, 0, 1), sum);
+    }
+    return m_linear.emplace(e.get(), std::pair{e, std::move(sum)}).first->second.second;
   }
 
   /// a - b in canonical form.
@@ -321,20 +345,46 @@ private:
   }
 
   const Analyzer& m_an;
+  /// Simplified forms by input node (the input kept alive so that its address stays unique).
+  std::unordered_map<const ExprNode*, std::pair<Expr, Expr>> m_memo;
+  /// Linear forms of Add/Sub nodes (see linearForm), keyed like m_memo.
+  std::unordered_map<const ExprNode*, std::pair<Expr, LinearSum>> m_linear;
 };
 
 } // namespace
+
+namespace detail {
+
+namespace {
+thread_local WorkBudget* t_budget = nullptr;
+} // namespace
+
+WorkBudget::WorkBudget(std::int64_t limit) : m_limit(limit), m_outer(t_budget) { t_budget = this; }
+WorkBudget::~WorkBudget() { t_budget = m_outer; }
+
+void WorkBudget::spend() {
+  if (!t_budget) return;
+  if (++t_budget->m_used > t_budget->m_limit) throw WorkLimitReached{};
+}
+
+} // namespace detail
 
 Expr Analyzer::simplify(const Expr& e) const {
   if (!e.defined()) return e;
   // A second pass sees the combined terms of the first (rarely changes anything more).
   Expr current = e;
-  for (int pass = 0; pass < 3; ++pass) {
-    Simplifier simplifier(*this);
-    Expr next = simplifier.mutate(current);
-    if (next.sameAs(current)) break;
-    current = std::move(next);
+  WorkBudget budget(16 * resourceLimits().maxExpressionNodes);
+  try {
+    for (int pass = 0; pass < 3; ++pass) {
+      Simplifier simplifier(*this);
+      Expr next = simplifier.mutate(current);
+      if (next.sameAs(current)) break;
+      current = std::move(next);
+    }
+  } catch (const WorkLimitReached&) {
+    // `current` is the input or the result of a finished pass: equal in value to `e`.
   }
+  m_lastWork = budget.used();
   return current;
 }
 

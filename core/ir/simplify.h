@@ -44,7 +44,14 @@ public:
   /// What is bound for `var`, if anything.
   std::optional<IntBound> varBound(const Expr& var) const;
 
+  /// The simplified form of `e`. Shared subexpressions are simplified once (the work
+  /// grows with the number of distinct nodes, not with the size of the expression
+  /// expanded into a tree); past 16 * resourceLimits().maxExpressionNodes steps of work
+  /// the simplifier gives up and returns what it had (an unchanged expression is a
+  /// correct answer).
   Expr simplify(const Expr& e) const;
+  /// Steps of work (node visits and comparisons) of the last simplify() call.
+  std::int64_t lastSimplifyWork() const { return m_lastWork; }
   /// Bounds of an integer expression under the current bindings (of the expression and
   /// of its simplified form, intersected); unbounded ends for non-integer expressions.
   IntBound bound(const Expr& e) const;
@@ -54,6 +61,7 @@ public:
 private:
   std::unordered_map<const ExprNode*, IntBound> m_bounds;
   std::unordered_map<const ExprNode*, Expr> m_keepAlive;
+  mutable std::int64_t m_lastWork = 0;
 };
 
 /// Simplify with no knowledge of variable ranges.

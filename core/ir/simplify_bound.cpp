@@ -164,6 +164,7 @@ IntBound castBound(const Analyzer& an, const Cast& cast) {
 }
 
 IntBound computeBound(const Analyzer& an, const Expr& e) {
+  WorkBudget::spend();
   DataType t = e.dtype();
   if (t.isBool()) {
     if (auto v = asConstInt(e)) return single(*v);

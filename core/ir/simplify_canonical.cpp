@@ -4,6 +4,7 @@
 #include "core/ir/op.h"
 #include "core/ir/simplify_detail.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -65,6 +66,7 @@ bool allDeepEqual(const std::vector<Expr>& a, const std::vector<Expr>& b) {
 
 bool exprDeepEqual(const Expr& a, const Expr& b) {
   if (a.sameAs(b)) return true;
+  WorkBudget::spend();
   if (!a.defined() || !b.defined()) return false;
   if (a.kind() != b.kind() || a.dtype() != b.dtype()) return false;
   switch (a.kind()) {
@@ -122,6 +124,7 @@ void LinearSum::addTerm(const Expr& term, std::int64_t coef) {
   coef = wrapSigned(dtype, coef);
   if (coef == 0) return;
   for (auto& t : terms) {
+    WorkBudget::spend();
     if (sameTerm(t.term, term)) {
       t.coef = addWrap(dtype, t.coef, coef);
       return;
@@ -131,8 +134,17 @@ void LinearSum::addTerm(const Expr& term, std::int64_t coef) {
 }
 
 void LinearSum::addScaled(const LinearSum& other, std::int64_t k) {
-  for (const auto& t : other.terms)
-    addTerm(t.term, mulWrap(dtype, t.coef, k));
+  if (wrapSigned(dtype, k) == 0) return;
+  for (const auto& t : other.terms) {
+    const std::int64_t coef = mulWrap(dtype, t.coef, k);
+    if (coef != 0) {
+      addTerm(t.term, coef);
+      continue;
+    }
+    // A term that cancelled keeps its place, as adding its parts one by one would.
+    if (std::none_of(terms.begin(), terms.end(), [&](const LinearTerm& x) { return sameTerm(x.term, t.term); }))
+      terms.push_back({t.term, 0});
+  }
   addConst(mulWrap(dtype, other.constant, k));
 }
 
@@ -183,6 +195,7 @@ void LinearSum::normalize() {
 
 void collectLinear(const Expr& e, std::int64_t k, LinearSum& out) {
   if (k == 0) return;
+  WorkBudget::spend();
   if (auto c = asConstInt(e)) {
     out.addConst(mulWrap(out.dtype, wrapSigned(out.dtype, *c), k));
     return;

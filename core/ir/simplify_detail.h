@@ -12,6 +12,24 @@
 
 namespace loopscape::ir::detail {
 
+/// The work budget of the simplify() running on this thread: the recursive helpers call
+/// spend() once per step; past the limit it throws WorkLimitReached, which
+/// Analyzer::simplify catches. Outside simplify() (no budget active) spend() does nothing.
+struct WorkLimitReached {};
+class WorkBudget {
+public:
+  explicit WorkBudget(std::int64_t limit);
+  ~WorkBudget();
+  WorkBudget(const WorkBudget&) = delete;
+  WorkBudget& operator=(const WorkBudget&) = delete;
+  std::int64_t used() const { return m_used; }
+  static void spend();
+
+private:
+  std::int64_t m_used = 0, m_limit;
+  WorkBudget* m_outer;
+};
+
 /// Equality with identity for Vars and Buffers (no renaming): `x // 4` and `y // 4` differ.
 /// Floats compare bit-exactly. Used to combine like terms.
 bool exprDeepEqual(const Expr& a, const Expr& b);
@@ -51,7 +69,7 @@ struct LinearSum {
   explicit LinearSum(DataType t) : dtype(t) {}
   void addTerm(const Expr& term, std::int64_t coef);
   void addConst(std::int64_t c) { constant = addWrap(dtype, constant, c); }
-  /// this += k * other
+  /// this += k * other (a term of `other` that cancels keeps its place, with coefficient 0)
   void addScaled(const LinearSum& other, std::int64_t k);
   bool isConst() const { return terms.empty(); }
   /// Drops zero terms and rewrites `(x//c)*(k*c) + (x%c)*k` into `k*x` (exact identity).

@@ -1,6 +1,7 @@
 #include "core/schedule/trace_json.h"
 
 #include "core/ir/printer.h"
+#include "core/ir/resource_limits.h"
 #include "core/schedule/instruction.h"
 #include "core/schedule/trace_python.h"
 #include "core/schedule/trace_script.h"
@@ -9,7 +10,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 
 namespace loopscape::schedule {
@@ -18,7 +21,8 @@ namespace {
 
 using Json = nlohmann::json;
 
-std::string jsonString(const std::string& s) { return Json(s).dump(); }
+/// A JSON string literal; bytes that are not UTF-8 become U+FFFD instead of throwing.
+std::string jsonString(const std::string& s) { return Json(s).dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 /// Values inside `inputs` quote string literals ("\"shared\"") so that they differ from
 /// RV names; attributes and decisions keep plain strings.
@@ -99,11 +103,79 @@ std::vector<std::size_t> instructionOffsets(std::string_view text) {
   return out;
 }
 
+/// What nlohmann would refuse by throwing something other than a located parse_error, or
+/// would take too deep a recursion to walk: the first array or object nested deeper than
+/// the nesting limit, or a number too large for a double ("1e400"). A scan of the tokens
+/// outside strings; the text need not be valid JSON.
+std::optional<Diagnostic> checkLimits(std::string_view text, const std::string& file) {
+  const int limit = ir::resourceLimits().maxNestingDepth;
+  auto at = [&](std::size_t offset, std::size_t length) {
+    const auto [line, column] = lineColumn(text, offset);
+    return SourceLocation{file, line, column, static_cast<int>(std::min<std::size_t>(length, 80))};
+  };
+  int depth = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\') ++i;
+      continue;
+    }
+    if (c == '[' || c == '{') {
+      if (++depth > limit)
+        return Diagnostic::error("trace.json-too-deep",
+                                 fmt::format("arrays and objects nested more than {} levels deep; a trace needs a "
+                                             "handful of levels",
+                                             limit),
+                                 at(i, 1));
+    } else if (c == ']' || c == '}') {
+      --depth;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      std::size_t end = i + 1;
+      while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.' ||
+                                   text[end] == 'e' || text[end] == 'E' || text[end] == '+' || text[end] == '-'))
+        ++end;
+      const std::string token(text.substr(i, end - i));
+      char* stop = nullptr;
+      const double value = std::strtod(token.c_str(), &stop);
+      if (stop == token.c_str() + token.size() && !std::isfinite(value))
+        return Diagnostic::error(
+            "trace.json-number",
+            fmt::format("number {} is out of range: trace numbers are 64-bit integers or doubles (at most about "
+                        "1.8e308 in magnitude)",
+                        token.size() > 40 ? token.substr(0, 40) + "..." : token),
+            at(i, token.size()));
+      i = end - 1;
+    }
+  }
+  return std::nullopt;
+}
+
 class JsonReader {
 public:
   JsonReader(std::string_view text, const std::string& file) : m_text(text), m_file(file) {}
 
+  /// Nothing nlohmann throws leaves this function.
   Expected<Trace> read() {
+    try {
+      return readDocument();
+    } catch (const Json::exception& e) {
+      return Unexpected(Diagnostic::error("trace.json-malformed",
+                                          fmt::format("cannot read the JSON trace: {}", e.what()),
+                                          SourceLocation{m_file, 0, 0, 1}));
+    }
+  }
+
+  /// The location of instruction `index` (the file only when unknown).
+  SourceLocation location(int index) const {
+    if (index < 0 || index >= static_cast<int>(m_offsets.size())) return SourceLocation{m_file, 0, 0, 1};
+    const auto [line, column] = lineColumn(m_text, m_offsets[index]);
+    return SourceLocation{m_file, line, column, 1};
+  }
+
+private:
+  Expected<Trace> readDocument() {
+    if (auto limit = checkLimits(m_text, m_file)) return Unexpected(std::move(*limit));
     Json doc;
     try {
       doc = Json::parse(m_text.begin(), m_text.end());
@@ -144,14 +216,6 @@ public:
     return trace;
   }
 
-  /// The location of instruction `index` (the file only when unknown).
-  SourceLocation location(int index) const {
-    if (index < 0 || index >= static_cast<int>(m_offsets.size())) return SourceLocation{m_file, 0, 0, 1};
-    const auto [line, column] = lineColumn(m_text, m_offsets[index]);
-    return SourceLocation{m_file, line, column, 1};
-  }
-
-private:
   Diagnostic malformed(int index, std::string message, std::string code = "trace.json-malformed") const {
     return Diagnostic::error(std::move(code), std::move(message), location(index));
   }

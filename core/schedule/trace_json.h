@@ -38,8 +38,10 @@ namespace loopscape::schedule {
 std::string traceToJson(const Trace& trace);
 
 /// Parses a JSON trace. Errors ("trace.json-syntax", "trace.json-malformed",
-/// "trace.unknown-kind", "trace.undefined-rv") carry the file and, where known, the line
-/// and column; messages name the instruction by index and kind.
+/// "trace.json-too-deep" for arrays nested deeper than ir::resourceLimits().maxNestingDepth,
+/// "trace.json-number" for a number beyond a double's range, "trace.unknown-kind",
+/// "trace.undefined-rv") carry the file and, where known, the line and column; messages
+/// name the instruction by index and kind. No exception of the JSON library escapes.
 Expected<Trace> traceFromJson(std::string_view text, const std::string& fileName);
 
 /// Parses a JSON trace and applies it to `sch` instruction by instruction (recorded

@@ -51,6 +51,7 @@ const syntax::Dialect& traceDialect() {
     d.matchBrackets = false;
     d.rejectedChars = "&|";
     d.comprehensions = false;
+    d.shallowChains = true; // the reader and the interpreter recurse over whole chains
     d.intRange = "64 bits";
     d.expectedWording = {{"';' or the end of the line", "the end of the statement"},
                          {"an attribute name after '.'", "an attribute name"},

@@ -51,6 +51,10 @@ struct Dialect {
   /// Comparison operators ("in", "not in", "is", "is not") the language refuses where
   /// they stand: "operator 'in' is not supported" (kind "unsupported").
   std::vector<std::string_view> unsupportedOperators;
+  /// Operator, call, subscript and attribute chains make trees at most
+  /// maxExpressionHeight() high; with this set, at most ir::resourceLimits().maxNestingDepth
+  /// high (for a front end whose recursive walks take much stack per level).
+  bool shallowChains = false;
   /// Called at the start of every statement with its first two tokens; a Diagnostic
   /// refuses the statement before it is parsed (so a half-written block still gets it).
   std::function<std::optional<Diagnostic>(const Token& first, const Token& second)> checkStatement;

@@ -1,5 +1,6 @@
 #include "core/syntax/parser.h"
 
+#include "core/ir/resource_limits.h"
 #include "core/syntax/lexer.h"
 
 #include <fmt/format.h>
@@ -8,10 +9,9 @@
 
 namespace loopscape::syntax {
 
-namespace {
+int maxExpressionHeight() { return 5 * ir::resourceLimits().maxNestingDepth; }
 
-constexpr int kMaxDepth = 150;
-constexpr int kMaxHeight = 1000; // front ends recurse over the tree
+namespace {
 
 class Parser {
 public:
@@ -117,16 +117,30 @@ private:
 
   /// Long operator chains (`1+1+...`) nest without recursion in the parser; bound them.
   Expected<void> checkHeight(const Node& n) const {
-    if (n.height > kMaxHeight)
+    const int limit = m_dialect.shallowChains ? ir::resourceLimits().maxNestingDepth : maxExpressionHeight();
+    if (n.height > limit)
       return Unexpected(
-          m_dialect.error("too-deep", fmt::format("expression nested more than {} levels deep", kMaxHeight), n.loc));
+          m_dialect.error("too-deep", fmt::format("expression nested more than {} levels deep", limit), n.loc));
     return {};
   }
 
+  /// m_depth counts nesting levels: every operand (parseFactor), `not`, lambda and
+  /// conditional expression nests one level inside the expression around it.
   Expected<void> checkDepth() const {
-    if (m_depth > kMaxDepth)
+    const int limit = ir::resourceLimits().maxNestingDepth;
+    if (m_depth > limit)
       return Unexpected(
-          m_dialect.error("too-deep", fmt::format("expression nested more than {} levels deep", kMaxDepth), cur().loc));
+          m_dialect.error("too-deep", fmt::format("expression nested more than {} levels deep", limit), cur().loc));
+    return {};
+  }
+
+  /// m_blockDepth counts indented blocks and `elif`s (each nests the statements after it).
+  Expected<void> checkBlockDepth() const {
+    const int limit = ir::resourceLimits().maxNestingDepth;
+    if (m_blockDepth > limit)
+      return Unexpected(m_dialect.error(
+          "too-deep", fmt::format("blocks nested more than {} levels deep (an 'elif' counts as one level)", limit),
+          cur().loc));
     return {};
   }
 
@@ -331,6 +345,8 @@ private:
 
   /// ':' then the statements on the same line or an indented block.
   Expected<void> parseSuite(std::vector<Stmt>& body, std::string_view what, int headerLine) {
+    DepthGuard guard(m_blockDepth);
+    if (auto r = checkBlockDepth(); !r) return r;
     if (auto r = expectOp(":"); !r) return r;
     if (!at(TokenKind::Newline)) {
       if (auto r = checkStatement(); !r) return r;
@@ -427,6 +443,8 @@ private:
     if (auto r = parseSuite(s.body, fmt::format("the '{}' statement", keyword), s.loc.line); !r)
       return std::unexpected(r.error());
     if (atName("elif")) {
+      DepthGuard guard(m_blockDepth);
+      if (auto r = checkBlockDepth(); !r) return std::unexpected(r.error());
       auto elif = parseIf();
       if (!elif) return elif;
       s.orelse.push_back(std::move(*elif));
@@ -496,8 +514,6 @@ private:
   Expected<NodePtr> parseBitOr() { return parseBinary(0); }
 
   Expected<NodePtr> parseTest() {
-    DepthGuard guard(m_depth);
-    if (auto r = checkDepth(); !r) return std::unexpected(r.error());
     if (atName("lambda")) return parseLambda();
     SourceLocation start = cur().loc;
     auto value = parseOr();
@@ -508,6 +524,8 @@ private:
     if (!cond) return cond;
     if (!atName("else")) return unexpected("'else' in the conditional expression");
     take();
+    DepthGuard guard(m_depth);
+    if (auto r = checkDepth(); !r) return std::unexpected(r.error());
     auto other = parseTest();
     if (!other) return other;
     auto n = node(NodeKind::IfExp, start);
@@ -519,6 +537,8 @@ private:
   }
 
   Expected<NodePtr> parseLambda() {
+    DepthGuard guard(m_depth);
+    if (auto r = checkDepth(); !r) return std::unexpected(r.error());
     auto n = node(NodeKind::Lambda, cur().loc);
     take();
     while (!atOp(":")) {
@@ -617,21 +637,30 @@ private:
     return n;
   }
 
-  /// Binary levels: 0 '|', 1 '&', 2 '+ -', 3 '* / // %'.
-  Expected<NodePtr> parseBinary(int level) {
-    if (level == 4) return parseFactor();
-    static const std::vector<std::vector<std::string_view>> kLevels = {{"|"}, {"&"}, {"+", "-"}, {"*", "/", "//", "%"}};
+  /// The binary operator at the cursor and its level (0 '|', 1 '&', 2 '+ -',
+  /// 3 '* / // %'), or level -1.
+  std::pair<std::string_view, int> binaryOperator() const {
+    static constexpr std::pair<std::string_view, int> kOps[] = {{"|", 0}, {"&", 1}, {"+", 2},  {"-", 2},
+                                                                {"*", 3}, {"/", 3}, {"//", 3}, {"%", 3}};
+    if (cur().kind == TokenKind::Op)
+      for (const auto& op : kOps)
+        if (cur().text == op.first) return op;
+    return {{}, -1};
+  }
+
+  /// Operators of level >= minLevel, left-associative, by precedence climbing: one frame
+  /// per operand whatever the number of levels, so that nesting costs little stack.
+  Expected<NodePtr> parseBinary(int minLevel) {
     SourceLocation start = cur().loc;
-    auto lhs = parseBinary(level + 1);
+    auto lhs = parseFactor();
     if (!lhs) return lhs;
-    while (cur().kind == TokenKind::Op) {
-      const auto& ops = kLevels[level];
-      auto it = std::find(ops.begin(), ops.end(), cur().text);
-      if (it == ops.end()) break;
+    while (true) {
+      const auto [op, level] = binaryOperator();
+      if (level < minLevel) break;
       take();
       auto rhs = parseBinary(level + 1);
       if (!rhs) return rhs;
-      lhs = combine(NodeKind::Binary, start, std::string(*it), std::move(*lhs), std::move(*rhs));
+      lhs = combine(NodeKind::Binary, start, std::string(op), std::move(*lhs), std::move(*rhs));
       if (!lhs) return lhs;
     }
     return lhs;
@@ -828,8 +857,6 @@ private:
   }
 
   Expected<NodePtr> parseParen() {
-    DepthGuard guard(m_depth);
-    if (auto r = checkDepth(); !r) return std::unexpected(r.error());
     SourceLocation start = cur().loc;
     take();
     if (atOp(")")) {
@@ -860,8 +887,6 @@ private:
   }
 
   Expected<NodePtr> parseListDisplay() {
-    DepthGuard guard(m_depth);
-    if (auto r = checkDepth(); !r) return std::unexpected(r.error());
     auto list = node(NodeKind::List, cur().loc);
     take();
     auto item = [&]() -> Expected<void> {
@@ -904,8 +929,6 @@ private:
   }
 
   Expected<NodePtr> parseDict() {
-    DepthGuard guard(m_depth);
-    if (auto r = checkDepth(); !r) return std::unexpected(r.error());
     auto dict = node(NodeKind::Dict, cur().loc);
     take();
     auto entry = [&]() -> Expected<void> {
@@ -928,6 +951,7 @@ private:
   const Dialect& m_dialect;
   std::size_t m_pos = 0;
   int m_depth = 0;
+  int m_blockDepth = 0;
 };
 
 } // namespace
