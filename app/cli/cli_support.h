@@ -81,6 +81,12 @@ bool makeOutputDir(const std::string& dir);
 /// Writes `array` to `dir`/NAME.npy and prints `saved  NAME PATH`; false (printed) on failure.
 bool saveOutput(const std::string& dir, const std::string& name, const ir::NDArray& array);
 
+/// Prints a failure of the interpreter on `program` and returns the exit status: a fault
+/// of the program (source_locate.h: out-of-bounds access, division by zero, sizes beyond
+/// the limits) is bad input, printed at its location in the program's source with a note
+/// on what to fix; anything else is an internal failure.
+int reportInterpreterFailure(const LoadedProgram& program, Diagnostic d);
+
 /// Prints `d` to stderr, with the source line and caret when `source` is given.
 void printDiagnostic(const Diagnostic& d, std::string_view source = {});
 
