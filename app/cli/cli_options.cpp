@@ -44,19 +44,26 @@ Expected<std::int64_t> parseByteSize(std::string_view text) {
   const double number = std::strtod(begin, &end);
   if (end == begin || !std::isfinite(number) || number <= 0) return bad();
   std::string unit(end);
-  if (unit.ends_with("iB")) unit.resize(unit.size() - 2);
-  else if (unit.size() == 2 && unit.back() == 'B') unit.resize(1);
+  if (unit.ends_with("iB"))
+    unit.resize(unit.size() - 2);
+  else if (unit.size() == 2 && unit.back() == 'B')
+    unit.resize(1);
   int shift = 0;
-  if (unit == "K" || unit == "k") shift = 10;
-  else if (unit == "M" || unit == "m") shift = 20;
-  else if (unit == "G" || unit == "g") shift = 30;
-  else if (unit == "T" || unit == "t") shift = 40;
-  else if (!unit.empty() && unit != "B") return bad();
+  if (unit == "K" || unit == "k")
+    shift = 10;
+  else if (unit == "M" || unit == "m")
+    shift = 20;
+  else if (unit == "G" || unit == "g")
+    shift = 30;
+  else if (unit == "T" || unit == "t")
+    shift = 40;
+  else if (!unit.empty() && unit != "B")
+    return bad();
   const double bytes = std::ldexp(number, shift);
   if (bytes >= 9.2e18)
-    return Unexpected(Diagnostic::error(
-        "cli.bad-size", fmt::format("'{}' is too large for a memory size (at most 8E, 2^63 bytes)",
-                                    quoteForMessage(text))));
+    return Unexpected(
+        Diagnostic::error("cli.bad-size", fmt::format("'{}' is too large for a memory size (at most 8E, 2^63 bytes)",
+                                                      quoteForMessage(text))));
   if (bytes < 1) return bad();
   return static_cast<std::int64_t>(bytes);
 }

@@ -5,8 +5,8 @@
 #include "core/frontend/te_frontend.h"
 #include "core/ir/checked_arith.h"
 #include "core/ir/file_read.h"
-#include "core/ir/resource_limits.h"
 #include "core/ir/npy.h"
+#include "core/ir/resource_limits.h"
 #include "core/ir/visitor.h"
 #include "core/poly/checked_schedule.h"
 #include "core/schedule/instruction.h"
@@ -138,19 +138,18 @@ Expected<ir::SizeBindings> parseShapes(const ir::PrimFunc& func, const std::vect
     if (ec != std::errc() || !digitsOnly || value < 1)
       return Unexpected(Diagnostic::error(
           "cli.bad-shape", fmt::format("--shape '{}': the value must be a positive integer", quoteForMessage(item))));
-    auto known_it = std::find(known.begin(), known.end(), name);
-    if (known_it == known.end())
-      return Unexpected(Diagnostic::error(
-          "cli.bad-shape", fmt::format("--shape '{}': '{}' is not a symbolic size of the program ({})",
-                                       quoteForMessage(item), quoteForMessage(name), knownText)));
+    auto knownIt = std::find(known.begin(), known.end(), name);
+    if (knownIt == known.end())
+      return Unexpected(Diagnostic::error("cli.bad-shape",
+                                          fmt::format("--shape '{}': '{}' is not a symbolic size of the program ({})",
+                                                      quoteForMessage(item), quoteForMessage(name), knownText)));
     // A size is a value of its variable's type (int32 for te.var): a larger value would
     // wrap in every index computed from it.
-    const ir::DataType type = func.sizeVars()[static_cast<std::size_t>(known_it - known.begin())].dtype();
+    const ir::DataType type = func.sizeVars()[static_cast<std::size_t>(knownIt - known.begin())].dtype();
     if (!ir::fitsSignedBits(value, type.bits()))
       return Unexpected(Diagnostic::error(
-          "cli.bad-shape",
-          fmt::format("--shape '{}': the value is too large for '{}', an {} size (at most {})", item, name,
-                      type.str(), (std::int64_t{1} << (type.bits() - 1)) - 1)));
+          "cli.bad-shape", fmt::format("--shape '{}': the value is too large for '{}', an {} size (at most {})", item,
+                                       name, type.str(), (std::int64_t{1} << (type.bits() - 1)) - 1)));
     bindings[name] = value;
   }
   for (const auto& name : known)

@@ -178,8 +178,9 @@ void registerRun(CLI::App& app, CommandResult& result) {
   cmd->add_option("--number", opt->number, "Calls per repeat (0: enough for --min-repeat-ms)")
       ->capture_default_str()
       ->check(numberInRange(0, 1e9, true));
-  cmd->add_option("--warmup", opt->warmup, "Untimed calls before timing")->capture_default_str()->check(
-      numberInRange(0, 1e6, true));
+  cmd->add_option("--warmup", opt->warmup, "Untimed calls before timing")
+      ->capture_default_str()
+      ->check(numberInRange(0, 1e6, true));
   cmd->add_option("--min-repeat-ms", opt->minRepeatMs, "With --number 0: least duration of one repeat")
       ->capture_default_str()
       ->check(numberInRange(0, 3.6e6));

@@ -6,8 +6,8 @@
 
 #include <charconv>
 #include <functional>
-#include <optional>
 #include <map>
+#include <optional>
 
 namespace loopscape::cli {
 
@@ -53,8 +53,10 @@ FaultValues faultValues(const std::string& message, const std::string& buffer) {
     return ec == std::errc() && p == t.data() + t.size();
   };
   auto trim = [](std::string_view t) {
-    while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
-    while (!t.empty() && t.back() == ' ') t.remove_suffix(1);
+    while (!t.empty() && t.front() == ' ')
+      t.remove_prefix(1);
+    while (!t.empty() && t.back() == ' ')
+      t.remove_suffix(1);
     return t;
   };
   if (auto open = message.find(" " + buffer + "["); !buffer.empty() && open != std::string::npos) {
@@ -129,9 +131,9 @@ std::string calleeName(const ast::Node& call) {
 
 bool isProgramFault(const Diagnostic& d) {
   return d.code == "interp.out-of-bounds" || d.code == "interp.division-by-zero" ||
-         d.code == "interp.cast-out-of-range" || d.code == "interp.negative-extent" ||
-         d.code == "interp.too-large" || d.code == "interp.size-too-large" || d.code == "ndarray.too-large" ||
-         d.code == "ndarray.out-of-memory" || d.code == "ndarray.negative-extent";
+         d.code == "interp.cast-out-of-range" || d.code == "interp.negative-extent" || d.code == "interp.too-large" ||
+         d.code == "interp.size-too-large" || d.code == "ndarray.too-large" || d.code == "ndarray.out-of-memory" ||
+         d.code == "ndarray.negative-extent";
 }
 
 SourceLocation locateFault(std::string_view source, const std::string& path, const Diagnostic& d) {

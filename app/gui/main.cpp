@@ -76,7 +76,8 @@ int runWorkbench(int argc, char** argv) {
   if (!files.isEmpty()) {
     if (!QFileInfo::exists(files.front())) return fail(QStringLiteral("no such file: %1").arg(files.front()));
     QString why;
-    if (!window.openPath(files.front(), &why)) return fail(QStringLiteral("cannot open %1: %2").arg(files.front(), why.trimmed()));
+    if (!window.openPath(files.front(), &why))
+      return fail(QStringLiteral("cannot open %1: %2").arg(files.front(), why.trimmed()));
     window.waitIdle();
     if (parser.isSet(traceOption)) {
       if (!window.session()->state())

@@ -62,7 +62,8 @@ std::string quoteForMessage(std::string_view text, std::size_t maxChars) {
     // A valid UTF-8 sequence (2 to 4 bytes) is kept as one character.
     const std::size_t len = c >= 0xc2 && c < 0xe0 ? 2 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xf0 && c < 0xf5 ? 4 : 1;
     bool valid = len > 1 && i + len <= text.size();
-    for (std::size_t k = 1; valid && k < len; ++k) valid = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
+    for (std::size_t k = 1; valid && k < len; ++k)
+      valid = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
     ++chars;
     if (valid) {
       out.append(text.substr(i, len));

@@ -34,7 +34,7 @@ std::string internalErrorReport(const char* program, std::exception_ptr e) {
   }
   return fmt::format("{}: internal error: {}\n", program, what) +
          fmt::format("{}: this is a bug in Loopscape; please report it with the command line and the input files "
-                       "that caused it\n",
+                     "that caused it\n",
                      program);
 }
 

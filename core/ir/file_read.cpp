@@ -52,9 +52,9 @@ Expected<std::string> readFileBounded(const std::string& path, std::int64_t maxB
   if (::stat(path.c_str(), &st) != 0) return cannotRead("file.cannot-read", path, std::strerror(errno));
   if (const char* kind = nonRegularKind(st.st_mode)) return cannotRead("file.not-regular", path, kind);
   auto tooLarge = [&] {
-    return cannotRead("file.too-large", path,
-                      fmt::format("it is larger than {} ({} bytes), the limit for {}", formatBytes(maxBytes),
-                                  maxBytes, what));
+    return cannotRead(
+        "file.too-large", path,
+        fmt::format("it is larger than {} ({} bytes), the limit for {}", formatBytes(maxBytes), maxBytes, what));
   };
   if (S_ISREG(st.st_mode) && st.st_size > maxBytes) return tooLarge();
   Fd in{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};

@@ -138,7 +138,8 @@ Expected<void> interpret(const PrimFunc& func, std::span<NDArray> args, const Si
   frame.floats.assign(program->numFloats, 0.0);
   frame.buffers.resize(program->numBuffers);
   for (const auto& [name, slot] : program->sizeSlots) frame.ints[slot] = sizes.at(name);
-  for (const auto& a : args) frame.allocatedBytes += static_cast<std::int64_t>(a.nbytes());
+  for (const auto& a : args)
+    frame.allocatedBytes += static_cast<std::int64_t>(a.nbytes());
   try {
     for (std::size_t p = 0; p < args.size(); ++p) {
       const auto& layout = program->params[p];

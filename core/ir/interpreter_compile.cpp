@@ -124,7 +124,8 @@ struct AllocSpec {
     }
     // Row-major storage is described by the shape (as create() names it); strided
     // storage by the span its strides reach.
-    std::vector<std::int64_t> extent = strides.empty() ? b.shape : std::vector<std::int64_t>{empty ? 0 : span.value_or(0)};
+    std::vector<std::int64_t> extent =
+        strides.empty() ? b.shape : std::vector<std::int64_t>{empty ? 0 : span.value_or(0)};
     auto bytes = NDArray::checkedBytes(extent, dtype, name);
     if (bytes && !span)
       bytes = Unexpected(Diagnostic::error(
@@ -717,7 +718,8 @@ struct CheckedSizeEval {
         // Division by zero, INT64_MIN / -1 and the rounding: the interpreter's nodes.
         if (*b == 0 || *b == -1) return std::nullopt;
         if (e.kind() == ExprKind::FloorDiv) return *a / *b - ((*a % *b != 0 && ((*a < 0) != (*b < 0))) ? 1 : 0);
-        return ((*a % *b) + *b) % *b;
+        const std::int64_t rem = *a % *b;
+        return rem != 0 && ((rem < 0) != (*b < 0)) ? rem + *b : rem;
       }
       break;
     }

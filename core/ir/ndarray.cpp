@@ -52,15 +52,16 @@ Expected<std::int64_t> NDArray::checkedBytes(const std::vector<std::int64_t>& sh
   LS_ASSERT(dtype.isScalar(), "NDArray of vector type {}", dtype.str());
   for (std::size_t d = 0; d < shape.size(); ++d)
     if (shape[d] < 0)
-      return Unexpected(Diagnostic::error("ndarray.negative-extent",
-                                          fmt::format("{} has negative extent {} in dimension {}",
-                                                      subject(shape, dtype, name), shape[d], d)));
+      return Unexpected(
+          Diagnostic::error("ndarray.negative-extent", fmt::format("{} has negative extent {} in dimension {}",
+                                                                   subject(shape, dtype, name), shape[d], d)));
   auto numel = checkedProduct(shape);
   auto bytes = numel ? checkedMul(*numel, dtype.bytes()) : std::nullopt;
   if (!bytes)
-    return Unexpected(Diagnostic::error(
-        "ndarray.too-large", fmt::format("{} is too large: its size in bytes does not fit in 64 bits; use smaller sizes",
-                                         subject(shape, dtype, name))));
+    return Unexpected(
+        Diagnostic::error("ndarray.too-large",
+                          fmt::format("{} is too large: its size in bytes does not fit in 64 bits; use smaller sizes",
+                                      subject(shape, dtype, name))));
   const std::int64_t limit = resourceLimits().maxBufferBytes;
   if (*bytes > limit)
     return Unexpected(Diagnostic::error(
@@ -87,7 +88,8 @@ Expected<NDArray> NDArray::create(std::vector<std::int64_t> shape, DataType dtyp
 
 NDArray::NDArray(std::vector<std::int64_t> shape, DataType dtype) : m_shape(std::move(shape)), m_dtype(dtype) {
   LS_ASSERT(dtype.isScalar(), "NDArray of vector type {}", dtype.str());
-  for (auto e : m_shape) LS_ASSERT(e >= 0, "NDArray with negative extent {}", e);
+  for (auto e : m_shape)
+    LS_ASSERT(e >= 0, "NDArray with negative extent {}", e);
   auto numel = checkedProduct(m_shape);
   LS_ASSERT(numel && checkedMul(*numel, dtype.bytes()), "NDArray {} overflows 64 bits", describe());
   m_numel = *numel;

@@ -7,8 +7,8 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
-#include <fmt/format.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <fstream>
 #include <limits>
 #include <sys/stat.h>
@@ -177,9 +177,9 @@ Expected<NpyHeader> parseHeader(std::span<const std::byte> bytes, std::string_vi
   std::size_t hlen = 0;
   for (std::size_t i = 0; i < lenBytes; ++i) hlen |= static_cast<std::size_t>(byteAt(8 + i)) << (8 * i);
   if (hlen > kMaxHeaderBytes)
-    return fail("npy.bad-header", name,
-                fmt::format("header of {} bytes is longer than the {} bytes this reader accepts", hlen,
-                            kMaxHeaderBytes));
+    return fail(
+        "npy.bad-header", name,
+        fmt::format("header of {} bytes is longer than the {} bytes this reader accepts", hlen, kMaxHeaderBytes));
   if (bytes.size() < headerStart + hlen)
     return fail("npy.truncated", name,
                 fmt::format("header of {} bytes but only {} bytes follow", hlen, bytes.size() - headerStart));
@@ -233,9 +233,9 @@ Expected<NpyHeader> parseHeader(std::span<const std::byte> bytes, std::string_vi
   auto numel = checkedProduct(*shape);
   auto needed = numel ? checkedMul(*numel, dtype->bytes()) : std::nullopt;
   if (!needed)
-    return fail("npy.too-large", name,
-                fmt::format("the header's shape {} is too large: its size in bytes does not fit in 64 bits",
-                            h.described));
+    return fail(
+        "npy.too-large", name,
+        fmt::format("the header's shape {} is too large: its size in bytes does not fit in 64 bits", h.described));
   h.shape = std::move(*shape);
   h.dataOffset = headerStart + hlen;
   h.dataBytes = *needed;
@@ -243,9 +243,9 @@ Expected<NpyHeader> parseHeader(std::span<const std::byte> bytes, std::string_vi
 }
 
 Unexpected truncated(std::string_view name, const NpyHeader& h, std::uint64_t available) {
-  return fail("npy.truncated", name,
-              fmt::format("data is truncated: expected {} bytes for {}, found {}", h.dataBytes, h.described,
-                          available));
+  return fail(
+      "npy.truncated", name,
+      fmt::format("data is truncated: expected {} bytes for {}, found {}", h.dataBytes, h.described, available));
 }
 
 Unexpected trailing(std::string_view name, const NpyHeader& h, std::string_view extra) {

@@ -76,7 +76,9 @@ private Q_SLOTS:
   void shapeWhoseBytesOverflow() {
     QFETCH(QString, command);
     QStringList args{command, program("huge.te", kHuge)};
-    if (command == "run") args << "--target" << "cpu-c";
+    if (command == "run")
+      args << "--target"
+           << "cpu-c";
     const Run r = runCli(args);
     QCOMPARE(r.exitCode, 2);
     QCOMPARE(r.err, QString("error: buffer 'A' float32(1073741824, 1073741824, 4) is too large: its size in bytes "
@@ -91,7 +93,9 @@ private Q_SLOTS:
   void shapeBindingBeyondItsType() {
     QFETCH(QString, command);
     QStringList args{command, program("var.te", kVar), "--shape", "n=4611686018427387904"};
-    if (command == "run") args << "--target" << "cpu-c";
+    if (command == "run")
+      args << "--target"
+           << "cpu-c";
     const Run r = runCli(args);
     QCOMPARE(r.exitCode, 2);
     QCOMPARE(r.err, QString("error: --shape 'n=4611686018427387904': the value is too large for 'n', an int32 size "
@@ -101,8 +105,9 @@ private Q_SLOTS:
   void shapeBindingBeyondInt64() {
     const Run r = runCli({"check", program("var.te", kVar), "--shape", "n=99999999999999999999"});
     QCOMPARE(r.exitCode, 2);
-    QCOMPARE(r.err,
-             QString("error: --shape 'n=99999999999999999999': the value is too large (at most 9223372036854775807)\n"));
+    QCOMPARE(
+        r.err,
+        QString("error: --shape 'n=99999999999999999999': the value is too large (at most 9223372036854775807)\n"));
   }
 
   void symbolicShapeProductOverflows_data() {
@@ -113,7 +118,9 @@ private Q_SLOTS:
   void symbolicShapeProductOverflows() {
     QFETCH(QString, command);
     QStringList args{command, program("cube.te", kCube), "--shape", "n=2147483647"};
-    if (command == "run") args << "--target" << "cpu-c";
+    if (command == "run")
+      args << "--target"
+           << "cpu-c";
     const Run r = runCli(args);
     QCOMPARE(r.exitCode, 2);
     QCOMPARE(r.err, QString("error: buffer 'A' float32(2147483647, 2147483647, 2147483647) is too large: its size in "
@@ -130,7 +137,9 @@ private Q_SLOTS:
   void sizeBeyondTheMemoryLimit() {
     QFETCH(QString, command);
     QStringList args{command, kDense, "--shape", "n=268435456"};
-    if (command == "run") args << "--target" << "cpu-c";
+    if (command == "run")
+      args << "--target"
+           << "cpu-c";
     const Run r = runCli(args);
     QCOMPARE(r.exitCode, 2);
     QCOMPARE(r.err, QString("error: buffer 'data' float32(268435456, 512) is too large: it needs 549755813888 bytes "
@@ -159,9 +168,10 @@ private Q_SLOTS:
     // Each array fits, all of them together do not.
     const Run all = runCli({"--max-memory", "3MiB", "check", kDense, "--shape", "n=1024"});
     QCOMPARE(all.exitCode, 2);
-    QCOMPARE(all.err, QString("error: the arguments are too large: buffer 'weight' needs 2048000 bytes (1.953 MiB) "
-                              "after 2097152 bytes (2 MiB) for the parameters before it, more than the memory limit "
-                              "of 3145728 bytes (3 MiB) in all; use smaller sizes or raise the limit (--max-memory)\n"));
+    QCOMPARE(all.err,
+             QString("error: the arguments are too large: buffer 'weight' needs 2048000 bytes (1.953 MiB) "
+                     "after 2097152 bytes (2 MiB) for the parameters before it, more than the memory limit "
+                     "of 3145728 bytes (3 MiB) in all; use smaller sizes or raise the limit (--max-memory)\n"));
     const Run enough = runCli({"check", kDense, "--shape", "n=4", "--max-memory", "4G"});
     QCOMPARE(enough.exitCode, 0);
   }

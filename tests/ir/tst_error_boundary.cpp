@@ -56,7 +56,8 @@ private Q_SLOTS:
     ::close(fds[1]);
     QByteArray err;
     char buf[512];
-    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) err.append(buf, n);
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+      err.append(buf, n);
     ::close(fds[0]);
     int status = 0;
     QCOMPARE(::waitpid(pid, &status, 0), pid);

@@ -117,12 +117,14 @@ private Q_SLOTS:
   void npyHeadersAreBoundedInMessages() {
     // 100,000 dimensions: refused with a message of bounded length.
     std::string shape = "(";
-    for (int i = 0; i < 100000; ++i) shape += "1, ";
+    for (int i = 0; i < 100000; ++i)
+      shape += "1, ";
     shape += ")";
     std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
     std::string h = dict + std::string(64 - (12 + dict.size() + 1) % 64, ' ') + "\n";
     std::string file("\x93NUMPY\x02\x00", 8);
-    for (int i = 0; i < 4; ++i) file += static_cast<char>((h.size() >> (8 * i)) & 0xff);
+    for (int i = 0; i < 4; ++i)
+      file += static_cast<char>((h.size() >> (8 * i)) & 0xff);
     auto many = parseNpy(bytesOf(file + h + "abcd"), "many.npy");
     QVERIFY(!many);
     QCOMPARE(message(many.error()), QString("'many.npy': the shape has 100000 dimensions, more than the 64 supported"));
@@ -134,7 +136,8 @@ private Q_SLOTS:
     QVERIFY(!bad);
     QCOMPARE(message(bad.error()),
              QString("'raw.npy': malformed header ('fortran_order' is not True or False): {'descr': '<f4', "
-                     "'fortran_order': Maybe\\x01\\0" + QString(39, 'z') + "\u2026"));
+                     "'fortran_order': Maybe\\x01\\0" +
+                     QString(39, 'z') + "\u2026"));
     // A header length of 4 GiB is refused before anything is read into memory.
     std::string giant("\x93NUMPY\x02\x00\xff\xff\xff\xff{", 13);
     auto g = parseNpy(bytesOf(giant), "giant.npy");
@@ -152,8 +155,9 @@ private Q_SLOTS:
     QVERIFY(QFile::link("/dev/zero", dir.filePath("zero.npy")));
     auto z = loadNpy(dir.filePath("zero.npy").toStdString());
     QVERIFY(!z);
-    QCOMPARE(message(z.error()),
-             QString("'%1': cannot open: it is a device or a socket, not a regular file").arg(dir.filePath("zero.npy")));
+    QCOMPARE(
+        message(z.error()),
+        QString("'%1': cannot open: it is a device or a socket, not a regular file").arg(dir.filePath("zero.npy")));
     // Larger than its header says; then exact (read back through the bounded reader).
     const std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
     write(dir.filePath("long.npy"), npyFile(dict, std::string(9, '\0')));
@@ -220,8 +224,8 @@ private Q_SLOTS:
     QFETCH(QByteArray, text);
     QFETCH(int, maxChars);
     QFETCH(QString, quoted);
-    QCOMPARE(QString::fromStdString(quoteForMessage(std::string_view(text.constData(), text.size()),
-                                                    static_cast<std::size_t>(maxChars))),
+    QCOMPARE(QString::fromStdString(
+                 quoteForMessage(std::string_view(text.constData(), text.size()), static_cast<std::size_t>(maxChars))),
              quoted);
   }
 
@@ -252,9 +256,9 @@ private Q_SLOTS:
     auto i = Var::make("i"), j = Var::make("j"), vi = Var::make("v_i"), vj = Var::make("v_j");
     auto block = [](const std::string& name, const Expr& v, const Expr& loopVar, Stmt body) {
       return BlockRealize::make({loopVar}, {},
-                                Block::make(name, {{v, Range::fromMinExtent(intImm(0), intImm(256)),
-                                                    IterKind::Spatial}},
-                                            {}, {}, std::move(body)));
+                                Block::make(name,
+                                            {{v, Range::fromMinExtent(intImm(0), intImm(256)), IterKind::Spatial}}, {},
+                                            {}, std::move(body)));
     };
     auto first = For::make(i, intImm(0), intImm(256), ForKind::Serial,
                            block("T", vi, i, BufferStore::make(T, BufferLoad::make(A, {vi}) * floatImm(2), {vi})));
