@@ -4,6 +4,7 @@
 #include "core/ir/file_read.h"
 #include "core/ir/resource_limits.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -40,6 +41,13 @@ template <typename T> void store(std::byte* p, std::int64_t i, T v) {
 std::string ArrayChecksum::str() const { return fmt::format("sum={:.9g} abs={:.9g} fnv1a={:016x}", sum, absSum, hash); }
 
 namespace {
+/// The product of the extents, or nullopt when it overflows; an array with an extent 0 is
+/// empty whatever its other extents are.
+std::optional<std::int64_t> elementCount(const std::vector<std::int64_t>& shape) {
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
+  return checkedProduct(shape);
+}
+
 std::string subject(const std::vector<std::int64_t>& shape, DataType dtype, std::string_view name) {
   const std::string described = fmt::format("{}({})", dtype.str(), fmt::join(shape, ", "));
   if (name.empty()) return "array " + described;
@@ -55,7 +63,7 @@ Expected<std::int64_t> NDArray::checkedBytes(const std::vector<std::int64_t>& sh
       return Unexpected(
           Diagnostic::error("ndarray.negative-extent", fmt::format("{} has negative extent {} in dimension {}",
                                                                    subject(shape, dtype, name), shape[d], d)));
-  auto numel = checkedProduct(shape);
+  auto numel = elementCount(shape);
   auto bytes = numel ? checkedMul(*numel, dtype.bytes()) : std::nullopt;
   if (!bytes)
     return Unexpected(
@@ -90,7 +98,7 @@ NDArray::NDArray(std::vector<std::int64_t> shape, DataType dtype) : m_shape(std:
   LS_ASSERT(dtype.isScalar(), "NDArray of vector type {}", dtype.str());
   for (auto e : m_shape)
     LS_ASSERT(e >= 0, "NDArray with negative extent {}", e);
-  auto numel = checkedProduct(m_shape);
+  auto numel = elementCount(m_shape);
   LS_ASSERT(numel && checkedMul(*numel, dtype.bytes()), "NDArray {} overflows 64 bits", describe());
   m_numel = *numel;
   allocate();

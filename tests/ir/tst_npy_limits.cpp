@@ -69,6 +69,11 @@ private Q_SLOTS:
     QCOMPARE(message(bytes.error()),
              QString("array float32(4611686018427387904) is too large: its size in bytes does not fit in 64 bits; "
                      "use smaller sizes"));
+    // Empty whatever the other extents: no overflow.
+    auto empty = NDArray::create({std::int64_t{1} << 62, std::int64_t{1} << 62, 0}, DataType::float64());
+    QVERIFY(empty && empty->defined());
+    QCOMPARE(empty->numel(), std::int64_t{0});
+    QCOMPARE(empty->clone().nbytes(), std::size_t{0});
     auto negative = NDArray::create({2, -1}, DataType::int8(), "B");
     QVERIFY(!negative);
     QCOMPARE(QString::fromStdString(negative.error().code), QString("ndarray.negative-extent"));
