@@ -1,7 +1,12 @@
 #include "cli_support.h"
 
+#include "source_locate.h"
+
 #include "core/frontend/te_frontend.h"
+#include "core/ir/checked_arith.h"
+#include "core/ir/file_read.h"
 #include "core/ir/npy.h"
+#include "core/ir/resource_limits.h"
 #include "core/ir/visitor.h"
 #include "core/poly/checked_schedule.h"
 #include "core/schedule/instruction.h"
@@ -10,28 +15,14 @@
 #include "core/schedule/trace_script.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
-#include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
-#include <sstream>
+#include <limits>
 
 namespace loopscape::cli {
 
-Expected<std::string> readFile(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    return Unexpected(Diagnostic::error("cli.cannot-read", fmt::format("cannot read '{}': it is a directory", path)));
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return Unexpected(
-        Diagnostic::error("cli.cannot-read", fmt::format("cannot read '{}': {}", path, std::strerror(errno))));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+Expected<std::string> readFile(const std::string& path) { return ir::readSourceFile(path); }
 
 std::optional<LoadedProgram> loadProgram(const std::string& path) {
   auto source = readFile(path);
@@ -139,13 +130,26 @@ Expected<ir::SizeBindings> parseShapes(const ir::PrimFunc& func, const std::vect
     std::string valueText = item.substr(eq + 1);
     std::int64_t value = 0;
     auto [ptr, ec] = std::from_chars(valueText.data(), valueText.data() + valueText.size(), value);
-    if (ec != std::errc() || ptr != valueText.data() + valueText.size() || value < 1)
+    const bool digitsOnly = !valueText.empty() && ptr == valueText.data() + valueText.size();
+    if (ec == std::errc::result_out_of_range && digitsOnly && valueText[0] != '-')
       return Unexpected(Diagnostic::error(
-          "cli.bad-shape", fmt::format("--shape '{}': the value must be a positive integer", item)));
-    if (std::find(known.begin(), known.end(), name) == known.end())
+          "cli.bad-shape", fmt::format("--shape '{}': the value is too large (at most {})", quoteForMessage(item),
+                                       std::numeric_limits<std::int64_t>::max())));
+    if (ec != std::errc() || !digitsOnly || value < 1)
       return Unexpected(Diagnostic::error(
-          "cli.bad-shape", fmt::format("--shape '{}': '{}' is not a symbolic size of the program ({})", item, name,
-                                       knownText)));
+          "cli.bad-shape", fmt::format("--shape '{}': the value must be a positive integer", quoteForMessage(item))));
+    auto knownIt = std::find(known.begin(), known.end(), name);
+    if (knownIt == known.end())
+      return Unexpected(Diagnostic::error("cli.bad-shape",
+                                          fmt::format("--shape '{}': '{}' is not a symbolic size of the program ({})",
+                                                      quoteForMessage(item), quoteForMessage(name), knownText)));
+    // A size is a value of its variable's type (int32 for te.var): a larger value would
+    // wrap in every index computed from it.
+    const ir::DataType type = func.sizeVars()[static_cast<std::size_t>(knownIt - known.begin())].dtype();
+    if (!ir::fitsSignedBits(value, type.bits()))
+      return Unexpected(Diagnostic::error(
+          "cli.bad-shape", fmt::format("--shape '{}': the value is too large for '{}', an {} size (at most {})", item,
+                                       name, type.str(), (std::int64_t{1} << (type.bits() - 1)) - 1)));
     bindings[name] = value;
   }
   for (const auto& name : known)
@@ -168,6 +172,7 @@ std::optional<std::vector<ir::NDArray>> loadArguments(const ir::PrimFunc& func, 
                                                       const std::string& inputsDir, std::uint64_t seed) {
   const auto outputs = writtenParams(func);
   std::vector<ir::NDArray> args;
+  std::int64_t totalBytes = 0;
   for (std::size_t i = 0; i < func.params.size(); ++i) {
     const auto& param = func.params[i];
     auto shape = ir::evalShape(param, sizes);
@@ -176,8 +181,28 @@ std::optional<std::vector<ir::NDArray>> loadArguments(const ir::PrimFunc& func, 
       return std::nullopt;
     }
     const bool isOutput = outputs.contains(param.get());
+    // Every array counts against the memory limit, alone and all together.
+    auto bytes = ir::NDArray::checkedBytes(*shape, param->dtype, param->name);
+    if (bytes && *bytes > ir::resourceLimits().maxBufferBytes - totalBytes)
+      bytes = Unexpected(Diagnostic::error(
+          "cli.too-large",
+          fmt::format("the arguments are too large: buffer '{}' needs {} bytes ({}) after {} bytes ({}) for the "
+                      "parameters before it, more than the memory limit of {} bytes ({}) in all; use smaller sizes "
+                      "or raise the limit (--max-memory)",
+                      param->name, *bytes, ir::formatBytes(*bytes), totalBytes, ir::formatBytes(totalBytes),
+                      ir::resourceLimits().maxBufferBytes, ir::formatBytes(ir::resourceLimits().maxBufferBytes))));
+    if (!bytes) {
+      printDiagnostic(bytes.error());
+      return std::nullopt;
+    }
+    totalBytes += *bytes;
     if (isOutput || inputsDir.empty()) {
-      auto array = ir::NDArray(*shape, param->dtype);
+      auto created = ir::NDArray::create(*shape, param->dtype, param->name);
+      if (!created) {
+        printDiagnostic(created.error());
+        return std::nullopt;
+      }
+      auto array = std::move(*created);
       if (!isOutput) {
         array.fillRandom(seed + i);
         fmt::print("input  {:<12} {:<8} {:<18} random, seed {}\n", param->name, param->dtype.str(), shapeText(*shape),
@@ -224,6 +249,22 @@ bool saveOutput(const std::string& dir, const std::string& name, const ir::NDArr
   }
   fmt::print("saved  {:<12} {}\n", name, path);
   return true;
+}
+
+int reportInterpreterFailure(const LoadedProgram& program, Diagnostic d) {
+  if (!isProgramFault(d)) {
+    printDiagnostic(d);
+    return kExitInternal;
+  }
+  if (!d.location.valid()) d.location = locateFault(program.source, program.path, d);
+  if (d.code == "interp.out-of-bounds")
+    d.notes.push_back("the program reads or writes outside the buffer's shape; fix the index expression or the shapes");
+  else if (d.code == "interp.division-by-zero")
+    d.notes.push_back("an integer division or modulo in the program divides by zero for these index values");
+  else if (d.code == "interp.too-large")
+    d.notes.push_back("use smaller sizes or raise the limit (--max-memory)");
+  printDiagnostic(d, program.source);
+  return kExitBadInput;
 }
 
 void printDiagnostic(const Diagnostic& d, std::string_view source) {

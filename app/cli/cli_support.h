@@ -34,7 +34,8 @@ struct LoadedProgram {
 /// returned; every such failure is bad input (exit status 2).
 std::optional<LoadedProgram> loadProgram(const std::string& path);
 
-/// Reads a whole file; a Diagnostic "cli.cannot-read" names the file and the reason.
+/// Reads a whole program or trace file within the size limit (ir::readSourceFile); a
+/// Diagnostic "file.*" names the file and the reason (a directory, a device, too large).
 Expected<std::string> readFile(const std::string& path);
 
 /// Applies the trace file `tracePath` to a fresh Schedule of `program` made by
@@ -56,7 +57,8 @@ std::optional<schedule::Schedule> applyTraceFile(const LoadedProgram& program, c
 void setLegalityPolicy(schedule::LegalityPolicy policy);
 
 /// Parses `--shape NAME=VALUE` items against the program's symbolic sizes; every size
-/// must end up bound ("cli.bad-shape", "cli.unbound-size").
+/// must end up bound ("cli.bad-shape", "cli.unbound-size") and every value must fit in its
+/// variable's type ("cli.bad-shape": "the value is too large ...").
 Expected<ir::SizeBindings> parseShapes(const ir::PrimFunc& func, const std::vector<std::string>& items);
 
 /// numpy's spelling of a shape: "(2, 3)", "(5,)".
@@ -70,7 +72,9 @@ std::set<const ir::BufferNode*> writtenParams(const ir::PrimFunc& func);
 
 /// One array per parameter of `func` under `sizes`, as `check` makes them: outputs
 /// zero-filled; input number i random with seed `seed + i`, or read from
-/// `inputsDir`/NAME.npy when `inputsDir` is given (dtype and shape must match). Prints one
+/// `inputsDir`/NAME.npy when `inputsDir` is given (dtype and shape must match). Each array
+/// and all of them together must fit in the memory limit (NDArray::create, "cli.too-large").
+/// Prints one
 /// `input ...` line per input. On failure prints the diagnostic and returns nullopt (bad
 /// input, exit status 2).
 std::optional<std::vector<ir::NDArray>> loadArguments(const ir::PrimFunc& func, const ir::SizeBindings& sizes,
@@ -80,6 +84,12 @@ std::optional<std::vector<ir::NDArray>> loadArguments(const ir::PrimFunc& func, 
 bool makeOutputDir(const std::string& dir);
 /// Writes `array` to `dir`/NAME.npy and prints `saved  NAME PATH`; false (printed) on failure.
 bool saveOutput(const std::string& dir, const std::string& name, const ir::NDArray& array);
+
+/// Prints a failure of the interpreter on `program` and returns the exit status: a fault
+/// of the program (source_locate.h: out-of-bounds access, division by zero, sizes beyond
+/// the limits) is bad input, printed at its location in the program's source with a note
+/// on what to fix; anything else is an internal failure.
+int reportInterpreterFailure(const LoadedProgram& program, Diagnostic d);
 
 /// Prints `d` to stderr, with the source line and caret when `source` is given.
 void printDiagnostic(const Diagnostic& d, std::string_view source = {});

@@ -4,8 +4,10 @@
 // both the original program and the program after the trace's schedule on the same
 // inputs and report per output `equal` or the first differing element (exit status 1
 // when any output differs).
+#include "cli_options.h"
 #include "cli_support.h"
 #include "commands.h"
+#include "source_locate.h"
 
 #include "core/ir/interpreter.h"
 #include "core/ir/ndarray.h"
@@ -58,16 +60,22 @@ int runCheck(const CheckOptions& opt) {
   // With a trace, the scheduled program runs on copies of the same inputs.
   std::vector<ir::NDArray> scheduledArgs;
   if (scheduled) {
-    for (std::size_t i = 0; i < args.size(); ++i)
-      scheduledArgs.push_back(outputs.contains(func.params[i].get()) ? ir::NDArray(args[i].shape(), args[i].dtype())
-                                                                      : args[i].clone());
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      if (!outputs.contains(func.params[i].get())) {
+        scheduledArgs.push_back(args[i].clone());
+        continue;
+      }
+      auto fresh = ir::NDArray::create(args[i].shape(), args[i].dtype(), func.params[i]->name);
+      if (!fresh) {
+        printDiagnostic(fresh.error());
+        return kExitBadInput;
+      }
+      scheduledArgs.push_back(std::move(*fresh));
+    }
     fmt::print("trace  {} ({} instructions)\n", opt.trace, scheduled->trace().instructions.size());
   }
 
-  if (auto ran = ir::interpret(func, args, *sizes); !ran) {
-    printDiagnostic(ran.error());
-    return kExitInternal;
-  }
+  if (auto ran = ir::interpret(func, args, *sizes); !ran) return reportInterpreterFailure(*program, ran.error());
   if (scheduled) {
     if (scheduled->func().params.size() != func.params.size()) {
       printDiagnostic(Diagnostic::error("cli.signature-changed",
@@ -77,8 +85,10 @@ int runCheck(const CheckOptions& opt) {
     if (auto ran = ir::interpret(scheduled->func(), scheduledArgs, *sizes); !ran) {
       auto d = ran.error();
       d.message = fmt::format("the scheduled program failed: {}", d.message);
+      // The original program ran: a fault of the scheduled one is the schedule's (a bug
+      // when every step was checked), unless it ran out of the memory limit.
       printDiagnostic(d);
-      return kExitInternal;
+      return d.code.ends_with("too-large") || d.code == "ndarray.out-of-memory" ? kExitBadInput : kExitInternal;
     }
   }
 
@@ -121,8 +131,10 @@ void registerCheck(CLI::App& app, CommandResult& result) {
   cmd->add_option("--trace", opt->trace,
                   "Schedule trace (.py TVM script or .json): run the original and the scheduled program on the same "
                   "inputs and compare every output (exit status 1 if any differs, 3 if a step is illegal)");
-  cmd->add_option("--atol", opt->atol, "With --trace: absolute tolerance of the comparison (default: bit-exact)");
-  cmd->add_option("--rtol", opt->rtol, "With --trace: relative tolerance of the comparison (default: bit-exact)");
+  cmd->add_option("--atol", opt->atol, "With --trace: absolute tolerance of the comparison (default: bit-exact)")
+      ->check(numberInRange(0, 1e30));
+  cmd->add_option("--rtol", opt->rtol, "With --trace: relative tolerance of the comparison (default: bit-exact)")
+      ->check(numberInRange(0, 1e6));
   cmd->add_option("--seed", opt->seed, "Seed of the random inputs (input number i uses SEED + i)")
       ->capture_default_str();
   cmd->callback([opt, &result] { result.exitCode = runCheck(*opt); });

@@ -1,6 +1,7 @@
 // `export`: write a standalone kernel (kernel.c, kernel.h, libkernel.so, README.txt) for
 // the program scheduled by a trace, through a target that produces C (cpu-c); see
 // core/codegen/export.h (through core/codegen/pipeline.h).
+#include "cli_options.h"
 #include "cli_support.h"
 #include "commands.h"
 
@@ -68,7 +69,9 @@ void registerExport(CLI::App& app, CommandResult& result) {
   cmd->add_option("--trace", opt->trace, "Schedule trace (.py TVM script or .json) applied before exporting");
   cmd->add_option("--target", opt->target, "Target plugin that produces C source")->capture_default_str();
   cmd->add_option("--out", opt->outDir, "Output directory (created if missing)")->required();
-  cmd->add_option("--threads", opt->threads, "Threads of parallel loops (0: OpenMP's default)")->capture_default_str();
+  cmd->add_option("--threads", opt->threads, "Threads of parallel loops (0: OpenMP's default)")
+      ->capture_default_str()
+      ->check(numberInRange(0, 4096, true));
   cmd->add_flag("--fast-math", opt->fastMath, "Let the compiler reassociate and contract floating-point operations (cpu-c: -ffast-math; cpu-llvm: fast-math flags and FMA contraction); off by default");
   cmd->callback([opt, &result] { result.exitCode = runExport(*opt); });
 }

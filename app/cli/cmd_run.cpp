@@ -4,6 +4,7 @@
 // codegen pipeline (core/codegen/pipeline.h). The kernel runs in the isolated worker
 // unless --in-process; a crash or a timeout is an error message and exit status 1, as is
 // a failed verification.
+#include "cli_options.h"
 #include "cli_support.h"
 #include "commands.h"
 
@@ -108,10 +109,7 @@ int runRun(const RunCliOptions& opt) {
     verifyOptions.interpretLimit = opt.interpretLimit;
     if (opt.rtol || opt.atol) verifyOptions.tolerance = codegen::Tolerance{opt.rtol.value_or(0), opt.atol.value_or(0)};
     auto report = pipeline.verify(*kernel, original, *sizes, args, runOptions, verifyOptions);
-    if (!report) {
-      printDiagnostic(report.error());
-      return kExitInternal;
-    }
+    if (!report) return reportInterpreterFailure(*program, report.error());
     std::size_t k = 0;
     for (std::size_t i = 0; i < original.params.size(); ++i) {
       const auto& param = original.params[i];
@@ -176,28 +174,34 @@ void registerRun(CLI::App& app, CommandResult& result) {
   cmd->add_option("--save", opt->saveDir, "Write each output NAME to DIR/NAME.npy");
   cmd->add_option("--seed", opt->seed, "Seed of the random inputs (input number i uses SEED + i)")
       ->capture_default_str();
-  cmd->add_option("--repeat", opt->repeat, "Timing repeats")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--repeat", opt->repeat, "Timing repeats")->capture_default_str()->check(numberInRange(1, 1e6, true));
   cmd->add_option("--number", opt->number, "Calls per repeat (0: enough for --min-repeat-ms)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--warmup", opt->warmup, "Untimed calls before timing")->capture_default_str()->check(
-      CLI::NonNegativeNumber);
+      ->check(numberInRange(0, 1e9, true));
+  cmd->add_option("--warmup", opt->warmup, "Untimed calls before timing")
+      ->capture_default_str()
+      ->check(numberInRange(0, 1e6, true));
   cmd->add_option("--min-repeat-ms", opt->minRepeatMs, "With --number 0: least duration of one repeat")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(numberInRange(0, 3.6e6));
   cmd->add_flag("--verify", opt->verify,
                 "Compare every output with the reference interpreter (or, for programs too large to interpret, the "
                 "unscheduled program compiled by the same target)");
-  cmd->add_option("--rtol", opt->rtol, "With --verify: relative tolerance (default per dtype: float32 1e-4)");
-  cmd->add_option("--atol", opt->atol, "With --verify: absolute tolerance (default per dtype: float32 1e-5)");
+  cmd->add_option("--rtol", opt->rtol, "With --verify: relative tolerance (default per dtype: float32 1e-4)")
+      ->check(numberInRange(0, 1e6));
+  cmd->add_option("--atol", opt->atol, "With --verify: absolute tolerance (default per dtype: float32 1e-5)")
+      ->check(numberInRange(0, 1e30));
   cmd->add_option("--interpret-limit", opt->interpretLimit,
                   "With --verify: most statement instances to interpret before using the compiled reference")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(numberInRange(0, 1e15));
   cmd->add_option("--timeout", opt->timeout, "Time limit of the isolated worker, seconds")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(numberInRange(0.001, 86400));
   cmd->add_flag("--in-process", opt->inProcess, "Run the kernel in this process (no isolation; for benchmarks)");
-  cmd->add_option("--threads", opt->threads, "Threads of parallel loops (0: all cores)")->capture_default_str();
+  cmd->add_option("--threads", opt->threads, "Threads of parallel loops (0: all cores)")
+      ->capture_default_str()
+      ->check(numberInRange(0, 4096, true));
   cmd->add_flag("--fast-math", opt->fastMath, "Let the compiler reassociate and contract floating-point operations (cpu-c: -ffast-math; cpu-llvm: fast-math flags and FMA contraction); off by default");
   cmd->add_flag("--no-peak", opt->noPeak, "Do not measure or show the machine's peak");
   cmd->callback([opt, &result] { result.exitCode = runRun(*opt); });

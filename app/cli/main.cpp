@@ -1,13 +1,18 @@
 // loopscape-cli: the headless front end of Loopscape. Each subcommand lives in its own
-// file (cmd_*.cpp) and registers itself on the CLI11 app here.
+// file (cmd_*.cpp) and registers itself on the CLI11 app here. An exception that escapes a
+// subcommand is a bug: the error boundary reports it (exit status 1), never an abort.
+#include "cli_options.h"
 #include "cli_support.h"
 #include "commands.h"
 
+#include "core/ir/error_boundary.h"
 #include "core/poly/poly_schedule.h"
 
 #include <CLI/CLI.hpp>
 
-int main(int argc, char** argv) {
+namespace {
+
+int runCli(int argc, char** argv) {
   CLI::App app{"Loopscape command line: print, interpret and check tensor programs.\n"
                "Exit status: 0 success, 1 internal failure, 2 bad input."};
   app.require_subcommand(1);
@@ -18,6 +23,7 @@ int main(int argc, char** argv) {
          [] { loopscape::cli::setLegalityPolicy(loopscape::schedule::LegalityPolicy::Unverified); },
          "Apply trace steps without checking them against the original program's dependences (reports say so)")
       ->trigger_on_parse();
+  loopscape::cli::addMaxMemoryOption(app);
   app.fallthrough();
   loopscape::cli::CommandResult result;
   loopscape::poly::registerPolyInstructionKinds(); // poly_* steps in traces
@@ -35,4 +41,10 @@ int main(int argc, char** argv) {
     return code == 0 ? loopscape::cli::kExitOk : loopscape::cli::kExitBadInput;
   }
   return result.exitCode;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  return loopscape::ir::runWithErrorBoundary("loopscape-cli", [&] { return runCli(argc, argv); });
 }

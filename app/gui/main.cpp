@@ -6,6 +6,7 @@
 //   --select NAME    select a loop or block first; --raise DOCK brings a dock to the
 //                    front; --dark uses the dark theme
 #include "app/gui/main_window.h"
+#include "core/ir/error_boundary.h"
 #include "views/schedule_tree_view.h"
 #include "views/tensorir_view.h"
 #include "views/tree_picture.h"
@@ -20,7 +21,9 @@
 
 #include <cstdio>
 
-int main(int argc, char** argv) {
+namespace {
+
+int runWorkbench(int argc, char** argv) {
   // --screenshot renders offscreen, and --help/--version only print: none of them needs a
   // display. Anything else without one is refused here, not by Qt's platform plugin abort.
   bool headless = false;
@@ -85,7 +88,9 @@ int main(int argc, char** argv) {
   };
   if (!files.isEmpty()) {
     if (!QFileInfo::exists(files.front())) return fail(QStringLiteral("no such file: %1").arg(files.front()));
-    if (!window.openPath(files.front())) return fail(QStringLiteral("cannot open %1").arg(files.front()));
+    QString why;
+    if (!window.openPath(files.front(), &why))
+      return fail(QStringLiteral("cannot open %1: %2").arg(files.front(), why.trimmed()));
     window.waitIdle();
     if (parser.isSet(traceOption)) {
       if (!window.session()->state())
@@ -139,4 +144,12 @@ int main(int argc, char** argv) {
   window.show();
   QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });
   return app.exec();
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  // An exception escaping anywhere (also out of the event loop, through std::terminate)
+  // is reported as an internal error with exit status 1, never an abort.
+  return loopscape::ir::runWithErrorBoundary("loopscape", [&] { return runWorkbench(argc, argv); });
 }

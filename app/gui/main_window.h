@@ -65,8 +65,9 @@ public:
   /// Actions by objectName (for tests and the menus).
   QAction* action(const QString& objectName) const;
 
-  /// Opens a .te or .lsproj file; shows a message box on error unless noPrompts.
-  bool openPath(const QString& path);
+  /// Opens a .te or .lsproj file; shows a message box on error unless noPrompts, and
+  /// says why in `error` when given.
+  bool openPath(const QString& path, QString* error = nullptr);
   bool loadTracePath(const QString& path);
   bool saveSessionTo(const QString& path);
   /// Profiles the current state (the shown trace step while previewing one), or with

@@ -299,11 +299,12 @@ QString MainWindow::samplesDir() {
   return QStringLiteral(LS_SAMPLES_SOURCE_DIR);
 }
 
-bool MainWindow::openPath(const QString& path) {
+bool MainWindow::openPath(const QString& path, QString* errorOut) {
   QString error;
   if (!m_session->openFile(path, &error)) {
     if (!m_options.noPrompts) QMessageBox::warning(this, QStringLiteral("Open"), error);
     statusBar()->showMessage(error, 5000);
+    if (errorOut) *errorOut = error;
     return false;
   }
   // A session brings back its view settings: the theme, and the selected loop or block

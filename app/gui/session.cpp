@@ -5,6 +5,7 @@
 #include "app/gui/step_builder.h"
 #include "app/gui/undo_commands.h"
 #include "core/frontend/te_frontend.h"
+#include "core/ir/file_read.h"
 #include "core/poly/checked_schedule.h"
 #include "core/poly/poly_schedule.h"
 #include "core/schedule/instruction.h"
@@ -51,6 +52,18 @@ const ir::StmtNode* producedNode(const schedule::Schedule& sch, const schedule::
   for (const schedule::TraceValue& v : inst.inputs)
     if (const ir::StmtNode* n = resolve(v)) return n;
   return nullptr;
+}
+
+/// The text of a program, trace or session file, within the size limit of input files
+/// (ir::readSourceFile); nullopt with `error` saying why ("cannot read 'X': it is a
+/// directory", "...: it is larger than 16 MiB ...").
+std::optional<QString> readInputFile(const QString& path, QString* error) {
+  auto text = ir::readSourceFile(path.toStdString());
+  if (!text) {
+    if (error) *error = QString::fromStdString(text.error().message);
+    return std::nullopt;
+  }
+  return QString::fromUtf8(text->data(), static_cast<qsizetype>(text->size()));
 }
 
 DiagnosticItem sourceItem(const Diagnostic& d, const std::string& source) {
@@ -222,12 +235,9 @@ void Session::openSource(const QString& source, const QString& path, const sched
 
 bool Session::openFile(const QString& path, QString* error) {
   if (path.endsWith(QStringLiteral(".lsproj"))) return openProject(path, error);
-  QFile f(path);
-  if (!f.open(QIODevice::ReadOnly)) {
-    if (error) *error = QStringLiteral("cannot read %1: %2").arg(path, f.errorString());
-    return false;
-  }
-  openSource(QString::fromUtf8(f.readAll()), QFileInfo(path).absoluteFilePath());
+  auto text = readInputFile(path, error);
+  if (!text) return false;
+  openSource(*text, QFileInfo(path).absoluteFilePath());
   return true;
 }
 
@@ -436,16 +446,13 @@ void Session::loadTrace(const QString& text, const QString& fileName) {
 }
 
 bool Session::loadTraceFile(const QString& path, QString* error) {
-  QFile f(path);
-  if (!f.open(QIODevice::ReadOnly)) {
-    if (error) *error = QStringLiteral("cannot read %1: %2").arg(path, f.errorString());
-    return false;
-  }
+  auto text = readInputFile(path, error);
+  if (!text) return false;
   if (!m_state) {
     if (error) *error = QStringLiteral("open a program that parses before loading a trace");
     return false;
   }
-  loadTrace(QString::fromUtf8(f.readAll()), path);
+  loadTrace(*text, path);
   return true;
 }
 
@@ -527,12 +534,9 @@ bool Session::saveProject(const QString& path, QString* error) {
 }
 
 bool Session::openProject(const QString& path, QString* error) {
-  QFile f(path);
-  if (!f.open(QIODevice::ReadOnly)) {
-    if (error) *error = QStringLiteral("cannot read %1: %2").arg(path, f.errorString());
-    return false;
-  }
-  auto parsed = readSessionFile(f.readAll());
+  auto text = readInputFile(path, error);
+  if (!text) return false;
+  auto parsed = readSessionFile(text->toUtf8());
   if (const QString* err = std::get_if<QString>(&parsed)) {
     if (error) *error = QStringLiteral("%1: %2").arg(path, *err);
     return false;

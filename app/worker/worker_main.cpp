@@ -3,9 +3,11 @@
 // request says (runner_protocol.h has the command line and the reply). Whatever the kernel
 // does to this process (a crash, an endless loop) is seen by the parent, never suffered.
 // The worker never outlives its parent: it is killed when the parent (the thread that
-// started it) ends, so a host that crashes or is killed leaves no kernel running.
+// started it) ends, so a host that crashes or is killed leaves no kernel running. An
+// exception that escapes is an internal error (error_boundary.h), never an abort.
 #include "core/codegen/profile_timer.h"
 #include "core/codegen/runner_protocol.h"
+#include "core/ir/error_boundary.h"
 
 #include <atomic>
 #include <csignal>
@@ -53,10 +55,7 @@ int fail(const Diagnostic& d) {
   return kWorkerExitError;
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+int runWorker(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   auto request = decodeWorkerArgs(args);
   if (!request) return fail(request.error());
@@ -91,4 +90,13 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   writeAll(kWorkerResultFd, encodeWorkerReply(*timing));
   return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // An exception escaping is reported on stderr (which the runner shows as the kernel's
+  // output) with exit status 1, which the runner reads as "exited without a result".
+  return loopscape::ir::runWithErrorBoundary("loopscape-worker", [&] { return runWorker(argc, argv); });
 }

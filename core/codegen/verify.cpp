@@ -106,9 +106,10 @@ Expected<std::vector<ir::NDArray>> makeArguments(const ir::PrimFunc& func, const
   for (std::size_t i = 0; i < func.params.size(); ++i) {
     auto shape = ir::evalShape(func.params[i], sizes);
     if (!shape) return Unexpected(shape.error());
-    ir::NDArray a(*shape, func.params[i]->dtype);
-    if (std::find(outputs.begin(), outputs.end(), i) == outputs.end()) a.fillRandom(seed + i);
-    args.push_back(std::move(a));
+    auto a = ir::NDArray::create(*shape, func.params[i]->dtype, func.params[i]->name);
+    if (!a) return Unexpected(a.error());
+    if (std::find(outputs.begin(), outputs.end(), i) == outputs.end()) a->fillRandom(seed + i);
+    args.push_back(std::move(*a));
   }
   return args;
 }

@@ -52,4 +52,38 @@ std::string renderDiagnostic(const Diagnostic& d, std::string_view source) {
   return out;
 }
 
+std::string quoteForMessage(std::string_view text, std::size_t maxChars) {
+  std::string out;
+  std::size_t chars = 0;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (chars == maxChars) return out + "\xe2\x80\xa6"; // U+2026 HORIZONTAL ELLIPSIS
+    const auto c = static_cast<unsigned char>(text[i]);
+    // A valid UTF-8 sequence (2 to 4 bytes) is kept as one character.
+    const std::size_t len = c >= 0xc2 && c < 0xe0 ? 2 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xf0 && c < 0xf5 ? 4 : 1;
+    bool valid = len > 1 && i + len <= text.size();
+    for (std::size_t k = 1; valid && k < len; ++k)
+      valid = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
+    ++chars;
+    if (valid) {
+      out.append(text.substr(i, len));
+      i += len;
+      continue;
+    }
+    ++i;
+    switch (c) {
+    case '\0': out += "\\0"; continue;
+    case '\n': out += "\\n"; continue;
+    case '\r': out += "\\r"; continue;
+    case '\t': out += "\\t"; continue;
+    default: break;
+    }
+    if (c < 0x20 || c >= 0x7f)
+      out += fmt::format("\\x{:02x}", c);
+    else
+      out += static_cast<char>(c);
+  }
+  return out;
+}
+
 } // namespace loopscape

@@ -68,4 +68,10 @@ using Unexpected = std::unexpected<Diagnostic>;
 /// location when `source` (the whole file text) is given, then `note: ...` lines.
 std::string renderDiagnostic(const Diagnostic& d, std::string_view source = {});
 
+/// `text` made safe to echo inside a message: control bytes (NUL, newline, ...), DEL and
+/// bytes that are not valid UTF-8 become escapes (`\0`, `\n`, `\x93`), and the result is
+/// cut after `maxChars` characters with "…" appended. Use it for every piece of a file's
+/// contents (headers, names, keys) that a message quotes.
+std::string quoteForMessage(std::string_view text, std::size_t maxChars = 80);
+
 } // namespace loopscape

@@ -2,10 +2,12 @@
 // compiled tree, and the rendering of runtime diagnostics (block instance, indices).
 #include "core/ir/interpreter.h"
 
+#include "core/ir/checked_arith.h"
 #include "core/ir/interpreter_nodes.h"
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <limits>
 
 namespace loopscape::ir {
 
@@ -136,6 +138,8 @@ Expected<void> interpret(const PrimFunc& func, std::span<NDArray> args, const Si
   frame.floats.assign(program->numFloats, 0.0);
   frame.buffers.resize(program->numBuffers);
   for (const auto& [name, slot] : program->sizeSlots) frame.ints[slot] = sizes.at(name);
+  for (const auto& a : args)
+    frame.allocatedBytes += static_cast<std::int64_t>(a.nbytes());
   try {
     for (std::size_t p = 0; p < args.size(); ++p) {
       const auto& layout = program->params[p];
@@ -151,20 +155,22 @@ Expected<void> interpret(const PrimFunc& func, std::span<NDArray> args, const Si
         }
         continue;
       }
-      std::int64_t last = 0;
+      std::optional<std::int64_t> last = 0;
       bool empty = false;
       for (std::size_t d = 0; d < rb.shape.size(); ++d) {
         rb.strides[d] = layout.strides[d]->eval(frame);
         empty = empty || rb.shape[d] == 0;
-        last += (rb.shape[d] - 1) * rb.strides[d];
+        auto reach = checkedMul(rb.shape[d] - 1, rb.strides[d]);
+        last = last && reach ? checkedAdd(*last, *reach) : std::nullopt;
       }
       const Buffer& b = func.params[p];
-      if (!empty && (last >= args[p].numel() ||
+      if (!last) last = std::numeric_limits<std::int64_t>::max();
+      if (!empty && (*last >= args[p].numel() ||
                      std::any_of(rb.strides.begin(), rb.strides.end(), [](std::int64_t s) { return s < 0; })))
         return Unexpected(Diagnostic::error(
             "interp.shape-mismatch",
             fmt::format("parameter {} of {}: its strides {} reach element {} but the argument {} has {} elements",
-                        b->name, func.name, interp::tuple(rb.strides), last, args[p].describe(), args[p].numel())));
+                        b->name, func.name, interp::tuple(rb.strides), *last, args[p].describe(), args[p].numel())));
     }
     program->body->exec(frame);
   } catch (interp::InterpError& e) {

@@ -40,8 +40,10 @@ namespace loopscape::ir {
 /// Values of symbolic size variables, keyed by the variable's name.
 using SizeBindings = std::map<std::string, std::int64_t>;
 
-/// The concrete shape of `buffer` under `sizes`. Errors: "interp.unbound-size" naming
-/// the buffer and the variable; "interp.negative-extent".
+/// The concrete shape of `buffer` under `sizes`, computed with checked arithmetic. Errors:
+/// "interp.unbound-size" naming the buffer and the variable; "interp.negative-extent";
+/// "interp.size-too-large" (an extent overflows its type or 64 bits: names the
+/// expression and the sizes bound).
 Expected<std::vector<std::int64_t>> evalShape(const Buffer& buffer, const SizeBindings& sizes);
 
 /// Binds the size variables of `func` from the shapes of `args` (parameter order): a
@@ -54,7 +56,10 @@ Expected<SizeBindings> inferSizes(const PrimFunc& func, std::span<const NDArray>
 /// pre-bind size variables (for sizes no argument shape determines); the rest are
 /// inferred. Errors name the parameter: "interp.arg-count", "interp.dtype-mismatch",
 /// "interp.rank-mismatch", "interp.shape-mismatch", "interp.size-conflict"; then any
-/// runtime diagnostic described above. A stop requested through `stop` ends the run at the
+/// runtime diagnostic described above. Allocations are checked against
+/// resourceLimits().maxBufferBytes, alone (NDArray::create's "ndarray.too-large") and
+/// together with the arguments and the other live allocations ("interp.too-large").
+/// A stop requested through `stop` ends the run at the
 /// next loop iteration with "interp.cancelled" (outputs are then partly written).
 Expected<void> interpret(const PrimFunc& func, std::span<NDArray> args, const SizeBindings& sizes = {},
                          std::stop_token stop = {});

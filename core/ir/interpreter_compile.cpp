@@ -2,9 +2,14 @@
 // frame slots and buffers to buffer slots (with lexical scoping), picks the typed node
 // for every expression, and builds the statement nodes (loops, block instances,
 // allocations). Everything that can be decided before running is decided here.
+#include "core/ir/checked_arith.h"
+#include "core/ir/file_read.h"
 #include "core/ir/interpreter_nodes.h"
+#include "core/ir/printer.h"
+#include "core/ir/resource_limits.h"
 #include "core/ir/visitor.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <unordered_map>
 
@@ -101,25 +106,49 @@ struct AllocSpec {
               {{IrReference::Kind::Buffer, name}});
       empty = empty || b.shape[d] == 0;
     }
-    std::int64_t span = 1;
+    // Sizes come from the program and its --shape bindings: every product is checked.
+    std::optional<std::int64_t> span = 1;
     if (strides.empty()) {
       for (std::size_t d = n; d-- > 0;) {
-        b.strides[d] = span;
-        span *= b.shape[d];
+        b.strides[d] = span.value_or(0);
+        if (span) span = checkedMul(*span, b.shape[d]);
       }
     } else {
       for (std::size_t d = 0; d < n; ++d) {
         b.strides[d] = strides[d]->eval(f);
         if (b.strides[d] < 0)
           raise(f, ctx, "interp.bad-strides", fmt::format("buffer {} has negative stride {}", name, b.strides[d]));
-        span += (b.shape[d] - 1) * b.strides[d];
+        auto reach = empty ? std::optional<std::int64_t>(0) : checkedMul(b.shape[d] - 1, b.strides[d]);
+        span = span && reach ? checkedAdd(*span, *reach) : std::nullopt;
       }
     }
-    b.owned = NDArray({empty ? 0 : span}, dtype);
+    // Row-major storage is described by the shape (as create() names it); strided
+    // storage by the span its strides reach.
+    std::vector<std::int64_t> extent =
+        strides.empty() ? b.shape : std::vector<std::int64_t>{empty ? 0 : span.value_or(0)};
+    auto bytes = NDArray::checkedBytes(extent, dtype, name);
+    if (bytes && !span)
+      bytes = Unexpected(Diagnostic::error(
+          "ndarray.too-large",
+          fmt::format("buffer '{}' is too large: its strides reach beyond 64-bit offsets; use smaller sizes", name)));
+    if (!bytes) raise(f, ctx, bytes.error().code, bytes.error().message, {{IrReference::Kind::Buffer, name}});
+    const std::int64_t limit = resourceLimits().maxBufferBytes;
+    if (*bytes > limit - f.allocatedBytes)
+      raise(f, ctx, "interp.too-large",
+            fmt::format("buffer '{}' needs {} bytes ({}) while the interpreter already holds {} bytes ({}), more "
+                        "than the memory limit of {} bytes ({}) in all,",
+                        name, *bytes, formatBytes(*bytes), f.allocatedBytes, formatBytes(f.allocatedBytes), limit,
+                        formatBytes(limit)),
+            {{IrReference::Kind::Buffer, name}});
+    auto owned = NDArray::create(std::move(extent), dtype, name);
+    if (!owned) raise(f, ctx, owned.error().code, owned.error().message, {{IrReference::Kind::Buffer, name}});
+    b.owned = std::move(*owned);
     b.data = b.owned.rawData();
+    f.allocatedBytes += *bytes;
   }
   void release(Frame& f) const {
     RtBuffer& b = f.buffers[slot];
+    f.allocatedBytes -= static_cast<std::int64_t>(b.owned.nbytes());
     b.owned = NDArray();
     b.data = nullptr;
   }
@@ -647,7 +676,80 @@ Expected<Program> compileProgram(const PrimFunc& func, const SizeBindings& sizes
   return program;
 }
 
+namespace {
+/// Shapes are sums, products and quotients of sizes: evaluated here exactly, with every
+/// step checked against 64 bits and the expression's type; nullopt for any other
+/// expression (left to the interpreter's own evaluation).
+struct CheckedSizeEval {
+  const SizeBindings& sizes;
+  bool overflow = false;
+
+  std::optional<std::int64_t> operator()(const Expr& e) {
+    const DataType t = e.dtype();
+    if (!t.isScalar() || t.isFloat() || t.isBool()) return std::nullopt;
+    std::optional<std::int64_t> r;
+    switch (e.kind()) {
+    case ExprKind::IntImm: return e.as<IntImm>()->value;
+    case ExprKind::Var: {
+      auto it = sizes.find(e.as<Var>()->name);
+      if (it == sizes.end()) return std::nullopt;
+      r = it->second;
+      break;
+    }
+    case ExprKind::Add:
+    case ExprKind::Sub:
+    case ExprKind::Mul:
+    case ExprKind::Min:
+    case ExprKind::Max:
+    case ExprKind::FloorDiv:
+    case ExprKind::FloorMod: {
+      auto [pa, pb] = binaryOperands(e);
+      auto a = (*this)(*pa);
+      if (!a) return std::nullopt;
+      auto b = (*this)(*pb);
+      if (!b) return std::nullopt;
+      switch (e.kind()) {
+      case ExprKind::Add: r = checkedAdd(*a, *b); break;
+      case ExprKind::Sub: r = checkedSub(*a, *b); break;
+      case ExprKind::Mul: r = checkedMul(*a, *b); break;
+      case ExprKind::Min: return std::min(*a, *b);
+      case ExprKind::Max: return std::max(*a, *b);
+      default:
+        // Division by zero, INT64_MIN / -1 and the rounding: the interpreter's nodes.
+        if (*b == 0 || *b == -1) return std::nullopt;
+        if (e.kind() == ExprKind::FloorDiv) return *a / *b - ((*a % *b != 0 && ((*a < 0) != (*b < 0))) ? 1 : 0);
+        const std::int64_t rem = *a % *b;
+        return rem != 0 && ((rem < 0) != (*b < 0)) ? rem + *b : rem;
+      }
+      break;
+    }
+    default: return std::nullopt;
+    }
+    if (!r || !fitsSignedBits(*r, t.isUInt() ? 9 : t.bits())) {
+      overflow = true;
+      return std::nullopt;
+    }
+    return r;
+  }
+};
+} // namespace
+
 Expected<std::int64_t> evalSizeExpr(const Expr& e, const SizeBindings& sizes, const std::string& what) {
+  CheckedSizeEval checked{sizes};
+  if (auto v = checked(e)) return *v;
+  if (checked.overflow) {
+    std::vector<std::string> bound;
+    forEachExpr(e, [&](const Expr& sub) {
+      if (const auto* v = sub.as<Var>(); v && sizes.contains(v->name)) {
+        std::string b = fmt::format("{}={}", v->name, sizes.at(v->name));
+        if (std::find(bound.begin(), bound.end(), b) == bound.end()) bound.push_back(b);
+      }
+    });
+    return Unexpected(Diagnostic::error(
+        "interp.size-too-large",
+        fmt::format("{}: {} is too large for {}{}; use smaller sizes", what, printExpr(e), e.dtype().str(),
+                    bound.empty() ? "" : fmt::format(" with {}", fmt::join(bound, ", ")))));
+  }
   Program program;
   Frame frame;
   try {

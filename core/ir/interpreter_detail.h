@@ -29,6 +29,9 @@ struct Frame {
   std::vector<double> floats;
   std::vector<RtBuffer> buffers;
   std::stop_token stop; ///< checked once per loop iteration ("interp.cancelled")
+  /// Bytes held by the arguments and the live allocations, checked against
+  /// resourceLimits().maxBufferBytes at every allocation ("interp.too-large").
+  std::int64_t allocatedBytes = 0;
 };
 
 /// The block a node belongs to, for error messages (name and iterator slots).

@@ -1,5 +1,10 @@
 #include "core/ir/ndarray.h"
 
+#include "core/ir/checked_arith.h"
+#include "core/ir/file_read.h"
+#include "core/ir/resource_limits.h"
+
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -35,18 +40,83 @@ template <typename T> void store(std::byte* p, std::int64_t i, T v) {
 
 std::string ArrayChecksum::str() const { return fmt::format("sum={:.9g} abs={:.9g} fnv1a={:016x}", sum, absSum, hash); }
 
+namespace {
+/// The product of the extents, or nullopt when it overflows; an array with an extent 0 is
+/// empty whatever its other extents are.
+std::optional<std::int64_t> elementCount(const std::vector<std::int64_t>& shape) {
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
+  return checkedProduct(shape);
+}
+
+std::string subject(const std::vector<std::int64_t>& shape, DataType dtype, std::string_view name) {
+  const std::string described = fmt::format("{}({})", dtype.str(), fmt::join(shape, ", "));
+  if (name.empty()) return "array " + described;
+  return fmt::format("buffer '{}' {}", quoteForMessage(name), described);
+}
+} // namespace
+
+Expected<std::int64_t> NDArray::checkedBytes(const std::vector<std::int64_t>& shape, DataType dtype,
+                                             std::string_view name) {
+  LS_ASSERT(dtype.isScalar(), "NDArray of vector type {}", dtype.str());
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] < 0)
+      return Unexpected(
+          Diagnostic::error("ndarray.negative-extent", fmt::format("{} has negative extent {} in dimension {}",
+                                                                   subject(shape, dtype, name), shape[d], d)));
+  auto numel = elementCount(shape);
+  auto bytes = numel ? checkedMul(*numel, dtype.bytes()) : std::nullopt;
+  if (!bytes)
+    return Unexpected(
+        Diagnostic::error("ndarray.too-large",
+                          fmt::format("{} is too large: its size in bytes does not fit in 64 bits; use smaller sizes",
+                                      subject(shape, dtype, name))));
+  const std::int64_t limit = resourceLimits().maxBufferBytes;
+  if (*bytes > limit)
+    return Unexpected(Diagnostic::error(
+        "ndarray.too-large",
+        fmt::format("{} is too large: it needs {} bytes ({}), more than the memory limit of {} bytes ({}); use "
+                    "smaller sizes or raise the limit (--max-memory)",
+                    subject(shape, dtype, name), *bytes, formatBytes(*bytes), limit, formatBytes(limit))));
+  return *bytes;
+}
+
+Expected<NDArray> NDArray::create(std::vector<std::int64_t> shape, DataType dtype, std::string_view name) {
+  auto bytes = checkedBytes(shape, dtype, name);
+  if (!bytes) return Unexpected(bytes.error());
+  const std::int64_t numel = *bytes / dtype.bytes();
+  NDArray array(Unchecked{}, std::move(shape), dtype, numel);
+  if (!array.defined())
+    return Unexpected(Diagnostic::error(
+        "ndarray.out-of-memory",
+        fmt::format("cannot allocate {} bytes ({}) for {}: out of memory; use smaller sizes or lower the memory "
+                    "limit (--max-memory)",
+                    *bytes, formatBytes(*bytes), subject(array.shape(), dtype, name))));
+  return array;
+}
+
 NDArray::NDArray(std::vector<std::int64_t> shape, DataType dtype) : m_shape(std::move(shape)), m_dtype(dtype) {
   LS_ASSERT(dtype.isScalar(), "NDArray of vector type {}", dtype.str());
-  m_numel = 1;
-  for (auto e : m_shape) {
+  for (auto e : m_shape)
     LS_ASSERT(e >= 0, "NDArray with negative extent {}", e);
-    m_numel *= e;
-  }
-  std::size_t bytes = nbytes();
+  auto numel = elementCount(m_shape);
+  LS_ASSERT(numel && checkedMul(*numel, dtype.bytes()), "NDArray {} overflows 64 bits", describe());
+  m_numel = *numel;
+  allocate();
+  LS_ASSERT(defined(), "out of memory allocating {}", describe());
+}
+
+NDArray::NDArray(Unchecked, std::vector<std::int64_t> shape, DataType dtype, std::int64_t numel)
+    : m_shape(std::move(shape)), m_dtype(dtype), m_numel(numel) {
+  allocate();
+}
+
+void NDArray::allocate() {
+  const std::size_t bytes = nbytes();
+  if (bytes > std::numeric_limits<std::size_t>::max() - 63) return;
   std::size_t rounded = (bytes + 63) / 64 * 64;
   if (rounded == 0) rounded = 64;
   void* p = std::aligned_alloc(64, rounded);
-  LS_ASSERT(p, "out of memory allocating {} bytes", rounded);
+  if (!p) return;
   std::memset(p, 0, rounded);
   m_storage = std::shared_ptr<std::byte>(static_cast<std::byte*>(p), [](std::byte* q) { std::free(q); });
 }

@@ -8,12 +8,14 @@
 
 #include "core/ir/assert.h"
 #include "core/ir/data_type.h"
+#include "core/ir/diagnostic.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace loopscape::ir {
@@ -36,8 +38,22 @@ class NDArray {
 public:
   /// An undefined array (no storage); defined() is false.
   NDArray() = default;
-  /// A zero-filled array. `dtype` must be a scalar type; every extent must be >= 0.
+  /// A zero-filled array of a size the program itself chose (copies of existing arrays,
+  /// small fixed sizes). `dtype` must be a scalar type; every extent must be >= 0 and the
+  /// byte size must fit in 64 bits and be allocatable (asserted). Sizes that come from
+  /// the user (shapes, --shape bindings, files) go through create().
   NDArray(std::vector<std::int64_t> shape, DataType dtype);
+
+  /// A zero-filled array, or a Diagnostic when it cannot be made: "ndarray.negative-extent",
+  /// "ndarray.too-large" (the element count or byte size overflows 64 bits, or the bytes
+  /// exceed resourceLimits().maxBufferBytes: states the bytes needed and the limit),
+  /// "ndarray.out-of-memory" (the allocation failed). `name` (a buffer or parameter
+  /// name) is quoted in messages when given: "buffer 'A' float32(...) is too large: ...".
+  static Expected<NDArray> create(std::vector<std::int64_t> shape, DataType dtype, std::string_view name = {});
+  /// The bytes an array of `shape` and `dtype` takes, checked as create() checks them
+  /// (including the limit), without allocating.
+  static Expected<std::int64_t> checkedBytes(const std::vector<std::int64_t>& shape, DataType dtype,
+                                             std::string_view name = {});
 
   bool defined() const { return m_storage != nullptr; }
   const std::vector<std::int64_t>& shape() const { return m_shape; }
@@ -86,6 +102,13 @@ public:
   std::string describe() const;
 
 private:
+  struct Unchecked {};
+  /// An array whose element count `numel` is already checked; allocate() may leave it
+  /// undefined (out of memory).
+  NDArray(Unchecked, std::vector<std::int64_t> shape, DataType dtype, std::int64_t numel);
+  /// Allocates nbytes() zero-filled bytes; leaves the storage null when that fails.
+  void allocate();
+
   std::vector<std::int64_t> m_shape;
   DataType m_dtype = DataType::float32();
   std::int64_t m_numel = 0;

@@ -1,12 +1,18 @@
 #include "core/ir/npy.h"
 
+#include "core/ir/checked_arith.h"
+#include "core/ir/file_read.h"
+#include "core/ir/resource_limits.h"
+
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <fstream>
-#include <iterator>
 #include <limits>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace loopscape::ir {
 
@@ -15,6 +21,11 @@ constexpr char kMagic[] = "\x93NUMPY";
 constexpr std::size_t kMagicLen = 6;
 constexpr std::size_t kAlign = 64;
 constexpr std::size_t kGrowthAxisMaxDigits = 21; // numpy.lib.format.GROWTH_AXIS_MAX_DIGITS
+/// Headers longer than this are refused before they are read (numpy writes a few hundred
+/// bytes; numpy.load itself refuses more than 10000 by default).
+constexpr std::size_t kMaxHeaderBytes = std::size_t{1} << 20;
+/// numpy 2's NPY_MAXDIMS.
+constexpr std::size_t kMaxDims = 64;
 
 Unexpected fail(std::string code, std::string_view name, std::string what) {
   return Unexpected(Diagnostic::error(std::move(code), fmt::format("'{}': {}", name, what)));
@@ -140,7 +151,19 @@ std::vector<std::byte> encodeNpy(const NDArray& array) {
   return out;
 }
 
-Expected<NDArray> parseNpy(std::span<const std::byte> bytes, std::string_view name) {
+namespace {
+/// What the preamble and header of a .npy file say.
+struct NpyHeader {
+  DataType dtype;
+  std::vector<std::int64_t> shape;
+  std::size_t dataOffset = 0; ///< where the data starts
+  std::int64_t dataBytes = 0; ///< how many bytes of data the header promises
+  std::string described;      ///< "float32(2, 3)"
+};
+
+/// Parses the preamble and header from `bytes`, which hold the file's first bytes (at
+/// least the whole header when the file has one).
+Expected<NpyHeader> parseHeader(std::span<const std::byte> bytes, std::string_view name) {
   auto byteAt = [&](std::size_t i) { return static_cast<unsigned char>(bytes[i]); };
   if (bytes.size() < kMagicLen + 2 || std::memcmp(bytes.data(), kMagic, kMagicLen) != 0)
     return fail("npy.bad-magic", name, "not a .npy file (missing \\x93NUMPY magic)");
@@ -153,6 +176,10 @@ Expected<NDArray> parseNpy(std::span<const std::byte> bytes, std::string_view na
     return fail("npy.truncated", name, "file ends inside the header length");
   std::size_t hlen = 0;
   for (std::size_t i = 0; i < lenBytes; ++i) hlen |= static_cast<std::size_t>(byteAt(8 + i)) << (8 * i);
+  if (hlen > kMaxHeaderBytes)
+    return fail(
+        "npy.bad-header", name,
+        fmt::format("header of {} bytes is longer than the {} bytes this reader accepts", hlen, kMaxHeaderBytes));
   if (bytes.size() < headerStart + hlen)
     return fail("npy.truncated", name,
                 fmt::format("header of {} bytes but only {} bytes follow", hlen, bytes.size() - headerStart));
@@ -163,7 +190,8 @@ Expected<NDArray> parseNpy(std::span<const std::byte> bytes, std::string_view na
   std::optional<bool> fortran;
   std::optional<std::vector<std::int64_t>> shape;
   auto badHeader = [&](std::string what) {
-    return fail("npy.bad-header", name, fmt::format("malformed header ({}): {}", what, header.substr(0, header.find('\n'))));
+    return fail("npy.bad-header", name,
+                fmt::format("malformed header ({}): {}", what, quoteForMessage(header.substr(0, header.find('\n')))));
   };
   if (!p.eat('{')) return badHeader("expected '{'");
   while (!p.eat('}')) {
@@ -179,8 +207,11 @@ Expected<NDArray> parseNpy(std::span<const std::byte> bytes, std::string_view na
     } else if (*key == "shape") {
       shape = p.tuple();
       if (!shape) return badHeader("'shape' is not a tuple of integers");
+      if (shape->size() > kMaxDims)
+        return fail("npy.bad-header", name,
+                    fmt::format("the shape has {} dimensions, more than the {} supported", shape->size(), kMaxDims));
     } else {
-      return badHeader(fmt::format("unknown key '{}'", *key));
+      return badHeader(fmt::format("unknown key '{}'", quoteForMessage(*key, 40)));
     }
     if (!p.eat(',')) {
       if (!p.eat('}')) return badHeader("expected ',' or '}'");
@@ -191,32 +222,135 @@ Expected<NDArray> parseNpy(std::span<const std::byte> bytes, std::string_view na
   auto dtype = dtypeFromDescr(*descr);
   if (!dtype)
     return fail("npy.unsupported-dtype", name,
-                fmt::format("unsupported dtype '{}' (supported: <f2 <f4 <f8 <i1 <i2 <i4 <i8 |u1 |b1)", *descr));
+                fmt::format("unsupported dtype '{}' (supported: <f2 <f4 <f8 <i1 <i2 <i4 <i8 |u1 |b1)",
+                            quoteForMessage(*descr, 40)));
   if (*fortran)
     return fail("npy.fortran-order", name, "Fortran-ordered (column-major) arrays are not supported; save with C order");
 
-  std::uint64_t needed = static_cast<std::uint64_t>(dtype->bytes());
-  std::string described = dtype->str() + shapeRepr(*shape);
-  for (auto e : *shape) {
-    if (e != 0 && needed > std::numeric_limits<std::uint64_t>::max() / static_cast<std::uint64_t>(e))
-      return badHeader("shape is too large");
-    needed *= static_cast<std::uint64_t>(e);
+  NpyHeader h;
+  h.dtype = *dtype;
+  h.described = dtype->str() + shapeRepr(*shape);
+  auto numel = checkedProduct(*shape);
+  auto needed = numel ? checkedMul(*numel, dtype->bytes()) : std::nullopt;
+  if (!needed)
+    return fail(
+        "npy.too-large", name,
+        fmt::format("the header's shape {} is too large: its size in bytes does not fit in 64 bits", h.described));
+  h.shape = std::move(*shape);
+  h.dataOffset = headerStart + hlen;
+  h.dataBytes = *needed;
+  return h;
+}
+
+Unexpected truncated(std::string_view name, const NpyHeader& h, std::uint64_t available) {
+  return fail(
+      "npy.truncated", name,
+      fmt::format("data is truncated: expected {} bytes for {}, found {}", h.dataBytes, h.described, available));
+}
+
+Unexpected trailing(std::string_view name, const NpyHeader& h, std::string_view extra) {
+  return fail("npy.size-mismatch", name,
+              fmt::format("the file holds {} after the {} bytes of data its header declares for {}; the header "
+                          "does not match the data",
+                          extra, h.dataBytes, h.described));
+}
+
+Unexpected notCreated(std::string_view name, const Diagnostic& d) {
+  Diagnostic out = d;
+  out.message = fmt::format("'{}': {}", name, d.message);
+  return Unexpected(std::move(out));
+}
+
+/// Reads up to `n` bytes into `out`; returns how many were read (fewer only at the end).
+Expected<std::size_t> readSome(int fd, std::byte* out, std::size_t n, const std::string& path) {
+  std::size_t done = 0;
+  while (done < n) {
+    const ssize_t r = ::read(fd, out + done, std::min<std::size_t>(n - done, std::size_t{1} << 30));
+    if (r == 0) break;
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return fail("npy.open-failed", path, fmt::format("read error: {}", std::strerror(errno)));
+    }
+    done += static_cast<std::size_t>(r);
   }
-  std::size_t available = bytes.size() - headerStart - hlen;
-  if (available < needed)
-    return fail("npy.truncated", name,
-                fmt::format("data is truncated: expected {} bytes for {}, found {}", needed, described, available));
-  NDArray array(*shape, *dtype);
-  std::memcpy(array.rawData(), bytes.data() + headerStart + hlen, array.nbytes());
+  return done;
+}
+} // namespace
+
+Expected<NDArray> parseNpy(std::span<const std::byte> bytes, std::string_view name) {
+  auto header = parseHeader(bytes, name);
+  if (!header) return Unexpected(header.error());
+  const std::uint64_t available = bytes.size() - header->dataOffset;
+  const auto needed = static_cast<std::uint64_t>(header->dataBytes);
+  if (available < needed) return truncated(name, *header, available);
+  if (available > needed) return trailing(name, *header, fmt::format("{} more bytes", available - needed));
+  auto array = NDArray::create(header->shape, header->dtype);
+  if (!array) return notCreated(name, array.error());
+  std::memcpy(array->rawData(), bytes.data() + header->dataOffset, array->nbytes());
   return array;
 }
 
 Expected<NDArray> loadNpy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail("npy.open-failed", path, fmt::format("cannot open: {}", std::strerror(errno)));
-  std::vector<char> raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return fail("npy.open-failed", path, "read error");
-  return parseNpy(std::as_bytes(std::span<const char>(raw)), path);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    return fail("npy.open-failed", path, fmt::format("cannot open: {}", std::strerror(errno)));
+  if (S_ISDIR(st.st_mode)) return fail("npy.open-failed", path, "cannot open: it is a directory");
+  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+    return fail("npy.open-failed", path, "cannot open: it is a device or a socket, not a regular file");
+  const std::int64_t limit = resourceLimits().maxNpyFileBytes;
+  if (S_ISREG(st.st_mode) && st.st_size > limit)
+    return fail("npy.too-large", path,
+                fmt::format("the file has {} bytes ({}), more than the limit of {} bytes ({}) for .npy inputs",
+                            st.st_size, formatBytes(st.st_size), limit, formatBytes(limit)));
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail("npy.open-failed", path, fmt::format("cannot open: {}", std::strerror(errno)));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+
+  // The preamble, then the header it announces (bounded by kMaxHeaderBytes).
+  std::vector<std::byte> head(kMagicLen + 2 + 4);
+  auto got = readSome(fd, head.data(), head.size(), path);
+  if (!got) return Unexpected(got.error());
+  head.resize(*got);
+  if (head.size() >= kMagicLen + 2 + 4 && std::memcmp(head.data(), kMagic, kMagicLen) == 0) {
+    const std::size_t lenBytes = static_cast<unsigned char>(head[6]) == 1 ? 2 : 4;
+    std::size_t hlen = 0;
+    for (std::size_t i = 0; i < lenBytes; ++i)
+      hlen |= static_cast<std::size_t>(static_cast<unsigned char>(head[8 + i])) << (8 * i);
+    const std::size_t total = kMagicLen + 2 + lenBytes + std::min(hlen, kMaxHeaderBytes + 1);
+    const std::size_t have = head.size();
+    if (total > have) {
+      head.resize(total);
+      auto more = readSome(fd, head.data() + have, total - have, path);
+      if (!more) return Unexpected(more.error());
+      head.resize(have + *more);
+    }
+  }
+  auto header = parseHeader(head, path);
+  if (!header) return Unexpected(header.error());
+  // Bytes of data read along with the header (a version 1.0 preamble is 2 bytes shorter).
+  const std::size_t early = head.size() - header->dataOffset;
+  if (S_ISREG(st.st_mode)) {
+    const auto available = static_cast<std::uint64_t>(st.st_size) - header->dataOffset;
+    const auto needed = static_cast<std::uint64_t>(header->dataBytes);
+    if (available < needed) return truncated(path, *header, available);
+    if (available > needed) return trailing(path, *header, fmt::format("{} more bytes", available - needed));
+  }
+  auto array = NDArray::create(header->shape, header->dtype);
+  if (!array) return notCreated(path, array.error());
+  const std::size_t nbytes = array->nbytes();
+  const std::size_t fromHead = std::min(early, nbytes);
+  std::memcpy(array->rawData(), head.data() + header->dataOffset, fromHead);
+  auto rest = readSome(fd, array->rawData() + fromHead, nbytes - fromHead, path);
+  if (!rest) return Unexpected(rest.error());
+  if (fromHead + *rest < nbytes) return truncated(path, *header, fromHead + *rest);
+  std::byte extra{};
+  auto after = readSome(fd, &extra, 1, path);
+  if (!after) return Unexpected(after.error());
+  if (early > nbytes || *after > 0) return trailing(path, *header, "more bytes");
+  return array;
 }
 
 Expected<void> saveNpy(const std::string& path, const NDArray& array) {

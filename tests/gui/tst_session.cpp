@@ -8,6 +8,7 @@
 #include "core/ir/printer.h"
 #include "core/schedule/trace_python.h"
 
+#include <QDir>
 #include <QFile>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -148,6 +149,30 @@ private Q_SLOTS:
              QStringLiteral("not a Loopscape session file (missing \"format\": \"loopscape-session\")"));
     auto broken = gui::readSessionFile("{");
     QVERIFY(std::get<QString>(broken).startsWith(QStringLiteral("not a session file: ")));
+  }
+
+  void openingSaysWhyItCannot() {
+    // A directory, a device and a file beyond the size limit: the reason, not just
+    // "cannot open" (issue 13).
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("d.lsproj")));
+    gui::Session s;
+    QString error;
+    QVERIFY(!s.openFile(dir.filePath(QStringLiteral("d.lsproj")), &error));
+    QCOMPARE(error,
+             QStringLiteral("cannot read '%1': it is a directory").arg(dir.filePath(QStringLiteral("d.lsproj"))));
+    QVERIFY(!s.openFile(QStringLiteral("/dev/urandom"), &error));
+    QCOMPARE(error, QStringLiteral("cannot read '/dev/urandom': it is a character device, not a regular file"));
+    QFile big(dir.filePath(QStringLiteral("big.lsproj")));
+    QVERIFY(big.open(QIODevice::WriteOnly) && big.resize(17 << 20));
+    big.close();
+    QVERIFY(!s.openFile(big.fileName(), &error));
+    QCOMPARE(error,
+             QStringLiteral("cannot read '%1': it is larger than 16 MiB (16777216 bytes), the limit for program, "
+                            "trace and session files")
+                 .arg(big.fileName()));
+    QVERIFY(!s.loadTraceFile(dir.path(), &error));
+    QCOMPARE(error, QStringLiteral("cannot read '%1': it is a directory").arg(dir.path()));
   }
 };
 
