@@ -38,6 +38,15 @@ QString nodeLabel(const ProgramSnapshot& snap, int index) {
   return s + u')';
 }
 
+/// A combo box of the form that is as wide as the form allows, not as its longest item
+/// (loop labels can carry long isl bounds); the items' full text is their tooltip.
+QComboBox* formCombo(QWidget* parent) {
+  auto* combo = new QComboBox(parent);
+  combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  combo->setMinimumContentsLength(16);
+  return combo;
+}
+
 bool appliesTo(const InstructionKind& kind, const NodeInfo& n) {
   switch (kind.appliesTo) {
   case AppliesTo::Nothing: return false;
@@ -214,7 +223,7 @@ PrimitivePanel::Field PrimitivePanel::makeInputField(const InstructionKind& kind
     return f;
   }
   if (paramKind == ParamKind::SiblingLoopNames) {
-    auto* combo = new QComboBox(m_formHost);
+    auto* combo = formCombo(m_formHost);
     combo->setObjectName(QStringLiteral("polyFuseWith"));
     for (std::size_t n = 0; n < snap.nodes.size(); ++n)
       if (snap.nodes[n].kind == NodeInfo::Kind::Loop && snap.nodes[n].parent == sel.parent &&
@@ -299,6 +308,7 @@ PrimitivePanel::Field PrimitivePanel::makeInputField(const InstructionKind& kind
     auto* edit = new QLineEdit(QStringLiteral("None, 32"), m_formHost);
     auto* inferred = new QLabel(m_formHost);
     inferred->setObjectName(QStringLiteral("splitInferred"));
+    inferred->setWordWrap(true); // a long hint wraps; it never widens the dock
     const std::optional<std::int64_t> extent = sel.constExtent;
     auto update = [edit, inferred, extent] {
       auto parsed = parseFactorList(edit->text().toStdString());
@@ -325,10 +335,13 @@ PrimitivePanel::Field PrimitivePanel::makeInputField(const InstructionKind& kind
     return f;
   }
   if (paramKind == ParamKind::TargetLoop) { // a loop other than the selection
-    auto* combo = new QComboBox(m_formHost);
+    auto* combo = formCombo(m_formHost);
     combo->setObjectName(QStringLiteral("targetLoop"));
     for (std::size_t n = 0; n < snap.nodes.size(); ++n)
-      if (snap.nodes[n].kind == NodeInfo::Kind::Loop) combo->addItem(nodeLabel(snap, static_cast<int>(n)), int(n));
+      if (snap.nodes[n].kind == NodeInfo::Kind::Loop) {
+        combo->addItem(nodeLabel(snap, static_cast<int>(n)), int(n));
+        combo->setItemData(combo->count() - 1, combo->itemText(combo->count() - 1), Qt::ToolTipRole);
+      }
     auto* pick = new QPushButton(QStringLiteral("Pick"), m_formHost);
     pick->setCheckable(true);
     pick->setToolTip(QStringLiteral("Then click the target loop in the TensorIR view"));
@@ -371,7 +384,7 @@ PrimitivePanel::Field PrimitivePanel::makeInputField(const InstructionKind& kind
     return f;
   }
   if (paramKind == ParamKind::BufferAccess) {
-    auto* combo = new QComboBox(m_formHost);
+    auto* combo = formCombo(m_formHost);
     for (std::size_t r = 0; r < sel.reads.size(); ++r)
       combo->addItem(QStringLiteral("read %1: %2").arg(r).arg(qs(sel.reads[r])), QStringList{"read", QString::number(r)});
     for (std::size_t w = 0; w < sel.writes.size(); ++w)
@@ -420,7 +433,7 @@ PrimitivePanel::Field PrimitivePanel::makeAttrField(const InstructionKind& kind,
     return f;
   };
   auto comboOf = [&](const QStringList& items) {
-    auto* combo = new QComboBox(m_formHost);
+    auto* combo = formCombo(m_formHost);
     combo->addItems(items);
     return combo;
   };
@@ -492,7 +505,7 @@ PrimitivePanel::Field PrimitivePanel::makeAttrField(const InstructionKind& kind,
     // (set_scope, storage_align) its writes, as in TVM.
     const bool reads = spec.kind == ParamKind::ReadBufferIndex;
     const std::vector<std::string>& buffers = reads ? sel.reads : sel.writes;
-    auto* combo = new QComboBox(m_formHost);
+    auto* combo = formCombo(m_formHost);
     for (std::size_t k = 0; k < buffers.size(); ++k)
       combo->addItem(QStringLiteral("%1: %2").arg(k).arg(qs(buffers[k])), int(k));
     f.widget = combo;

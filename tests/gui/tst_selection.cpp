@@ -114,6 +114,40 @@ private Q_SLOTS:
     QCOMPARE(panelHeader(*w), QStringLiteral("Click a loop or a block in the TensorIR view."));
   }
 
+  void longLoopBoundsNeverWidenThePanel() {
+    // After a skew and a tile, loop extents are long isl bounds ("T.min(63, t_0 * 8 +
+    // ..."): no form of any primitive may make the Primitives dock wider than it was.
+    auto w = makeWindow();
+    w->resize(1280, 800);
+    QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/stencil1d.te")));
+    QVERIFY(settle(*w));
+    w->session()->loadTrace(QStringLiteral("sch.poly_skew(band=\"t\", member=1, by_member=0, factor=1)\n"
+                                           "sch.poly_tile(band=\"t\", sizes=[8, 64])\n"),
+                            QStringLiteral("t.py"));
+    QVERIFY(settle(*w));
+    QCOMPARE(w->session()->state()->trace->stepCount, 2);
+    const int limit = w->primitivePanel()->minimumSizeHint().width() + 40;
+    const auto& snap = w->tensorIrView()->snapshot();
+    int longest = -1;
+    for (std::size_t n = 0; n < snap->nodes.size(); ++n)
+      if (snap->nodes[n].kind == views::NodeInfo::Kind::Loop &&
+          (longest < 0 || snap->nodes[n].extent.size() > snap->nodes[longest].extent.size()))
+        longest = static_cast<int>(n);
+    QVERIFY(longest >= 0);
+    QVERIFY2(snap->nodes[longest].extent.size() > 40, snap->nodes[longest].extent.c_str());
+    w->tensorIrView()->selectNode(longest);
+    for (const QString& name : w->primitivePanel()->primitives()) {
+      QVERIFY(w->primitivePanel()->choosePrimitive(name));
+      QVERIFY2(w->primitivePanel()->minimumSizeHint().width() <= std::max(limit, 420),
+               qPrintable(QStringLiteral("%1: %2").arg(name).arg(w->primitivePanel()->minimumSizeHint().width())));
+      if (name == QStringLiteral("split")) {
+        auto* factors = w->primitivePanel()->findChild<QLineEdit*>(QStringLiteral("factors"));
+        factors->setText(QStringLiteral("None, None, None, 3000000000, 17"));
+        QVERIFY(w->primitivePanel()->minimumSizeHint().width() <= std::max(limit, 420));
+      }
+    }
+  }
+
   void themeSwitchRecoloursTheSelection() {
     auto w = makeWindow();
     QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/stencil1d.te")));
