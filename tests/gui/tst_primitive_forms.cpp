@@ -64,7 +64,8 @@ QString describeWidget(const QWidget* w) {
 void dumpTree(const QWidget* w, int depth, QString& out) {
   out += QString(depth * 2, u' ') + describeWidget(w) + u'\n';
   for (const QObject* c : w->children())
-    if (const auto* cw = qobject_cast<const QWidget*>(c)) dumpTree(cw, depth + 1, out);
+    if (const auto* cw = qobject_cast<const QWidget*>(c); cw && !cw->isWindow()) // not a combo's popup
+      dumpTree(cw, depth + 1, out);
 }
 
 QString requestText(const views::PrimitivePanel& panel) {
