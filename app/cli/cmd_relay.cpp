@@ -60,6 +60,7 @@ struct Prepared {
   std::string source;
   frontend::relay::Module module;
   frontend::relay::FusionResult fusion;
+  std::size_t sourceConstants = 0; ///< meta constants of the file (folding appends more)
 };
 
 std::optional<Prepared> prepare(const RelayOptions& opt) {
@@ -67,6 +68,7 @@ std::optional<Prepared> prepare(const RelayOptions& opt) {
   Prepared p;
   auto model = loadRelay(opt.file, p.source);
   if (!model) return std::nullopt;
+  p.sourceConstants = model->constants.size();
   if (auto r = relay::materializeConstants(*model, opt.params, opt.seed); !r) {
     printDiagnostic(r.error(), p.source);
     return std::nullopt;
@@ -164,7 +166,7 @@ int runModel(const RelayOptions& opt) {
   }
   if (!opt.saveParams.empty()) {
     if (!makeOutputDir(opt.saveParams)) return kExitBadInput;
-    for (std::size_t i = 0; i < p->module.constants.size(); ++i)
+    for (std::size_t i = 0; i < p->sourceConstants; ++i)
       if (!saveOutput(opt.saveParams, fmt::format("const_{}", i), p->module.constants[i])) return kExitBadInput;
   }
   return kExitOk;
