@@ -22,9 +22,13 @@ std::string shapeStr(const std::vector<std::int64_t>& shape) {
 std::string typeStr(const Type& t) {
   switch (t.kind) {
   case Type::Kind::Unknown: return "?";
-  case Type::Kind::Tensor:
+  case Type::Kind::Tensor: {
     if (t.shape.empty()) return t.dtype.str();
-    return fmt::format("Tensor[{}, {}]", shapeStr(t.shape), t.dtype.str());
+    // TVM writes a 1-D shape without numpy's trailing comma: Tensor[(64), float32].
+    std::string dims;
+    for (std::size_t i = 0; i < t.shape.size(); ++i) dims += (i ? ", " : "") + std::to_string(t.shape[i]);
+    return fmt::format("Tensor[({}), {}]", dims, t.dtype.str());
+  }
   case Type::Kind::Tuple: {
     std::string out = "(";
     for (std::size_t i = 0; i < t.fields.size(); ++i) out += (i ? ", " : "") + typeStr(t.fields[i]);

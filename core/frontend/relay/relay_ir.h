@@ -51,10 +51,11 @@ struct Type {
   friend bool operator==(const Type&, const Type&) = default;
 };
 
-/// `Tensor[(1, 3, 224, 224), float32]`, `float32` for a scalar, `(T1, T2)` for a tuple,
+/// `Tensor[(1, 3, 224, 224), float32]` (`Tensor[(64), float32]` in 1-D, as TVM prints
+/// it), `float32` for a scalar, `(T1, T2)` for a tuple,
 /// `?` when unknown.
 std::string typeStr(const Type& t);
-/// `(1, 3, 224, 224)`.
+/// `(1, 3, 224, 224)`, `(64,)` (numpy's spelling, for messages).
 std::string shapeStr(const std::vector<std::int64_t>& shape);
 
 /// An attribute value as written: `2`, `1e-05f`, `"NCHW"`, `True`, `None`, `[1, 1]`.
