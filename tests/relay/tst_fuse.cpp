@@ -1,0 +1,210 @@
+// Graph passes and FuseOps: the fused groups (and their TVM names) that TVM 0.18's
+// FuseOps algorithm forms on the samples, derived by hand from the algorithm (the
+// reasoning is written beside each list); the maximum fuse depth; SimplifyInference and
+// FoldConstant give the outputs of the graph without folding; a fused run equals an
+// unfused one (every op alone, max depth 1) on a width-reduced ResNet-18.
+//
+// Regenerate tests/relay/data/resnet18_w8_64.relay with
+//   python3 samples/relay/gen_resnet18.py --width 8 --image 64 --classes 10
+#include "core/frontend/relay/relay_exec.h"
+#include "core/frontend/relay/relay_parser.h"
+#include "core/frontend/relay/relay_passes.h"
+#include "core/frontend/relay/relay_type_infer.h"
+
+#include <fmt/format.h>
+
+#include <QFile>
+#include <QtTest>
+
+using namespace loopscape;
+using namespace loopscape::frontend::relay;
+
+namespace {
+
+Module loadTyped(const QString& path) {
+  QFile f(QStringLiteral(LS_SOURCE_DIR "/") + path);
+  if (!f.open(QIODevice::ReadOnly)) qFatal("cannot read %s", qPrintable(path));
+  std::string text = f.readAll().toStdString();
+  auto m = parseRelay(text, path.toStdString());
+  if (!m) qFatal("%s", renderDiagnostic(m.error(), text).c_str());
+  auto t = inferTypes(*m);
+  if (!t) qFatal("%s", renderDiagnostic(t.error(), text).c_str());
+  if (auto r = materializeConstants(*t, "", 0); !r) qFatal("%s", renderDiagnostic(r.error()).c_str());
+  return std::move(*t);
+}
+
+Module optimised(const Module& typed) {
+  auto m = runPasses(typed);
+  if (!m) qFatal("%s", renderDiagnostic(m.error()).c_str());
+  return std::move(*m);
+}
+
+QStringList groupNames(const FusionResult& r) {
+  QStringList names;
+  for (const auto& g : r.groups)
+    if (g.hasCall()) names << QString::fromStdString(g.name).remove(QStringLiteral("tvmgen_default_fused_"));
+  return names;
+}
+
+std::vector<ir::NDArray> randomInputs(const Function& f) {
+  std::vector<ir::NDArray> in;
+  for (std::size_t k = 0; k < f.params.size(); ++k) {
+    ir::NDArray a(f.params[k]->type.shape, f.params[k]->type.dtype);
+    a.fillRandom(100 + k);
+    in.push_back(a);
+  }
+  return in;
+}
+
+} // namespace
+
+class TstRelayFuse : public QObject {
+  Q_OBJECT
+
+private Q_SLOTS:
+  void mnistGroups();
+  void twoFunctionsGroups();
+  void resnet18Groups();
+  void maxFuseDepth();
+  void passesKeepOutputs();
+  void fusedRunEqualsUnfused();
+};
+
+void TstRelayFuse::mnistGroups() {
+  Module m = optimised(loadTyped(QStringLiteral("samples/relay/mnist.relay")));
+  // * nn.pad is injective; its only consumer is conv2d (out-elemwise-fusable, 4 >
+  //   injective), so phase 1's all-injective path check fails: pad stays alone.
+  // * conv2d -> bias_add (broadcast; the edge is broadcast since the bias shape differs,
+  //   but bias_add -> relu is elementwise): conv2d's immediate post-dominator is bias_add
+  //   and the edge pattern from conv2d is elementwise (same shape), so phase 0 fuses
+  //   conv2d into bias_add, then bias_add (now an out-elemwise-fusable group) into relu.
+  //   relu's post-dominator max_pool2d is reached by an out-elemwise-fusable edge: stop.
+  // * max_pool2d's post-dominator is the next pad, reached by an injective edge, not
+  //   elementwise: max_pool2d stays alone. The same holds for the second stage.
+  // * reshape is injective and feeds dense (4): alone.
+  // * dense -> add (same shape: elementwise edge): fused.
+  // Repeated names get _1 as TVM's GetUniqueName does.
+  QCOMPARE(groupNames(fuseOps(m.functions[0])),
+           (QStringList{"nn_pad", "nn_conv2d_nn_bias_add_nn_relu", "nn_max_pool2d", "nn_pad_1",
+                        "nn_conv2d_nn_bias_add_nn_relu_1", "nn_max_pool2d_1", "reshape", "nn_dense_add"}));
+}
+
+void TstRelayFuse::twoFunctionsGroups() {
+  Module m = optimised(loadTyped(QStringLiteral("samples/relay/two_functions.relay")));
+  // After inlining @block and SimplifyInference, batch_norm is multiply(conv, scale) then
+  // add(., shift) with scale and shift folded to constants of shape (4, 1, 1); the tuple
+  // (%1, %0) and its projection .0 fold to %1.
+  // * conv2d -> multiply -> add -> relu -> add(residual): every edge is elementwise
+  //   (operands of the result's shape) and each op's only consumer is the next, so
+  //   phase 0 fuses the whole chain into one out-elemwise-fusable group.
+  // * global_avg_pool2d (4) reaches batch_flatten by an injective edge: alone.
+  // * batch_flatten (injective) feeds dense (4): alone; dense feeds softmax (4) by an
+  //   out-elemwise-fusable edge: alone; softmax is the result: alone.
+  QCOMPARE(groupNames(fuseOps(m.functions[0])),
+           (QStringList{"nn_conv2d_multiply_add_nn_relu_add", "nn_global_avg_pool2d", "nn_batch_flatten", "nn_dense",
+                        "nn_softmax"}));
+}
+
+void TstRelayFuse::resnet18Groups() {
+  Module m = optimised(loadTyped(QStringLiteral("samples/relay/resnet18.relay")));
+  // Each batch norm becomes multiply + add by folded per-channel constants (no
+  // FoldScaleAxis yet, so the multiply stays; TVM at opt_level 3 would fold it into the
+  // conv weights and name the groups nn_conv2d_add_nn_relu).
+  // * The data batch norm (multiply, add) feeds conv0 by an out-elemwise-fusable edge:
+  //   phase 0 refuses (the path pattern is 4 > injective): "multiply_add".
+  // * conv0 -> bn0 (multiply, add) -> relu, all elementwise edges: one group.
+  // * max_pool2d (4) -> the first unit's bn1 multiply/add and relu: elementwise edges, and
+  //   max_pool2d's output is used only there (the first unit's shortcut is a 1x1 conv of
+  //   act1, not of the data), so the pool absorbs them: "nn_max_pool2d_multiply_add_nn_relu".
+  // * In a unit: conv1 -> bn2 -> relu fuse ("nn_conv2d_multiply_add_nn_relu"). conv2 comes
+  //   before the shortcut in post order, so conv2 fuses into the residual add first; the
+  //   shortcut conv's path to that add then ends in an out-elemwise-fusable group, which
+  //   phase 0 refuses for another conv: the shortcut is "nn_conv2d" alone, conv2 + add is
+  //   "nn_conv2d_add" when the add's output also feeds the next unit's residual add
+  //   (dim_match unit: two consumers, post-dominated through a conv), or
+  //   "nn_conv2d_add_multiply_add_nn_relu" when it feeds only the next unit's bn1 (the next
+  //   unit has a shortcut conv of act1). The second unit of a stage starts with
+  //   "multiply_add_nn_relu" (bn1 + relu of the previous add, which has two consumers).
+  // * The head: bn1 + relu fuse into the last conv2d_add group; global_avg_pool2d and
+  //   batch_flatten alone (as in mnist); dense + bias_add (bias_add is broadcast, but its
+  //   result has dense's shape, so the edge from dense is elementwise); softmax alone.
+  QStringList expected = {"multiply_add", "nn_conv2d_multiply_add_nn_relu", "nn_max_pool2d_multiply_add_nn_relu",
+                          "nn_conv2d_multiply_add_nn_relu_1", "nn_conv2d", "nn_conv2d_add", "multiply_add_nn_relu",
+                          "nn_conv2d_multiply_add_nn_relu_2", "nn_conv2d_add_multiply_add_nn_relu"};
+  for (int stage = 1; stage < 4; ++stage) {
+    QString s = QString::number(stage);
+    expected << "nn_conv2d_multiply_add_nn_relu_" + QString::number(2 * stage + 1) << "nn_conv2d_" + s
+             << "nn_conv2d_add_" + s << "multiply_add_nn_relu_" + s
+             << "nn_conv2d_multiply_add_nn_relu_" + QString::number(2 * stage + 2)
+             << (stage < 3 ? "nn_conv2d_add_multiply_add_nn_relu_" + s : "nn_conv2d_add_multiply_add_nn_relu_3");
+  }
+  expected << "nn_global_avg_pool2d" << "nn_batch_flatten" << "nn_dense_nn_bias_add" << "nn_softmax";
+  QCOMPARE(groupNames(fuseOps(m.functions[0])), expected);
+}
+
+void TstRelayFuse::maxFuseDepth() {
+  std::string text = "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(4), float32]) {\n";
+  for (int k = 0; k < 10; ++k) text += fmt::format("  %{} = nn.relu({});\n", k, k ? fmt::format("%{}", k - 1) : "%x");
+  text += "  %9\n}\n";
+  auto m = parseRelay(text, "chain.relay");
+  QVERIFY(m);
+  auto t = inferTypes(*m);
+  QVERIFY(t);
+  // A chain of 10 relus with max depth 4: relu0 joins relu1 (1 + 1 nodes), that group
+  // joins relu2 (3), then relu3 (4); relu4 would make 5 > 4, so a new group starts there:
+  // groups of 4, 4 and 2 ops, as graph_partitioner's CountFusedNodesWithNewChild counts.
+  FusionResult r = fuseOps(t->functions[0], 4);
+  QCOMPARE(r.groups.size(), std::size_t{3});
+  QCOMPARE(r.groups[0].nodes.size(), std::size_t{4});
+  QCOMPARE(r.groups[1].nodes.size(), std::size_t{4});
+  QCOMPARE(r.groups[2].nodes.size(), std::size_t{2});
+  // With TVM's default depth (256) the chain is one group; its name "fused" + 10 x
+  // "_nn_relu" has 85 characters, so it is cut at 80 and suffixed with a hash.
+  FusionResult whole = fuseOps(t->functions[0]);
+  QCOMPARE(whole.groups.size(), std::size_t{1});
+  std::string readable = "fused";
+  for (int k = 0; k < 10; ++k) readable += "_nn_relu";
+  const std::string& name = whole.groups[0].name;
+  QCOMPARE(QString::fromStdString(name.substr(0, name.size() - 16)),
+           QString::fromStdString("tvmgen_default_" + readable.substr(0, 80) + "_"));
+}
+
+void TstRelayFuse::passesKeepOutputs() {
+  // SimplifyInference alone (no folding, every op its own group) against the full
+  // pipeline (SimplifyInference, FoldConstant, CSE, fusion): the same outputs.
+  Module typed = loadTyped(QStringLiteral("samples/relay/two_functions.relay"));
+  auto inlined = inlineGlobals(typed);
+  QVERIFY(inlined);
+  Module simple = simplifyInference(*inlined);
+  simple.functions = {*simple.find("main")};
+  auto simpleTyped = inferTypes(simple);
+  QVERIFY2(simpleTyped, simpleTyped ? "" : renderDiagnostic(simpleTyped.error()).c_str());
+  const Function& a = simpleTyped->functions[0];
+  auto inputs = randomInputs(a);
+  auto ref = runFused(*simpleTyped, a, fuseOps(a, 1), inputs);
+  QVERIFY2(ref, ref ? "" : renderDiagnostic(ref.error()).c_str());
+  Module full = optimised(typed);
+  std::size_t before = postOrder(a.body).size(), after = postOrder(full.functions[0].body).size();
+  QVERIFY2(after < before, "FoldConstant folds the batch-norm scale and shift");
+  auto out = runFused(full, full.functions[0], fuseOps(full.functions[0]), inputs);
+  QVERIFY2(out, out ? "" : renderDiagnostic(out.error()).c_str());
+  QVERIFY(!ir::firstMismatch((*out)[0], (*ref)[0], 1e-6, 1e-5));
+}
+
+void TstRelayFuse::fusedRunEqualsUnfused() {
+  Module m = optimised(loadTyped(QStringLiteral("tests/relay/data/resnet18_w8_64.relay")));
+  const Function& f = m.functions[0];
+  auto inputs = randomInputs(f);
+  auto fused = runFused(m, f, fuseOps(f), inputs);
+  QVERIFY2(fused, fused ? "" : renderDiagnostic(fused.error()).c_str());
+  auto alone = runFused(m, f, fuseOps(f, 1), inputs);
+  QVERIFY2(alone, alone ? "" : renderDiagnostic(alone.error()).c_str());
+  QCOMPARE((*fused)[0].shape(), (std::vector<std::int64_t>{1, 10}));
+  QVERIFY(!ir::firstMismatch((*fused)[0], (*alone)[0], 1e-6, 1e-5));
+  double sum = 0;
+  for (std::int64_t k = 0; k < 10; ++k) sum += (*fused)[0].getDouble(k);
+  QVERIFY(std::abs(sum - 1.0) < 1e-5); // softmax
+}
+
+QTEST_GUILESS_MAIN(TstRelayFuse)
+#include "tst_fuse.moc"
