@@ -10,6 +10,7 @@
 #include "core/frontend/relay/relay_parser.h"
 #include "core/frontend/relay/relay_passes.h"
 #include "core/frontend/relay/relay_printer.h"
+#include "core/frontend/relay/relay_te_printer.h"
 #include "core/frontend/relay/relay_type_infer.h"
 
 #include "core/ir/npy.h"
@@ -53,6 +54,7 @@ struct RelayOptions {
   bool interpret = false;
   bool verbose = false;
   int group = -1;
+  std::string out;
 };
 
 /// The model after constants, passes and fusion.
@@ -111,11 +113,27 @@ int runExtract(const RelayOptions& opt) {
     if (!g.hasCall()) continue;
     if (k++ != opt.group) continue;
     auto func = frontend::relay::lowerGroup(g);
-    if (!func) {
-      printDiagnostic(func.error(), p->source);
+    auto program = frontend::relay::groupProgram(g);
+    if (!func || !program) {
+      printDiagnostic(func ? program.error() : func.error(), p->source);
       return kExitBadInput;
     }
-    std::fputs(ir::printPrimFunc(*func).c_str(), stdout);
+    std::string ops;
+    for (const auto& n : g.nodes)
+      if (n->kind == frontend::relay::NodeKind::Call) ops += (ops.empty() ? "" : " ") + n->name;
+    bool te = std::filesystem::path(opt.out).extension() == ".te";
+    std::string text = te ? frontend::relay::printTeProgram(*program, fmt::format("{}: {} (from {})", g.name, ops, opt.file))
+                          : ir::printPrimFunc(*func);
+    if (opt.out.empty()) {
+      std::fputs(text.c_str(), stdout);
+      return kExitOk;
+    }
+    std::FILE* f = std::fopen(opt.out.c_str(), "w");
+    if (!f || std::fputs(text.c_str(), f) < 0 || std::fclose(f) != 0) {
+      printDiagnostic(Diagnostic::error("cli.cannot-write", fmt::format("cannot write '{}'", opt.out)));
+      return kExitBadInput;
+    }
+    std::printf("wrote %s (%s)\n", opt.out.c_str(), g.name.c_str());
     return kExitOk;
   }
   printDiagnostic(Diagnostic::error("cli.bad-argument", fmt::format("--group {} is out of range: the model has {} groups "
@@ -202,6 +220,7 @@ void registerRelay(CLI::App& app, CommandResult& result) {
   auto* extract = relay->add_subcommand("extract", "Print fused group N as a TVMScript PrimFunc");
   common(extract);
   extract->add_option("--group", opt->group, "Group number (as `relay groups` lists them)")->required();
+  extract->add_option("--out", opt->out, "Write the group to this file instead of stdout: a .te program (opens in the workbench) or, for any other extension, the PrimFunc as TVMScript");
   extract->callback([opt, &result] { result.exitCode = runExtract(*opt); });
   auto* run = relay->add_subcommand("run", "Run the model group by group with the reference interpreter");
   common(run);

@@ -339,7 +339,7 @@ FusionResult fuseOps(const Function& f, int maxDepth) {
   return result;
 }
 
-Expected<ir::PrimFunc> lowerGroup(const FusedGroup& group) {
+Expected<TeProgram> groupProgram(const FusedGroup& group) {
   TeProgram program;
   std::unordered_map<const Node*, std::vector<TensorPtr>> values;
   std::set<std::string> names;
@@ -402,7 +402,13 @@ Expected<ir::PrimFunc> lowerGroup(const FusedGroup& group) {
       return Unexpected(Diagnostic::error("relay.lower", fmt::format("group {} only forwards an input", group.name), group.root()->loc));
     program.outputs.push_back(t);
   }
-  auto func = lowerTe(program);
+  return program;
+}
+
+Expected<ir::PrimFunc> lowerGroup(const FusedGroup& group) {
+  auto program = groupProgram(group);
+  if (!program) return std::unexpected(program.error());
+  auto func = lowerTe(*program);
   if (!func) return func;
   func->name = group.name;
   return func;

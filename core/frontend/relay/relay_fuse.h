@@ -43,8 +43,10 @@ struct FusionResult {
 /// TVM's relay.FuseOps.max_depth.
 FusionResult fuseOps(const Function& f, int maxDepth = 256);
 
-/// The group as one PrimFunc named after it: parameters p0.. (the inputs), then the
-/// output(s). Errors ("relay.lower") name an op that has no compute.
+/// The group as a te program: placeholders p0.. (the inputs), then every op's stages;
+/// the root's value is the output. Errors ("relay.lower") name an op without a compute.
+Expected<TeProgram> groupProgram(const FusedGroup& group);
+/// groupProgram lowered by te_lower.h (te.create_prim_func) and named after the group.
 Expected<ir::PrimFunc> lowerGroup(const FusedGroup& group);
 
 /// Estimated floating-point operations of the group's calls.

@@ -1,6 +1,9 @@
 #include "core/frontend/relay/relay_op.h"
 
 #include "core/ir/buffer.h"
+#include "core/ir/mutator.h"
+#include "core/ir/op.h"
+#include "core/ir/simplify.h"
 
 #include <fmt/format.h>
 
@@ -167,6 +170,31 @@ std::string ComputeContext::uniqueName(const std::string& base) {
 
 namespace {
 
+/// Simplifies the indices of every load with the loop and reduction variables bound to
+/// their ranges, as TOPI's computes come out of TVM's arithmetic simplifier
+/// (`floordiv(i, 1)` -> `i`, `i * 1 + 0` -> `i`).
+class IndexSimplifier final : public ir::ExprMutator {
+public:
+  ir::Analyzer analyzer;
+
+protected:
+  ir::Expr visitBufferLoad(const ir::BufferLoad& op, const ir::Expr& self) override {
+    ir::Expr e = ir::ExprMutator::visitBufferLoad(op, self);
+    const auto* load = e.as<ir::BufferLoad>();
+    std::vector<ir::Expr> indices;
+    for (const auto& i : load->indices) indices.push_back(analyzer.simplify(i));
+    return ir::BufferLoad::make(load->buffer, std::move(indices));
+  }
+};
+
+ir::Expr simplifyIndices(const ir::Expr& e, const std::vector<ir::Expr>& vars, const std::vector<std::int64_t>& extents) {
+  IndexSimplifier s;
+  // Extent-1 variables stay unbound: binding them would turn `x[i0]` into `x[0]`.
+  for (std::size_t k = 0; k < vars.size(); ++k)
+    if (extents[k] > 1) s.analyzer.bind(vars[k], ir::Range::fromMinExtent(ir::intImm(0), ir::intImm(extents[k])));
+  return s.mutate(e);
+}
+
 std::vector<ir::Expr> shapeExprs(const std::vector<std::int64_t>& shape) {
   std::vector<ir::Expr> out;
   for (auto d : shape) out.push_back(ir::intImm(d));
@@ -185,7 +213,7 @@ TensorPtr ComputeContext::compute(const std::string& name, const std::vector<std
   t->loc = call.loc;
   t->tag = tag;
   for (std::size_t d = 0; d < shape.size(); ++d) t->params.push_back(ir::Var::make(loops[d]));
-  ir::Expr value = body(t->params);
+  ir::Expr value = simplifyIndices(body(t->params), t->params, shape);
   t->body = value.dtype() == dtype ? value : ir::Cast::make(dtype, value);
   stages.push_back(t);
   return t;
@@ -214,7 +242,13 @@ TensorPtr ComputeContext::reduce(
     axisVars.push_back(ax->var);
     red->axes.push_back(ax);
   }
-  ir::Expr value = source(t->params, axisVars);
+  std::vector<ir::Expr> vars = t->params;
+  std::vector<std::int64_t> extents = shape;
+  for (std::size_t k = 0; k < axes.size(); ++k) {
+    vars.push_back(axisVars[k]);
+    extents.push_back(axes[k].second);
+  }
+  ir::Expr value = simplifyIndices(source(t->params, axisVars), vars, extents);
   red->source = value.dtype() == dtype ? value : ir::Cast::make(dtype, value);
   t->reduction = red;
   stages.push_back(t);
@@ -251,6 +285,12 @@ std::vector<ir::Expr> broadcastIndices(const std::vector<ir::Expr>& out, const s
   std::size_t offset = out.size() - shape.size();
   for (std::size_t k = 0; k < shape.size(); ++k) idx.push_back(shape[k] == 1 ? ir::intImm(0) : out[offset + k]);
   return idx;
+}
+
+ir::Expr windowIndex(const ir::Expr& i, std::int64_t stride, const ir::Expr& r, std::int64_t dilation) {
+  ir::Expr a = stride == 1 ? i : ir::Expr(i * stride);
+  ir::Expr b = dilation == 1 ? r : ir::Expr(r * dilation);
+  return a + b;
 }
 
 std::vector<std::string> loopNames(std::size_t n, const char* prefix) {

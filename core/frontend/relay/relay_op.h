@@ -157,6 +157,8 @@ std::optional<std::vector<std::int64_t>> broadcastShapes(const std::vector<std::
 std::optional<std::int64_t> normalizeAxis(std::int64_t axis, std::size_t ndim);
 /// The indices into an operand of `shape` for the broadcast output indices `out`.
 std::vector<ir::Expr> broadcastIndices(const std::vector<ir::Expr>& out, const std::vector<std::int64_t>& shape);
+/// `i * stride + r * dilation` without factors of 1 (TOPI's window index).
+ir::Expr windowIndex(const ir::Expr& i, std::int64_t stride, const ir::Expr& r, std::int64_t dilation);
 /// "ax0", "ax1", ... (TOPI's C++ computes) or "i0", "i1", ... (Python lambdas).
 std::vector<std::string> loopNames(std::size_t n, const char* prefix = "ax");
 

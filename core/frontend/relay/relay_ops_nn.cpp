@@ -190,7 +190,7 @@ Expected<std::vector<TensorPtr>> conv2dCompute(ComputeContext& ctx) {
     return std::vector<TensorPtr>{ctx.reduce(
         "conv2d_nhwc", out, t, {"nn", "yy", "xx", "ff"}, {{"ry", kh}, {"rx", kw}, {"rc", ci}}, Combiner::Sum,
         [&](const std::vector<Expr>& i, const std::vector<Expr>& r) {
-          Expr a = p.load({i[0], i[1] * strides[0] + r[0] * dil[0], i[2] * strides[1] + r[1] * dil[1], r[2]});
+          Expr a = p.load({i[0], windowIndex(i[1], strides[0], r[0], dil[0]), windowIndex(i[2], strides[1], r[1], dil[1]), r[2]});
           Expr b = weight.load({r[0], r[1], r[2], i[3]});
           return castTo(t, a) * castTo(t, b);
         },
@@ -208,7 +208,7 @@ Expected<std::vector<TensorPtr>> conv2dCompute(ComputeContext& ctx) {
       [&](const std::vector<Expr>& i, const std::vector<Expr>& r) {
         Expr ry = depthwise ? r[0] : r[1], rx = depthwise ? r[1] : r[2];
         Expr chan = depthwise ? i[1] : groups == 1 ? r[0] : Expr(ir::floordiv(i[1], outPerGroup) * ci + r[0]);
-        Expr a = p.load({i[0], chan, i[2] * strides[0] + ry * dil[0], i[3] * strides[1] + rx * dil[1]});
+        Expr a = p.load({i[0], chan, windowIndex(i[2], strides[0], ry, dil[0]), windowIndex(i[3], strides[1], rx, dil[1])});
         Expr b = weight.load({i[1], depthwise ? ir::intImm(0) : r[0], ry, rx});
         return castTo(t, a) * castTo(t, b);
       },
@@ -442,8 +442,8 @@ Expected<std::vector<TensorPtr>> pool2dCompute(ComputeContext& ctx) {
   if (padded) src = Operand{padStage(ctx, data, before, after, isMax ? lowest(t) : ir::makeConst(t, 0), "pad_temp"), {}, {}, t};
   auto window = [&](const std::vector<Expr>& i, const std::vector<Expr>& r) {
     std::vector<Expr> idx = i;
-    idx[ha] = i[ha] * st[0] + r[0] * dil[0];
-    idx[wa] = i[wa] * st[1] + r[1] * dil[1];
+    idx[ha] = windowIndex(i[ha], st[0], r[0], dil[0]);
+    idx[wa] = windowIndex(i[wa], st[1], r[1], dil[1]);
     return src.load(idx);
   };
   std::vector<std::pair<std::string, std::int64_t>> axes = {{"rv0", size[0]}, {"rv1", size[1]}};
