@@ -9,6 +9,9 @@
 #include "core/frontend/relay/relay_exec.h"
 #include "core/frontend/relay/relay_parser.h"
 #include "core/frontend/relay/relay_passes.h"
+#include "core/frontend/relay/relay_te_printer.h"
+#include "core/frontend/te_frontend.h"
+#include "core/ir/structural_equal.h"
 #include "core/frontend/relay/relay_type_infer.h"
 
 #include <fmt/format.h>
@@ -68,6 +71,8 @@ private Q_SLOTS:
   void maxFuseDepth();
   void passesKeepOutputs();
   void fusedRunEqualsUnfused();
+  void extractedTeReadsBack_data();
+  void extractedTeReadsBack();
 };
 
 void TstRelayFuse::mnistGroups() {
@@ -204,6 +209,31 @@ void TstRelayFuse::fusedRunEqualsUnfused() {
   double sum = 0;
   for (std::int64_t k = 0; k < 10; ++k) sum += (*fused)[0].getDouble(k);
   QVERIFY(std::abs(sum - 1.0) < 1e-5); // softmax
+}
+
+void TstRelayFuse::extractedTeReadsBack_data() {
+  QTest::addColumn<QString>("path");
+  QTest::newRow("mnist") << QStringLiteral("samples/relay/mnist.relay");
+  QTest::newRow("two_functions") << QStringLiteral("samples/relay/two_functions.relay");
+  QTest::newRow("resnet18_w8_64") << QStringLiteral("tests/relay/data/resnet18_w8_64.relay");
+}
+
+void TstRelayFuse::extractedTeReadsBack() {
+  // Every group written as .te parses back (te front end) into its PrimFunc.
+  QFETCH(QString, path);
+  Module m = optimised(loadTyped(path));
+  for (const auto& g : fuseOps(m.functions[0]).groups) {
+    if (!g.hasCall()) continue;
+    auto func = lowerGroup(g);
+    QVERIFY2(func, func ? "" : renderDiagnostic(func.error()).c_str());
+    auto program = groupProgram(g);
+    QVERIFY(program);
+    std::string te = printTeProgram(*program, g.name);
+    auto back = frontend::parseTe(te, g.name + ".te");
+    QVERIFY2(back, back ? "" : renderDiagnostic(back.error(), te).c_str());
+    back->name = func->name;
+    QVERIFY2(ir::structuralEqual(*back, *func), g.name.c_str());
+  }
 }
 
 QTEST_GUILESS_MAIN(TstRelayFuse)
