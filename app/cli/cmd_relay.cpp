@@ -94,13 +94,15 @@ int runGroups(const RelayOptions& opt) {
   for (const auto& g : p->fusion.groups) {
     if (!g.hasCall()) continue;
     std::string ins;
-    for (const auto& in : g.inputs) ins += (ins.empty() ? "" : ", ") + frontend::relay::typeStr(in->type);
+    for (const auto& in : g.inputs)
+      ins += (ins.empty() ? "" : ", ") + frontend::relay::typeStr(in->type);
     std::string ops;
     for (const auto& n : g.nodes)
       if (n->kind == frontend::relay::NodeKind::Call) ops += (ops.empty() ? "" : " ") + n->name;
     std::printf("group %d %s\n  pattern %s\n  ops %s\n  inputs %s\n  output %s\n  flops %lld\n", k++, g.name.c_str(),
                 frontend::relay::patternName(g.pattern), ops.c_str(), ins.c_str(),
-                frontend::relay::typeStr(g.root()->type).c_str(), static_cast<long long>(frontend::relay::groupFlops(g)));
+                frontend::relay::typeStr(g.root()->type).c_str(),
+                static_cast<long long>(frontend::relay::groupFlops(g)));
   }
   return kExitOk;
 }
@@ -122,8 +124,9 @@ int runExtract(const RelayOptions& opt) {
     for (const auto& n : g.nodes)
       if (n->kind == frontend::relay::NodeKind::Call) ops += (ops.empty() ? "" : " ") + n->name;
     bool te = std::filesystem::path(opt.out).extension() == ".te";
-    std::string text = te ? frontend::relay::printTeProgram(*program, fmt::format("{}: {} (from {})", g.name, ops, opt.file))
-                          : ir::printPrimFunc(*func);
+    std::string text =
+        te ? frontend::relay::printTeProgram(*program, fmt::format("{}: {} (from {})", g.name, ops, opt.file))
+           : ir::printPrimFunc(*func);
     if (opt.out.empty()) {
       std::fputs(text.c_str(), stdout);
       return kExitOk;
@@ -136,14 +139,17 @@ int runExtract(const RelayOptions& opt) {
     std::printf("wrote %s (%s)\n", opt.out.c_str(), g.name.c_str());
     return kExitOk;
   }
-  printDiagnostic(Diagnostic::error("cli.bad-argument", fmt::format("--group {} is out of range: the model has {} groups "
-                                                                    "(see `relay groups`)", opt.group, k)));
+  printDiagnostic(
+      Diagnostic::error("cli.bad-argument", fmt::format("--group {} is out of range: the model has {} groups "
+                                                        "(see `relay groups`)",
+                                                        opt.group, k)));
   return kExitBadInput;
 }
 
 int runModel(const RelayOptions& opt) {
   if (!opt.interpret) {
-    printDiagnostic(Diagnostic::error("cli.bad-argument", "relay run needs --interpret (the compiled path is not available yet)"));
+    printDiagnostic(
+        Diagnostic::error("cli.bad-argument", "relay run needs --interpret (the compiled path is not available yet)"));
     return kExitBadInput;
   }
   auto p = prepare(opt);
@@ -159,8 +165,9 @@ int runModel(const RelayOptions& opt) {
         return kExitBadInput;
       }
       if (a->shape() != param->type.shape || a->dtype() != param->type.dtype) {
-        printDiagnostic(Diagnostic::error("cli.bad-input", fmt::format("input %{} must be {}, the file holds {}", param->name,
-                                                                       frontend::relay::typeStr(param->type), a->describe())));
+        printDiagnostic(
+            Diagnostic::error("cli.bad-input", fmt::format("input %{} must be {}, the file holds {}", param->name,
+                                                           frontend::relay::typeStr(param->type), a->describe())));
         return kExitBadInput;
       }
       inputs.push_back(*a);
@@ -201,7 +208,8 @@ int printRelayModel(const std::string& path) {
 }
 
 void registerRelay(CLI::App& app, CommandResult& result) {
-  auto* relay = app.add_subcommand("relay", "Relay models: print the typed graph, list fused groups, run, extract a group");
+  auto* relay =
+      app.add_subcommand("relay", "Relay models: print the typed graph, list fused groups, run, extract a group");
   relay->require_subcommand(1);
   auto opt = std::make_shared<RelayOptions>();
   const char* modelHelp = "Relay text file (TVM 0.8-0.18, #[version = \"0.0.5\"])";
@@ -220,7 +228,9 @@ void registerRelay(CLI::App& app, CommandResult& result) {
   auto* extract = relay->add_subcommand("extract", "Print fused group N as a TVMScript PrimFunc");
   common(extract);
   extract->add_option("--group", opt->group, "Group number (as `relay groups` lists them)")->required();
-  extract->add_option("--out", opt->out, "Write the group to this file instead of stdout: a .te program (opens in the workbench) or, for any other extension, the PrimFunc as TVMScript");
+  extract->add_option("--out", opt->out,
+                      "Write the group to this file instead of stdout: a .te program (opens in the workbench) or, for "
+                      "any other extension, the PrimFunc as TVMScript");
   extract->callback([opt, &result] { result.exitCode = runExtract(*opt); });
   auto* run = relay->add_subcommand("run", "Run the model group by group with the reference interpreter");
   common(run);

@@ -53,12 +53,14 @@ private Q_SLOTS:
     QTemporaryDir dir;
     QFile f(dir.filePath("bad.relay"));
     QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(2, 3), float32], %y: Tensor[(4, 3), float32]) {\n  add(%x, %y)\n}\n");
+    f.write("#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(2, 3), float32], %y: Tensor[(4, 3), float32]) {\n  add(%x, "
+            "%y)\n}\n");
     f.close();
     Run r = runCli({"relay", "groups", f.fileName()});
     QCOMPARE(r.exitCode, 2);
-    QCOMPARE(r.err, f.fileName() + ":3:3: error: add: the shapes (2, 3) of the first operand and (4, 3) of the second operand do "
-                                   "not broadcast\n    add(%x, %y)\n    ^~~\n");
+    QCOMPARE(r.err, f.fileName() +
+                        ":3:3: error: add: the shapes (2, 3) of the first operand and (4, 3) of the second operand do "
+                        "not broadcast\n    add(%x, %y)\n    ^~~\n");
   }
 
   void groupsListing() {
@@ -66,22 +68,24 @@ private Q_SLOTS:
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.startsWith("group 0 tvmgen_default_fused_nn_pad\n  pattern injective\n  ops nn.pad\n"
                              "  inputs Tensor[(1, 1, 28, 28), float32]\n  output Tensor[(1, 1, 32, 32), float32]\n"));
-    QVERIFY(r.out.contains("group 1 tvmgen_default_fused_nn_conv2d_nn_bias_add_nn_relu\n  pattern out-elemwise-fusable\n"));
+    QVERIFY(
+        r.out.contains("group 1 tvmgen_default_fused_nn_conv2d_nn_bias_add_nn_relu\n  pattern out-elemwise-fusable\n"));
     QCOMPARE(r.out.count(QStringLiteral("group ")), 8);
   }
 
   void runReproducesWithSavedParams() {
     QTemporaryDir dir;
     QString params = dir.filePath("params"), out = dir.filePath("out");
-    Run a = runCli({"relay", "run", "samples/relay/two_functions.relay", "--interpret", "--seed", "3", "--save-params", params,
-                    "--save", out});
+    Run a = runCli({"relay", "run", "samples/relay/two_functions.relay", "--interpret", "--seed", "3", "--save-params",
+                    params, "--save", out});
     QCOMPARE(a.exitCode, 0);
     QVERIFY2(a.out.contains("output 0 float32(1, 3)"), qPrintable(a.out));
     QVERIFY(QFile::exists(out + "/output_0.npy"));
     QVERIFY(QFile::exists(params + "/const_5.npy"));
     QVERIFY(!QFile::exists(params + "/const_6.npy")); // folded constants are not the file's
     // Other random constants, then the saved ones: the saved ones give the first result.
-    Run b = runCli({"relay", "run", "samples/relay/two_functions.relay", "--interpret", "--seed", "3", "--params", params});
+    Run b =
+        runCli({"relay", "run", "samples/relay/two_functions.relay", "--interpret", "--seed", "3", "--params", params});
     QCOMPARE(b.exitCode, 0);
     QCOMPARE(outputLine(b.out), outputLine(a.out));
     Run c = runCli({"relay", "run", "samples/relay/two_functions.relay", "--seed", "3"});
@@ -101,7 +105,8 @@ private Q_SLOTS:
       QVERIFY2(p.out.contains(QString::fromUtf8(block)), block);
     Run bad = runCli({"relay", "extract", "samples/relay/mnist.relay", "--group", "8"});
     QCOMPARE(bad.exitCode, 2);
-    QCOMPARE(bad.err, QStringLiteral("error: --group 8 is out of range: the model has 8 groups (see `relay groups`)\n"));
+    QCOMPARE(bad.err,
+             QStringLiteral("error: --group 8 is out of range: the model has 8 groups (see `relay groups`)\n"));
   }
 };
 

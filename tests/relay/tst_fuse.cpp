@@ -10,9 +10,9 @@
 #include "core/frontend/relay/relay_parser.h"
 #include "core/frontend/relay/relay_passes.h"
 #include "core/frontend/relay/relay_te_printer.h"
+#include "core/frontend/relay/relay_type_infer.h"
 #include "core/frontend/te_frontend.h"
 #include "core/ir/structural_equal.h"
-#include "core/frontend/relay/relay_type_infer.h"
 
 #include <fmt/format.h>
 
@@ -133,9 +133,15 @@ void TstRelayFuse::resnet18Groups() {
   // * The head: bn1 + relu fuse into the last conv2d_add group; global_avg_pool2d and
   //   batch_flatten alone (as in mnist); dense + bias_add (bias_add is broadcast, but its
   //   result has dense's shape, so the edge from dense is elementwise); softmax alone.
-  QStringList expected = {"multiply_add", "nn_conv2d_multiply_add_nn_relu", "nn_max_pool2d_multiply_add_nn_relu",
-                          "nn_conv2d_multiply_add_nn_relu_1", "nn_conv2d", "nn_conv2d_add", "multiply_add_nn_relu",
-                          "nn_conv2d_multiply_add_nn_relu_2", "nn_conv2d_add_multiply_add_nn_relu"};
+  QStringList expected = {"multiply_add",
+                          "nn_conv2d_multiply_add_nn_relu",
+                          "nn_max_pool2d_multiply_add_nn_relu",
+                          "nn_conv2d_multiply_add_nn_relu_1",
+                          "nn_conv2d",
+                          "nn_conv2d_add",
+                          "multiply_add_nn_relu",
+                          "nn_conv2d_multiply_add_nn_relu_2",
+                          "nn_conv2d_add_multiply_add_nn_relu"};
   for (int stage = 1; stage < 4; ++stage) {
     QString s = QString::number(stage);
     expected << "nn_conv2d_multiply_add_nn_relu_" + QString::number(2 * stage + 1) << "nn_conv2d_" + s
@@ -143,13 +149,17 @@ void TstRelayFuse::resnet18Groups() {
              << "nn_conv2d_multiply_add_nn_relu_" + QString::number(2 * stage + 2)
              << (stage < 3 ? "nn_conv2d_add_multiply_add_nn_relu_" + s : "nn_conv2d_add_multiply_add_nn_relu_3");
   }
-  expected << "nn_global_avg_pool2d" << "nn_batch_flatten" << "nn_dense_nn_bias_add" << "nn_softmax";
+  expected << "nn_global_avg_pool2d"
+           << "nn_batch_flatten"
+           << "nn_dense_nn_bias_add"
+           << "nn_softmax";
   QCOMPARE(groupNames(fuseOps(m.functions[0])), expected);
 }
 
 void TstRelayFuse::maxFuseDepth() {
   std::string text = "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(4), float32]) {\n";
-  for (int k = 0; k < 10; ++k) text += fmt::format("  %{} = nn.relu({});\n", k, k ? fmt::format("%{}", k - 1) : "%x");
+  for (int k = 0; k < 10; ++k)
+    text += fmt::format("  %{} = nn.relu({});\n", k, k ? fmt::format("%{}", k - 1) : "%x");
   text += "  %9\n}\n";
   auto m = parseRelay(text, "chain.relay");
   QVERIFY(m);
@@ -168,7 +178,8 @@ void TstRelayFuse::maxFuseDepth() {
   FusionResult whole = fuseOps(t->functions[0]);
   QCOMPARE(whole.groups.size(), std::size_t{1});
   std::string readable = "fused";
-  for (int k = 0; k < 10; ++k) readable += "_nn_relu";
+  for (int k = 0; k < 10; ++k)
+    readable += "_nn_relu";
   const std::string& name = whole.groups[0].name;
   QCOMPARE(QString::fromStdString(name.substr(0, name.size() - 16)),
            QString::fromStdString("tvmgen_default_" + readable.substr(0, 80) + "_"));
@@ -207,7 +218,8 @@ void TstRelayFuse::fusedRunEqualsUnfused() {
   QCOMPARE((*fused)[0].shape(), (std::vector<std::int64_t>{1, 10}));
   QVERIFY(!ir::firstMismatch((*fused)[0], (*alone)[0], 1e-6, 1e-5));
   double sum = 0;
-  for (std::int64_t k = 0; k < 10; ++k) sum += (*fused)[0].getDouble(k);
+  for (std::int64_t k = 0; k < 10; ++k)
+    sum += (*fused)[0].getDouble(k);
   QVERIFY(std::abs(sum - 1.0) < 1e-5); // softmax
 }
 

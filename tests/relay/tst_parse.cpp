@@ -135,14 +135,17 @@ void TstRelayParse::errors() {
 
 void TstRelayParse::nestingIsBounded() {
   std::string deep = "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(2, 2), float32]) {\n  ";
-  for (int k = 0; k < 5000; ++k) deep += "nn.relu(";
+  for (int k = 0; k < 5000; ++k)
+    deep += "nn.relu(";
   deep += "%x";
-  for (int k = 0; k < 5000; ++k) deep += ")";
+  for (int k = 0; k < 5000; ++k)
+    deep += ")";
   deep += "\n}\n";
   auto m = load(deep);
   QVERIFY(!m);
-  QCOMPARE(QString::fromStdString(firstLine(renderDiagnostic(m.error()))),
-           QStringLiteral("test.relay:3:1603: error: nesting deeper than 200 levels: bind inner expressions to %variables"));
+  QCOMPARE(
+      QString::fromStdString(firstLine(renderDiagnostic(m.error()))),
+      QStringLiteral("test.relay:3:1603: error: nesting deeper than 200 levels: bind inner expressions to %variables"));
 }
 
 void TstRelayParse::fuzzNeverCrashes() {

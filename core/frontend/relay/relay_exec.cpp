@@ -32,14 +32,16 @@ Expected<void> materializeConstants(Module& m, const std::string& paramsDir, std
     if (m.constants[i].defined()) continue;
     const Type& t = m.constantTypes[i];
     if (!t.isTensor())
-      return Unexpected(Diagnostic::error("relay.constant", fmt::format("meta[relay.Constant][{}] is never used, so its shape is unknown", i)));
+      return Unexpected(Diagnostic::error(
+          "relay.constant", fmt::format("meta[relay.Constant][{}] is never used, so its shape is unknown", i)));
     std::string path = paramsDir.empty() ? "" : fmt::format("{}/const_{}.npy", paramsDir, i);
     if (!path.empty() && std::filesystem::exists(path)) {
       auto a = ir::loadNpy(path);
       if (!a) return std::unexpected(a.error());
       if (a->shape() != t.shape || a->dtype() != t.dtype)
-        return Unexpected(Diagnostic::error("relay.constant", fmt::format("{} holds {} but meta[relay.Constant][{}] is {}", path,
-                                                                          a->describe(), i, typeStr(t))));
+        return Unexpected(
+            Diagnostic::error("relay.constant", fmt::format("{} holds {} but meta[relay.Constant][{}] is {}", path,
+                                                            a->describe(), i, typeStr(t))));
       m.constants[i] = *a;
       continue;
     }
@@ -49,7 +51,10 @@ Expected<void> materializeConstants(Module& m, const std::string& paramsDir, std
     double fanIn = t.shape.size() >= 2 ? static_cast<double>(t.numel() / t.shape[0]) : 0;
     for (std::int64_t k = 0; k < a.numel(); ++k) {
       double u = a.getDouble(k);
-      double v = role == "variance" ? 1.0 + 0.5 * u : role == "gamma" ? 1.0 + 0.1 * u : fanIn > 0 ? u * std::sqrt(3.0 / fanIn) : 0.1 * u;
+      double v = role == "variance" ? 1.0 + 0.5 * u
+                 : role == "gamma"  ? 1.0 + 0.1 * u
+                 : fanIn > 0        ? u * std::sqrt(3.0 / fanIn)
+                                    : 0.1 * u;
       a.setDouble(k, v);
     }
     m.constants[i] = a;
@@ -61,9 +66,11 @@ Expected<std::vector<ir::NDArray>> runFused(const Module& module, const Function
                                             const std::vector<ir::NDArray>& inputs) {
   std::unordered_map<const Node*, std::size_t> groupOf;
   for (std::size_t g = 0; g < fusion.groups.size(); ++g)
-    for (const auto& n : fusion.groups[g].nodes) groupOf[n.get()] = g;
+    for (const auto& n : fusion.groups[g].nodes)
+      groupOf[n.get()] = g;
   std::unordered_map<const Node*, std::vector<ir::NDArray>> values;
-  for (std::size_t k = 0; k < main.params.size(); ++k) values[main.params[k].get()] = {inputs.at(k)};
+  for (std::size_t k = 0; k < main.params.size(); ++k)
+    values[main.params[k].get()] = {inputs.at(k)};
   for (const auto& n : postOrder(main.body)) {
     if (values.contains(n.get())) continue;
     auto git = groupOf.find(n.get());
@@ -78,10 +85,12 @@ Expected<std::vector<ir::NDArray>> runFused(const Module& module, const Function
       if (!func) return std::unexpected(func.error());
       std::vector<ir::NDArray> args;
       for (const auto& in : g.inputs)
-        for (const auto& v : values.at(in.get())) args.push_back(v);
+        for (const auto& v : values.at(in.get()))
+          args.push_back(v);
       std::vector<Type> outs = n->type.kind == Type::Kind::Tuple ? n->type.fields : std::vector<Type>{n->type};
       std::size_t first = args.size();
-      for (const auto& t : outs) args.emplace_back(t.shape, t.dtype);
+      for (const auto& t : outs)
+        args.emplace_back(t.shape, t.dtype);
       if (auto r = ir::interpret(*func, args); !r) return std::unexpected(r.error());
       values[n.get()] = std::vector<ir::NDArray>(args.begin() + static_cast<std::ptrdiff_t>(first), args.end());
       continue;

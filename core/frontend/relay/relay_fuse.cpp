@@ -40,7 +40,9 @@ std::vector<GraphNode> buildGraph(const Function& f) {
     g[i].ref = order[i];
     g[i].index = i;
   }
-  auto update = [&](const NodePtr& arg, std::size_t parent, OpPattern p) { g[index.at(arg.get())].outputs.push_back({parent, p}); };
+  auto update = [&](const NodePtr& arg, std::size_t parent, OpPattern p) {
+    g[index.at(arg.get())].outputs.push_back({parent, p});
+  };
   for (std::size_t i = 0; i < order.size(); ++i) {
     const Node& n = *order[i];
     switch (n.kind) {
@@ -66,13 +68,16 @@ std::vector<GraphNode> buildGraph(const Function& f) {
     case NodeKind::Tuple:
       g[i].pattern = OpPattern::Tuple;
       for (const auto& a : n.args) {
-        if (a->type.isTensor()) update(a, i, OpPattern::Injective);
-        else g[index.at(a.get())].externRef = true;
+        if (a->type.isTensor())
+          update(a, i, OpPattern::Injective);
+        else
+          g[index.at(a.get())].externRef = true;
       }
       break;
     case NodeKind::TupleGetItem: {
       bool allTensors = true;
-      for (const auto& field : n.args[0]->type.fields) allTensors = allTensors && field.isTensor();
+      for (const auto& field : n.args[0]->type.fields)
+        allTensors = allTensors && field.isTensor();
       if (!allTensors) {
         g[index.at(n.args[0].get())].externRef = true;
       } else {
@@ -82,7 +87,8 @@ std::vector<GraphNode> buildGraph(const Function& f) {
       break;
     }
     case NodeKind::GlobalCall:
-      for (const auto& a : n.args) g[index.at(a.get())].externRef = true;
+      for (const auto& a : n.args)
+        g[index.at(a.get())].externRef = true;
       break;
     }
   }
@@ -154,7 +160,8 @@ struct Group {
   int numNodes = 1;
   Group* findRoot() {
     Group* root = this;
-    while (root->parent) root = root->parent;
+    while (root->parent)
+      root = root->parent;
     for (Group* p = this; p != root;) {
       Group* next = p->parent;
       p->parent = root;
@@ -174,11 +181,14 @@ public:
   }
 
   std::vector<std::size_t> run(const std::vector<DomNode>& dom) {
-    for (int phase = 0; phase < 3; ++phase) runFuse(dom, phase);
+    for (int phase = 0; phase < 3; ++phase)
+      runFuse(dom, phase);
     std::vector<std::size_t> rootOf(m_g.size());
     std::map<Group*, std::size_t> last;
-    for (std::size_t i = 0; i < m_g.size(); ++i) last[m_groups[i].findRoot()] = i;
-    for (std::size_t i = 0; i < m_g.size(); ++i) rootOf[i] = last[m_groups[i].findRoot()];
+    for (std::size_t i = 0; i < m_g.size(); ++i)
+      last[m_groups[i].findRoot()] = i;
+    for (std::size_t i = 0; i < m_g.size(); ++i)
+      rootOf[i] = last[m_groups[i].findRoot()];
     return rootOf;
   }
 
@@ -220,7 +230,8 @@ private:
     if (src == sink || m_visited.contains(src)) return;
     m_visited.insert(src);
     mergeFromTo(&m_groups[src], target);
-    for (const auto& e : m_g[src].outputs) commitFuseRec(e.node, sink, target);
+    for (const auto& e : m_g[src].outputs)
+      commitFuseRec(e.node, sink, target);
   }
   void commitFuse(std::size_t src, std::size_t sink) {
     m_visited.clear();
@@ -230,7 +241,8 @@ private:
     if (src == sink || m_visited.contains(src)) return 0;
     m_visited.insert(src);
     int sum = m_groups[src].numNodes;
-    for (const auto& e : m_g[src].outputs) sum += countUpToSink(e.node, sink);
+    for (const auto& e : m_g[src].outputs)
+      sum += countUpToSink(e.node, sink);
     return sum;
   }
   int countFusedWithNewChild(std::size_t child, std::size_t domParent) {
@@ -303,14 +315,16 @@ FusionResult fuseOps(const Function& f, int maxDepth) {
   std::vector<DomNode> dom = postDominators(g);
   std::vector<std::size_t> rootOf = Partitioner(g, maxDepth).run(dom);
   std::map<std::size_t, FusedGroup> byRoot;
-  for (std::size_t i = 0; i < g.size(); ++i) byRoot[rootOf[i]].nodes.push_back(g[i].ref);
+  for (std::size_t i = 0; i < g.size(); ++i)
+    byRoot[rootOf[i]].nodes.push_back(g[i].ref);
   FusionResult result;
   std::map<std::string, int> used;
   for (auto& [root, group] : byRoot) {
     const NodeKind k = group.root()->kind;
     if (k == NodeKind::Var || (k == NodeKind::Constant && group.nodes.size() == 1)) continue;
     std::unordered_set<const Node*> members;
-    for (const auto& n : group.nodes) members.insert(n.get());
+    for (const auto& n : group.nodes)
+      members.insert(n.get());
     std::unordered_set<const Node*> seen;
     std::string readable = "fused";
     for (const auto& n : group.nodes) {
@@ -325,8 +339,10 @@ FusionResult fuseOps(const Function& f, int maxDepth) {
     if (group.pattern != OpPattern::OutEWiseFusable) {
       OpPattern p = OpPattern::ElemWise;
       for (const auto& n : group.nodes)
-        if (n->kind == NodeKind::Call && n->op) p = combine(p, n->op->pattern);
-        else if (n->kind == NodeKind::Tuple) p = combine(p, OpPattern::Injective);
+        if (n->kind == NodeKind::Call && n->op)
+          p = combine(p, n->op->pattern);
+        else if (n->kind == NodeKind::Tuple)
+          p = combine(p, OpPattern::Injective);
       group.pattern = p;
     }
     std::replace(readable.begin(), readable.end(), '.', '_');
@@ -350,7 +366,8 @@ Expected<TeProgram> groupProgram(const FusedGroup& group) {
       auto p = std::make_shared<TensorInfo>();
       p->name = fmt::format("p{}", param++);
       std::vector<ir::Expr> shape;
-      for (auto d : t.shape) shape.push_back(ir::intImm(d));
+      for (auto d : t.shape)
+        shape.push_back(ir::intImm(d));
       p->buffer = ir::makeBuffer(p->name, t.dtype, shape);
       p->loc = in->loc;
       names.insert(p->name);
@@ -372,25 +389,31 @@ Expected<TeProgram> groupProgram(const FusedGroup& group) {
       continue;
     case NodeKind::Call: break;
     default:
-      return Unexpected(Diagnostic::error("relay.lower", fmt::format("group {} holds a node that cannot be lowered", group.name), n->loc));
+      return Unexpected(Diagnostic::error(
+          "relay.lower", fmt::format("group {} holds a node that cannot be lowered", group.name), n->loc));
     }
     if (!n->op || !n->op->compute)
-      return Unexpected(Diagnostic::error(
-          "relay.lower",
-          fmt::format("{} has no compute: run SimplifyInference first (it rewrites nn.batch_norm, nn.dropout and nn.layer_norm)",
-                      n->name),
-          n->loc));
+      return Unexpected(Diagnostic::error("relay.lower",
+                                          fmt::format("{} has no compute: run SimplifyInference first (it rewrites "
+                                                      "nn.batch_norm, nn.dropout and nn.layer_norm)",
+                                                      n->name),
+                                          n->loc));
     CallAttrs attrs(*n, n->op->attrs);
     ComputeContext ctx{*n, attrs, {}, n->type, &names, {}};
     for (const auto& a : n->args) {
       if (isLiteral(a)) {
         ir::DataType t = a->value.dtype();
-        ctx.inputs.push_back(Operand{{}, t.isFloat() ? ir::makeConst(t, a->value.getDouble(0)) : ir::IntImm::make(t, a->value.getInt(0)), {}, t});
+        ctx.inputs.push_back(
+            Operand{{},
+                    t.isFloat() ? ir::makeConst(t, a->value.getDouble(0)) : ir::IntImm::make(t, a->value.getInt(0)),
+                    {},
+                    t});
         continue;
       }
       const auto& v = values.at(a.get());
       std::vector<Type> types = a->type.kind == Type::Kind::Tuple ? a->type.fields : std::vector<Type>{a->type};
-      for (std::size_t k = 0; k < v.size(); ++k) ctx.inputs.push_back(Operand{v[k], {}, types[k].shape, types[k].dtype});
+      for (std::size_t k = 0; k < v.size(); ++k)
+        ctx.inputs.push_back(Operand{v[k], {}, types[k].shape, types[k].dtype});
     }
     auto outs = n->op->compute(ctx);
     if (!outs) return std::unexpected(outs.error());
@@ -399,7 +422,8 @@ Expected<TeProgram> groupProgram(const FusedGroup& group) {
   }
   for (const auto& t : values.at(group.root().get())) {
     if (!t->isCompute)
-      return Unexpected(Diagnostic::error("relay.lower", fmt::format("group {} only forwards an input", group.name), group.root()->loc));
+      return Unexpected(Diagnostic::error("relay.lower", fmt::format("group {} only forwards an input", group.name),
+                                          group.root()->loc));
     program.outputs.push_back(t);
   }
   return program;
@@ -420,7 +444,8 @@ std::int64_t groupFlops(const FusedGroup& group) {
     if (n->kind != NodeKind::Call || !n->op) continue;
     CallAttrs attrs(*n, n->op->attrs);
     std::vector<Type> args;
-    for (const auto& a : n->args) args.push_back(a->type);
+    for (const auto& a : n->args)
+      args.push_back(a->type);
     total += n->op->flops ? n->op->flops(args, n->type, attrs) : (n->type.isTensor() ? n->type.numel() : 0);
   }
   return total;

@@ -8,13 +8,15 @@ namespace loopscape::frontend::relay {
 
 std::int64_t Type::numel() const {
   std::int64_t n = 1;
-  for (auto d : shape) n *= d;
+  for (auto d : shape)
+    n *= d;
   return n;
 }
 
 std::string shapeStr(const std::vector<std::int64_t>& shape) {
   std::string out = "(";
-  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(shape[i]);
   if (shape.size() == 1) out += ",";
   return out + ")";
 }
@@ -26,12 +28,14 @@ std::string typeStr(const Type& t) {
     if (t.shape.empty()) return t.dtype.str();
     // TVM writes a 1-D shape without numpy's trailing comma: Tensor[(64), float32].
     std::string dims;
-    for (std::size_t i = 0; i < t.shape.size(); ++i) dims += (i ? ", " : "") + std::to_string(t.shape[i]);
+    for (std::size_t i = 0; i < t.shape.size(); ++i)
+      dims += (i ? ", " : "") + std::to_string(t.shape[i]);
     return fmt::format("Tensor[({}), {}]", dims, t.dtype.str());
   }
   case Type::Kind::Tuple: {
     std::string out = "(";
-    for (std::size_t i = 0; i < t.fields.size(); ++i) out += (i ? ", " : "") + typeStr(t.fields[i]);
+    for (std::size_t i = 0; i < t.fields.size(); ++i)
+      out += (i ? ", " : "") + typeStr(t.fields[i]);
     if (t.fields.size() == 1) out += ",";
     return out + ")";
   }
@@ -42,7 +46,8 @@ std::string typeStr(const Type& t) {
 AttrValue AttrValue::ints(const std::vector<std::int64_t>& v) {
   AttrValue a;
   a.kind = Kind::List;
-  for (auto x : v) a.list.push_back(integer(x));
+  for (auto x : v)
+    a.list.push_back(integer(x));
   return a;
 }
 
@@ -55,7 +60,8 @@ std::string attrValueStr(const AttrValue& v) {
   case AttrValue::Kind::Bool: return v.b ? "True" : "False";
   case AttrValue::Kind::List: {
     std::string out = "[";
-    for (std::size_t i = 0; i < v.list.size(); ++i) out += (i ? ", " : "") + attrValueStr(v.list[i]);
+    for (std::size_t i = 0; i < v.list.size(); ++i)
+      out += (i ? ", " : "") + attrValueStr(v.list[i]);
     return out + "]";
   }
   }

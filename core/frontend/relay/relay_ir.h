@@ -69,10 +69,30 @@ struct AttrValue {
   std::vector<AttrValue> list;
 
   static AttrValue none() { return {}; }
-  static AttrValue integer(std::int64_t v) { AttrValue a; a.kind = Kind::Int; a.i = v; return a; }
-  static AttrValue real(double v) { AttrValue a; a.kind = Kind::Float; a.f = v; return a; }
-  static AttrValue string(std::string v) { AttrValue a; a.kind = Kind::String; a.s = std::move(v); return a; }
-  static AttrValue boolean(bool v) { AttrValue a; a.kind = Kind::Bool; a.b = v; return a; }
+  static AttrValue integer(std::int64_t v) {
+    AttrValue a;
+    a.kind = Kind::Int;
+    a.i = v;
+    return a;
+  }
+  static AttrValue real(double v) {
+    AttrValue a;
+    a.kind = Kind::Float;
+    a.f = v;
+    return a;
+  }
+  static AttrValue string(std::string v) {
+    AttrValue a;
+    a.kind = Kind::String;
+    a.s = std::move(v);
+    return a;
+  }
+  static AttrValue boolean(bool v) {
+    AttrValue a;
+    a.kind = Kind::Bool;
+    a.b = v;
+    return a;
+  }
   static AttrValue ints(const std::vector<std::int64_t>& v);
   friend bool operator==(const AttrValue&, const AttrValue&) = default;
 };

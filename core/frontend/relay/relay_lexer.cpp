@@ -63,7 +63,8 @@ private:
       if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
         advance();
       } else if (c == '/' && peek(1) == '/') {
-        while (m_pos < m_src.size() && peek() != '\n') advance();
+        while (m_pos < m_src.size() && peek() != '\n')
+          advance();
       } else if (c == '/' && peek(1) == '*') {
         SourceLocation start = loc(2);
         int depth = 0;
@@ -95,10 +96,12 @@ private:
 
   std::string identAt(std::size_t p, bool dotted) const {
     std::size_t e = p;
-    while (e < m_src.size() && isIdentChar(m_src[e])) ++e;
+    while (e < m_src.size() && isIdentChar(m_src[e]))
+      ++e;
     while (dotted && e + 1 < m_src.size() && m_src[e] == '.' && isIdentStart(m_src[e + 1])) {
       ++e;
-      while (e < m_src.size() && isIdentChar(m_src[e])) ++e;
+      while (e < m_src.size() && isIdentChar(m_src[e]))
+        ++e;
     }
     return std::string(m_src.substr(p, e - p));
   }
@@ -123,10 +126,9 @@ private:
     if (c == '"') return string();
     if (c == '#') return hashHeader();
     static constexpr std::pair<char, TokenKind> kPunct[] = {
-        {'(', TokenKind::LParen},   {')', TokenKind::RParen},    {'[', TokenKind::LBracket},
-        {']', TokenKind::RBracket}, {'{', TokenKind::LBrace},    {'}', TokenKind::RBrace},
-        {',', TokenKind::Comma},    {';', TokenKind::Semicolon}, {':', TokenKind::Colon},
-        {'=', TokenKind::Equal},    {'.', TokenKind::Dot},       {'?', TokenKind::Question}};
+        {'(', TokenKind::LParen}, {')', TokenKind::RParen}, {'[', TokenKind::LBracket}, {']', TokenKind::RBracket},
+        {'{', TokenKind::LBrace}, {'}', TokenKind::RBrace}, {',', TokenKind::Comma},    {';', TokenKind::Semicolon},
+        {':', TokenKind::Colon},  {'=', TokenKind::Equal},  {'.', TokenKind::Dot},      {'?', TokenKind::Question}};
     if (c == '-' && peek(1) == '>') {
       start.length = 2;
       advance(2);
@@ -150,11 +152,13 @@ private:
     SourceLocation start = loc(1);
     std::size_t p = m_pos;
     bool isFloat = false;
-    while (p < m_src.size() && isDigit(m_src[p])) ++p;
+    while (p < m_src.size() && isDigit(m_src[p]))
+      ++p;
     if (p + 1 < m_src.size() && m_src[p] == '.' && isDigit(m_src[p + 1])) {
       isFloat = true;
       ++p;
-      while (p < m_src.size() && isDigit(m_src[p])) ++p;
+      while (p < m_src.size() && isDigit(m_src[p]))
+        ++p;
     }
     if (p < m_src.size() && (m_src[p] == 'e' || m_src[p] == 'E')) {
       std::size_t q = p + 1;
@@ -162,7 +166,8 @@ private:
       if (q < m_src.size() && isDigit(m_src[q])) {
         isFloat = true;
         p = q;
-        while (p < m_src.size() && isDigit(m_src[p])) ++p;
+        while (p < m_src.size() && isDigit(m_src[p]))
+          ++p;
       }
     }
     std::string text(m_src.substr(m_pos, p - m_pos));
@@ -171,12 +176,14 @@ private:
       suffix = identAt(p, false);
       static const char* kSuffixes[] = {"f", "f16", "f32", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"};
       bool ok = false;
-      for (const char* s : kSuffixes) ok = ok || suffix == s;
+      for (const char* s : kSuffixes)
+        ok = ok || suffix == s;
       if (!ok) {
         start.length = static_cast<int>(text.size() + suffix.size());
-        return error(fmt::format("unknown literal suffix '{}' on {}: use f, f16, f32, f64, i8, i16, i32, i64 or u8..u64",
-                                 suffix, text),
-                     start);
+        return error(
+            fmt::format("unknown literal suffix '{}' on {}: use f, f16, f32, f64, i8, i16, i32, i64 or u8..u64", suffix,
+                        text),
+            start);
       }
       if (suffix[0] == 'f') isFloat = true;
     } else if (p < m_src.size() && isIdentChar(m_src[p])) {
@@ -236,7 +243,8 @@ private:
       advance(close - m_pos + 1);
       return make(TokenKind::Version, inner.substr(prefix.size(), inner.size() - prefix.size() - 1), start);
     }
-    return error(fmt::format("unknown header '#[{}]': expected '#[version = \"0.0.5\"]' or '#[metadata]'", inner), start);
+    return error(fmt::format("unknown header '#[{}]': expected '#[version = \"0.0.5\"]' or '#[metadata]'", inner),
+                 start);
   }
 };
 

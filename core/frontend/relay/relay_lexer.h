@@ -17,16 +17,28 @@
 namespace loopscape::frontend::relay {
 
 enum class TokenKind : std::uint8_t {
-  Local,     ///< %name (text without '%')
-  Global,    ///< @name (text without '@')
-  Ident,     ///< identifier, possibly dotted
-  Int,       ///< integer literal; `suffix` holds "i64", "u8", ... or ""
-  Float,     ///< float literal; `suffix` holds "f", "f16", "f32", "f64" (or "" for 1.5)
-  String,    ///< "..." (text without quotes)
-  Version,   ///< #[version = "..."] (text: the version)
-  Metadata,  ///< #[metadata] and the rest of the file (text: the rest)
-  LParen, RParen, LBracket, RBracket, LBrace, RBrace,
-  Comma, Semicolon, Colon, Equal, Dot, Arrow, Minus, Question,
+  Local,    ///< %name (text without '%')
+  Global,   ///< @name (text without '@')
+  Ident,    ///< identifier, possibly dotted
+  Int,      ///< integer literal; `suffix` holds "i64", "u8", ... or ""
+  Float,    ///< float literal; `suffix` holds "f", "f16", "f32", "f64" (or "" for 1.5)
+  String,   ///< "..." (text without quotes)
+  Version,  ///< #[version = "..."] (text: the version)
+  Metadata, ///< #[metadata] and the rest of the file (text: the rest)
+  LParen,
+  RParen,
+  LBracket,
+  RBracket,
+  LBrace,
+  RBrace,
+  Comma,
+  Semicolon,
+  Colon,
+  Equal,
+  Dot,
+  Arrow,
+  Minus,
+  Question,
   End,
 };
 

@@ -64,7 +64,8 @@ template <typename T> void writeLE(std::vector<std::uint8_t>& b, T v) {
 std::optional<ir::DataType> fromDL(std::uint8_t code, std::uint8_t bits, std::uint16_t lanes) {
   if (lanes != 1) return std::nullopt;
   if (code == 1 && bits == 1) return ir::DataType::boolean();
-  if (code == 0 && (bits == 8 || bits == 16 || bits == 32 || bits == 64)) return ir::DataType(ir::DataType::Code::Int, bits);
+  if (code == 0 && (bits == 8 || bits == 16 || bits == 32 || bits == 64))
+    return ir::DataType(ir::DataType::Code::Int, bits);
   if (code == 1 && bits == 8) return ir::DataType::uint8();
   if (code == 2 && (bits == 16 || bits == 32 || bits == 64)) return ir::DataType(ir::DataType::Code::Float, bits);
   return std::nullopt;
@@ -81,7 +82,8 @@ std::variant<ir::NDArray, std::string> decodeArray(std::string_view b64) {
   std::uint16_t lanes = 0;
   if (!readLE(*bytes, pos, magic) || magic != kMagic) return std::string("it does not start with TVM's NDArray magic");
   if (!readLE(*bytes, pos, reserved) || !readLE(*bytes, pos, devType) || !readLE(*bytes, pos, devId) ||
-      !readLE(*bytes, pos, ndim) || !readLE(*bytes, pos, code) || !readLE(*bytes, pos, bits) || !readLE(*bytes, pos, lanes))
+      !readLE(*bytes, pos, ndim) || !readLE(*bytes, pos, code) || !readLE(*bytes, pos, bits) ||
+      !readLE(*bytes, pos, lanes))
     return std::string("its header is truncated");
   if (ndim < 0 || ndim > 32) return fmt::format("it has {} dimensions", ndim);
   auto dtype = fromDL(code, bits, lanes);
@@ -108,13 +110,18 @@ int jsonDepth(std::string_view text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (inString) {
-      if (c == '\\') ++i;
-      else if (c == '"') inString = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        inString = false;
       continue;
     }
-    if (c == '"') inString = true;
-    else if (c == '[' || c == '{') maxDepth = std::max(maxDepth, ++depth);
-    else if (c == ']' || c == '}') --depth;
+    if (c == '"')
+      inString = true;
+    else if (c == '[' || c == '{')
+      maxDepth = std::max(maxDepth, ++depth);
+    else if (c == ']' || c == '}')
+      --depth;
   }
   return maxDepth;
 }
@@ -138,28 +145,35 @@ Expected<std::vector<ir::NDArray>> decodeMetadata(std::string_view text, const S
       if (s.is_string()) b64.push_back(s.get<std::string>());
   auto nodeAt = [&](const nlohmann::json& ref) -> const nlohmann::json* {
     std::size_t k = 0;
-    if (ref.is_number_unsigned()) k = ref.get<std::size_t>();
-    else if (ref.is_string()) k = static_cast<std::size_t>(std::strtoull(ref.get<std::string>().c_str(), nullptr, 10));
-    else return nullptr;
+    if (ref.is_number_unsigned())
+      k = ref.get<std::size_t>();
+    else if (ref.is_string())
+      k = static_cast<std::size_t>(std::strtoull(ref.get<std::string>().c_str(), nullptr, 10));
+    else
+      return nullptr;
     return k < nodes.size() && nodes[k].is_object() ? &nodes[k] : nullptr;
   };
   std::vector<ir::NDArray> constants;
   for (const auto& node : nodes) {
-    if (!node.is_object() || node.value("type_key", "") != "Map" || !node.contains("keys") || !node.contains("data")) continue;
+    if (!node.is_object() || node.value("type_key", "") != "Map" || !node.contains("keys") || !node.contains("data"))
+      continue;
     const auto& keys = node["keys"];
     const auto& data = node["data"];
     if (!keys.is_array() || !data.is_array()) continue;
     for (std::size_t k = 0; k < keys.size() && k < data.size(); ++k) {
       if (!keys[k].is_string() || keys[k].get<std::string>() != "relay.Constant") continue;
       const auto* array = nodeAt(data[k]);
-      if (!array || !array->contains("data") || !(*array)["data"].is_array()) return fail("relay.Constant is not an Array");
+      if (!array || !array->contains("data") || !(*array)["data"].is_array())
+        return fail("relay.Constant is not an Array");
       for (const auto& ref : (*array)["data"]) {
         const auto* c = nodeAt(ref);
         if (!c || !c->contains("attrs") || !(*c)["attrs"].is_object() || !(*c)["attrs"].contains("data"))
           return fail(fmt::format("constant {} is not a relay.Constant node", constants.size()));
         const auto& d = (*c)["attrs"]["data"];
-        std::size_t idx = d.is_string() ? static_cast<std::size_t>(std::strtoull(d.get<std::string>().c_str(), nullptr, 10))
-                                        : d.is_number_unsigned() ? d.get<std::size_t>() : b64.size();
+        std::size_t idx = d.is_string()
+                              ? static_cast<std::size_t>(std::strtoull(d.get<std::string>().c_str(), nullptr, 10))
+                          : d.is_number_unsigned() ? d.get<std::size_t>()
+                                                   : b64.size();
         if (idx >= b64.size()) return fail(fmt::format("constant {} names no b64ndarrays entry", constants.size()));
         auto decoded = decodeArray(b64[idx]);
         if (auto* msg = std::get_if<std::string>(&decoded))
@@ -183,7 +197,8 @@ std::string encodeB64NDArray(const ir::NDArray& array) {
   writeLE(b, code);
   writeLE(b, static_cast<std::uint8_t>(t.isBool() ? 1 : t.bits()));
   writeLE(b, std::uint16_t{1});
-  for (auto d : array.shape()) writeLE(b, d);
+  for (auto d : array.shape())
+    writeLE(b, d);
   writeLE(b, static_cast<std::int64_t>(array.nbytes()));
   const auto* p = reinterpret_cast<const std::uint8_t*>(array.rawData());
   b.insert(b.end(), p, p + array.nbytes());

@@ -54,7 +54,8 @@ std::vector<std::int64_t> CallAttrs::ints(std::string_view name) const {
   const AttrValue& v = get(name);
   if (v.kind == AttrValue::Kind::Int) return {v.i};
   std::vector<std::int64_t> out;
-  for (const auto& x : v.list) out.push_back(x.i);
+  for (const auto& x : v.list)
+    out.push_back(x.i);
   return out;
 }
 
@@ -62,7 +63,8 @@ std::vector<std::vector<std::int64_t>> CallAttrs::intLists(std::string_view name
   std::vector<std::vector<std::int64_t>> out;
   for (const auto& row : get(name).list) {
     out.emplace_back();
-    for (const auto& x : row.list) out.back().push_back(x.i);
+    for (const auto& x : row.list)
+      out.back().push_back(x.i);
   }
   return out;
 }
@@ -123,7 +125,8 @@ Expected<void> checkAttrs(const Node& call, const OpDef& op) {
       if (d.name == a.name) def = &d;
     if (!def) {
       std::string known;
-      for (const auto& d : op.attrs) known += (known.empty() ? "" : ", ") + d.name;
+      for (const auto& d : op.attrs)
+        known += (known.empty() ? "" : ", ") + d.name;
       return Unexpected(Diagnostic::error(
           "relay.attr",
           known.empty() ? fmt::format("{} takes no attributes, got '{}'", op.name, a.name)
@@ -163,7 +166,8 @@ ir::Expr Operand::load(const std::vector<ir::Expr>& indices) const {
 
 std::string ComputeContext::uniqueName(const std::string& base) {
   std::string name = base;
-  for (int k = 1; usedNames && usedNames->contains(name); ++k) name = fmt::format("{}_{}", base, k);
+  for (int k = 1; usedNames && usedNames->contains(name); ++k)
+    name = fmt::format("{}_{}", base, k);
   if (usedNames) usedNames->insert(name);
   return name;
 }
@@ -182,12 +186,14 @@ protected:
     ir::Expr e = ir::ExprMutator::visitBufferLoad(op, self);
     const auto* load = e.as<ir::BufferLoad>();
     std::vector<ir::Expr> indices;
-    for (const auto& i : load->indices) indices.push_back(analyzer.simplify(i));
+    for (const auto& i : load->indices)
+      indices.push_back(analyzer.simplify(i));
     return ir::BufferLoad::make(load->buffer, std::move(indices));
   }
 };
 
-ir::Expr simplifyIndices(const ir::Expr& e, const std::vector<ir::Expr>& vars, const std::vector<std::int64_t>& extents) {
+ir::Expr simplifyIndices(const ir::Expr& e, const std::vector<ir::Expr>& vars,
+                         const std::vector<std::int64_t>& extents) {
   IndexSimplifier s;
   // Extent-1 variables stay unbound: binding them would turn `x[i0]` into `x[0]`.
   for (std::size_t k = 0; k < vars.size(); ++k)
@@ -197,7 +203,8 @@ ir::Expr simplifyIndices(const ir::Expr& e, const std::vector<ir::Expr>& vars, c
 
 std::vector<ir::Expr> shapeExprs(const std::vector<std::int64_t>& shape) {
   std::vector<ir::Expr> out;
-  for (auto d : shape) out.push_back(ir::intImm(d));
+  for (auto d : shape)
+    out.push_back(ir::intImm(d));
   return out;
 }
 
@@ -205,14 +212,16 @@ std::vector<ir::Expr> shapeExprs(const std::vector<std::int64_t>& shape) {
 
 TensorPtr ComputeContext::compute(const std::string& name, const std::vector<std::int64_t>& shape, ir::DataType dtype,
                                   const std::vector<std::string>& loops,
-                                  const std::function<ir::Expr(const std::vector<ir::Expr>&)>& body, const std::string& tag) {
+                                  const std::function<ir::Expr(const std::vector<ir::Expr>&)>& body,
+                                  const std::string& tag) {
   auto t = std::make_shared<TensorInfo>();
   t->name = uniqueName(name);
   t->buffer = ir::makeBuffer(t->name, dtype, shapeExprs(shape));
   t->isCompute = true;
   t->loc = call.loc;
   t->tag = tag;
-  for (std::size_t d = 0; d < shape.size(); ++d) t->params.push_back(ir::Var::make(loops[d]));
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    t->params.push_back(ir::Var::make(loops[d]));
   ir::Expr value = simplifyIndices(body(t->params), t->params, shape);
   t->body = value.dtype() == dtype ? value : ir::Cast::make(dtype, value);
   stages.push_back(t);
@@ -220,16 +229,19 @@ TensorPtr ComputeContext::compute(const std::string& name, const std::vector<std
 }
 
 TensorPtr ComputeContext::reduce(
-    const std::string& name, const std::vector<std::int64_t>& shape, ir::DataType dtype, const std::vector<std::string>& loops,
-    const std::vector<std::pair<std::string, std::int64_t>>& axes, Combiner combiner,
-    const std::function<ir::Expr(const std::vector<ir::Expr>&, const std::vector<ir::Expr>&)>& source, const std::string& tag) {
+    const std::string& name, const std::vector<std::int64_t>& shape, ir::DataType dtype,
+    const std::vector<std::string>& loops, const std::vector<std::pair<std::string, std::int64_t>>& axes,
+    Combiner combiner,
+    const std::function<ir::Expr(const std::vector<ir::Expr>&, const std::vector<ir::Expr>&)>& source,
+    const std::string& tag) {
   auto t = std::make_shared<TensorInfo>();
   t->name = uniqueName(name);
   t->buffer = ir::makeBuffer(t->name, dtype, shapeExprs(shape));
   t->isCompute = true;
   t->loc = call.loc;
   t->tag = tag;
-  for (std::size_t d = 0; d < shape.size(); ++d) t->params.push_back(ir::Var::make(loops[d]));
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    t->params.push_back(ir::Var::make(loops[d]));
   auto red = std::make_shared<ReductionInfo>();
   red->combiner = combiner;
   std::vector<ir::Expr> axisVars;
@@ -283,7 +295,8 @@ std::optional<std::int64_t> normalizeAxis(std::int64_t axis, std::size_t ndim) {
 std::vector<ir::Expr> broadcastIndices(const std::vector<ir::Expr>& out, const std::vector<std::int64_t>& shape) {
   std::vector<ir::Expr> idx;
   std::size_t offset = out.size() - shape.size();
-  for (std::size_t k = 0; k < shape.size(); ++k) idx.push_back(shape[k] == 1 ? ir::intImm(0) : out[offset + k]);
+  for (std::size_t k = 0; k < shape.size(); ++k)
+    idx.push_back(shape[k] == 1 ? ir::intImm(0) : out[offset + k]);
   return idx;
 }
 
@@ -295,7 +308,8 @@ ir::Expr windowIndex(const ir::Expr& i, std::int64_t stride, const ir::Expr& r, 
 
 std::vector<std::string> loopNames(std::size_t n, const char* prefix) {
   std::vector<std::string> out;
-  for (std::size_t k = 0; k < n; ++k) out.push_back(fmt::format("{}{}", prefix, k));
+  for (std::size_t k = 0; k < n; ++k)
+    out.push_back(fmt::format("{}{}", prefix, k));
   return out;
 }
 

@@ -40,7 +40,9 @@ Expected<Ints> pairAttr(TypeContext& ctx, const char* name, std::int64_t minValu
 Expected<Ints> paddingAttr(TypeContext& ctx) {
   Ints raw = ctx.attrs.ints("padding");
   auto p = padding4(raw);
-  if (!p) return ctx.attrError("padding", fmt::format("padding of {} must have 1, 2 or 4 values, got {}", ctx.call.name, raw.size()));
+  if (!p)
+    return ctx.attrError("padding",
+                         fmt::format("padding of {} must have 1, 2 or 4 values, got {}", ctx.call.name, raw.size()));
   for (auto x : *p)
     if (x < 0) return ctx.attrError("padding", fmt::format("padding of {} must be >= 0, got {}", ctx.call.name, x));
   return *p;
@@ -48,15 +50,16 @@ Expected<Ints> paddingAttr(TypeContext& ctx) {
 
 Unexpected cannotInfer(const TypeContext& ctx, std::size_t k, std::string_view role, std::string_view how) {
   const Node& arg = *ctx.call.args[k];
-  return Unexpected(Diagnostic::error(
-      "relay.type",
-      fmt::format("cannot infer the shape of the {} meta[relay.Constant][{}] of {}: {}", role, arg.index, ctx.call.name, how),
-      arg.loc));
+  return Unexpected(Diagnostic::error("relay.type",
+                                      fmt::format("cannot infer the shape of the {} meta[relay.Constant][{}] of {}: {}",
+                                                  role, arg.index, ctx.call.name, how),
+                                      arg.loc));
 }
 
 Unexpected needTensor(const TypeContext& ctx, std::size_t k, std::string_view role) {
   return Unexpected(Diagnostic::error(
-      "relay.type", fmt::format("cannot infer the shape of the {} of {}: give it a type or a metadata section", role, ctx.call.name),
+      "relay.type",
+      fmt::format("cannot infer the shape of the {} of {}: give it a type or a metadata section", role, ctx.call.name),
       ctx.call.args[k]->loc));
 }
 
@@ -65,7 +68,8 @@ Expected<const Type*> knownTensor(TypeContext& ctx, std::size_t k, std::string_v
   if (!t) return t;
   if (!(*t)->known()) return needTensor(ctx, k, role);
   if (rank && (*t)->shape.size() != rank)
-    return ctx.error(fmt::format("the {} of {} must be {}-D, got shape {}", role, ctx.call.name, rank, shapeStr((*t)->shape)));
+    return ctx.error(
+        fmt::format("the {} of {} must be {}-D, got shape {}", role, ctx.call.name, rank, shapeStr((*t)->shape)));
   return t;
 }
 
@@ -87,7 +91,8 @@ Expr castTo(ir::DataType t, const Expr& v) { return v.dtype() == t ? v : ir::Cas
 
 /// The lowest (or highest) finite value of `t`: max-pool padding.
 Expr lowest(ir::DataType t) {
-  if (t.isFloat()) return ir::FloatImm::make(t, t.bits() == 16 ? -65504.0 : t.bits() == 32 ? -static_cast<double>(FLT_MAX) : -DBL_MAX);
+  if (t.isFloat())
+    return ir::FloatImm::make(t, t.bits() == 16 ? -65504.0 : t.bits() == 32 ? -static_cast<double>(FLT_MAX) : -DBL_MAX);
   if (t.isUInt() || t.isBool()) return ir::makeConst(t, 0);
   return ir::IntImm::make(t, t.bits() >= 64 ? INT64_MIN : -(std::int64_t{1} << (t.bits() - 1)));
 }
@@ -96,7 +101,8 @@ Expr lowest(ir::DataType t) {
 TensorPtr padStage(ComputeContext& ctx, const Operand& data, const Ints& before, const Ints& after, const Expr& value,
                    const std::string& name) {
   Ints shape = data.shape;
-  for (std::size_t d = 0; d < shape.size(); ++d) shape[d] += before[d] + after[d];
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    shape[d] += before[d] + after[d];
   return ctx.compute(name, shape, data.dtype, loopNames(shape.size(), "i"), [&](const std::vector<Expr>& i) {
     std::vector<Expr> src;
     Expr cond;
@@ -120,10 +126,12 @@ Expected<Type> conv2dRel(TypeContext& ctx) {
   const std::string& kl = ctx.attrs.s("kernel_layout");
   bool nhwc = dl == "NHWC";
   if (!((dl == "NCHW" && kl == "OIHW") || (nhwc && kl == "HWIO")))
-    return ctx.attrError(dl != "NCHW" && dl != "NHWC" ? "data_layout" : "kernel_layout",
-                         fmt::format("nn.conv2d supports data_layout/kernel_layout NCHW/OIHW and NHWC/HWIO, got {}/{}", dl, kl));
+    return ctx.attrError(
+        dl != "NCHW" && dl != "NHWC" ? "data_layout" : "kernel_layout",
+        fmt::format("nn.conv2d supports data_layout/kernel_layout NCHW/OIHW and NHWC/HWIO, got {}/{}", dl, kl));
   if (!ctx.attrs.s("out_layout").empty() && ctx.attrs.s("out_layout") != dl)
-    return ctx.attrError("out_layout", fmt::format("nn.conv2d out_layout \"{}\" must equal data_layout \"{}\"", ctx.attrs.s("out_layout"), dl));
+    return ctx.attrError("out_layout", fmt::format("nn.conv2d out_layout \"{}\" must equal data_layout \"{}\"",
+                                                   ctx.attrs.s("out_layout"), dl));
   if (auto r = checkOutDtype(ctx); !r) return std::unexpected(r.error());
   auto data = knownTensor(ctx, 0, "data", 4);
   if (!data) return std::unexpected(data.error());
@@ -137,37 +145,45 @@ Expected<Type> conv2dRel(TypeContext& ctx) {
   const Ints& ds = (*data)->shape;
   std::int64_t n = ds[0], c = nhwc ? ds[3] : ds[1], h = nhwc ? ds[1] : ds[2], w = nhwc ? ds[2] : ds[3];
   if (groups < 1 || c % groups != 0)
-    return ctx.attrError("groups", fmt::format("groups={} of nn.conv2d must divide the data's {} channels (data shape {})", groups,
-                                               c, shapeStr(ds)));
+    return ctx.attrError("groups",
+                         fmt::format("groups={} of nn.conv2d must divide the data's {} channels (data shape {})",
+                                     groups, c, shapeStr(ds)));
   if (!ctx.args[1].known()) {
     if (ctx.attrs.isNone("channels") || ctx.attrs.isNone("kernel_size"))
       return cannotInfer(ctx, 1, "weight", "give channels= and kernel_size= or a metadata section");
     Ints ks = ctx.attrs.ints("kernel_size");
     if (ks.size() != 2) return ctx.attrError("kernel_size", "kernel_size of nn.conv2d must have 2 values");
     std::int64_t o = ctx.attrs.i("channels");
-    ctx.args[1] = Type::tensor(nhwc ? Ints{ks[0], ks[1], c / groups, o} : Ints{o, c / groups, ks[0], ks[1]}, (*data)->dtype);
+    ctx.args[1] =
+        Type::tensor(nhwc ? Ints{ks[0], ks[1], c / groups, o} : Ints{o, c / groups, ks[0], ks[1]}, (*data)->dtype);
   }
   auto weight = knownTensor(ctx, 1, "weight", 4);
   if (!weight) return std::unexpected(weight.error());
   const Ints& ws = (*weight)->shape;
-  std::int64_t o = nhwc ? ws[3] : ws[0], wi = nhwc ? ws[2] : ws[1], kh = nhwc ? ws[0] : ws[2], kw = nhwc ? ws[1] : ws[3];
+  std::int64_t o = nhwc ? ws[3] : ws[0], wi = nhwc ? ws[2] : ws[1], kh = nhwc ? ws[0] : ws[2],
+               kw = nhwc ? ws[1] : ws[3];
   if (wi * groups != c)
-    return ctx.error(fmt::format("nn.conv2d: the weight {} has {} input channels per group, but the data {} has {} channels "
-                                 "and groups={} (expected {} per group)",
-                                 shapeStr(ws), wi, shapeStr(ds), c, groups, c / groups));
+    return ctx.error(
+        fmt::format("nn.conv2d: the weight {} has {} input channels per group, but the data {} has {} channels "
+                    "and groups={} (expected {} per group)",
+                    shapeStr(ws), wi, shapeStr(ds), c, groups, c / groups));
   if (o % groups != 0)
-    return ctx.error(fmt::format("nn.conv2d: the weight {} has {} output channels, not a multiple of groups={}", shapeStr(ws), o, groups));
+    return ctx.error(fmt::format("nn.conv2d: the weight {} has {} output channels, not a multiple of groups={}",
+                                 shapeStr(ws), o, groups));
   if (!ctx.attrs.isNone("channels") && ctx.attrs.i("channels") != o)
-    return ctx.attrError("channels", fmt::format("channels={} of nn.conv2d disagrees with the weight {} ({} output channels)",
-                                                 ctx.attrs.i("channels"), shapeStr(ws), o));
+    return ctx.attrError("channels",
+                         fmt::format("channels={} of nn.conv2d disagrees with the weight {} ({} output channels)",
+                                     ctx.attrs.i("channels"), shapeStr(ws), o));
   if (!ctx.attrs.isNone("kernel_size") && ctx.attrs.ints("kernel_size") != Ints{kh, kw})
-    return ctx.attrError("kernel_size", fmt::format("kernel_size of nn.conv2d disagrees with the weight {}", shapeStr(ws)));
+    return ctx.attrError("kernel_size",
+                         fmt::format("kernel_size of nn.conv2d disagrees with the weight {}", shapeStr(ws)));
   if (nhwc && groups != 1) return ctx.attrError("groups", "nn.conv2d with NHWC layout supports groups=1 only");
   std::int64_t oh = (h + (*pad)[0] + (*pad)[2] - ((kh - 1) * (*dilation)[0] + 1)) / (*strides)[0] + 1;
   std::int64_t ow = (w + (*pad)[1] + (*pad)[3] - ((kw - 1) * (*dilation)[1] + 1)) / (*strides)[1] + 1;
-  if (h + (*pad)[0] + (*pad)[2] < (kh - 1) * (*dilation)[0] + 1 || w + (*pad)[1] + (*pad)[3] < (kw - 1) * (*dilation)[1] + 1)
-    return ctx.error(fmt::format("nn.conv2d: the kernel {}x{} (dilation {}x{}) is larger than the padded data {}", kh, kw,
-                                 (*dilation)[0], (*dilation)[1], shapeStr(ds)));
+  if (h + (*pad)[0] + (*pad)[2] < (kh - 1) * (*dilation)[0] + 1 ||
+      w + (*pad)[1] + (*pad)[3] < (kw - 1) * (*dilation)[1] + 1)
+    return ctx.error(fmt::format("nn.conv2d: the kernel {}x{} (dilation {}x{}) is larger than the padded data {}", kh,
+                                 kw, (*dilation)[0], (*dilation)[1], shapeStr(ds)));
   ir::DataType t = outDtype(ctx.attrs, (*data)->dtype);
   return Type::tensor(nhwc ? Ints{n, oh, ow, o} : Ints{n, o, oh, ow}, t);
 }
@@ -176,7 +192,8 @@ Expected<std::vector<TensorPtr>> conv2dCompute(ComputeContext& ctx) {
   const Operand& data = ctx.inputs[0];
   const Operand& weight = ctx.inputs[1];
   bool nhwc = ctx.attrs.s("data_layout") == "NHWC";
-  Ints strides = ctx.attrs.ints("strides"), dil = ctx.attrs.ints("dilation"), pad = *padding4(ctx.attrs.ints("padding"));
+  Ints strides = ctx.attrs.ints("strides"), dil = ctx.attrs.ints("dilation"),
+       pad = *padding4(ctx.attrs.ints("padding"));
   std::int64_t groups = ctx.attrs.i("groups");
   const Ints& out = ctx.outType.shape;
   ir::DataType t = ctx.outType.dtype;
@@ -190,7 +207,8 @@ Expected<std::vector<TensorPtr>> conv2dCompute(ComputeContext& ctx) {
     return std::vector<TensorPtr>{ctx.reduce(
         "conv2d_nhwc", out, t, {"nn", "yy", "xx", "ff"}, {{"ry", kh}, {"rx", kw}, {"rc", ci}}, Combiner::Sum,
         [&](const std::vector<Expr>& i, const std::vector<Expr>& r) {
-          Expr a = p.load({i[0], windowIndex(i[1], strides[0], r[0], dil[0]), windowIndex(i[2], strides[1], r[1], dil[1]), r[2]});
+          Expr a = p.load(
+              {i[0], windowIndex(i[1], strides[0], r[0], dil[0]), windowIndex(i[2], strides[1], r[1], dil[1]), r[2]});
           Expr b = weight.load({r[0], r[1], r[2], i[3]});
           return castTo(t, a) * castTo(t, b);
         },
@@ -208,7 +226,8 @@ Expected<std::vector<TensorPtr>> conv2dCompute(ComputeContext& ctx) {
       [&](const std::vector<Expr>& i, const std::vector<Expr>& r) {
         Expr ry = depthwise ? r[0] : r[1], rx = depthwise ? r[1] : r[2];
         Expr chan = depthwise ? i[1] : groups == 1 ? r[0] : Expr(ir::floordiv(i[1], outPerGroup) * ci + r[0]);
-        Expr a = p.load({i[0], chan, windowIndex(i[2], strides[0], ry, dil[0]), windowIndex(i[3], strides[1], rx, dil[1])});
+        Expr a =
+            p.load({i[0], chan, windowIndex(i[2], strides[0], ry, dil[0]), windowIndex(i[3], strides[1], rx, dil[1])});
         Expr b = weight.load({i[1], depthwise ? ir::intImm(0) : r[0], ry, rx});
         return castTo(t, a) * castTo(t, b);
       },
@@ -238,10 +257,11 @@ Expected<Type> denseRel(TypeContext& ctx) {
   if (!weight) return std::unexpected(weight.error());
   const Ints& ws = (*weight)->shape;
   if (ws[1] != ds.back())
-    return ctx.error(fmt::format("nn.dense: the data {} has {} features but the weight {} expects {}", shapeStr(ds), ds.back(),
-                                 shapeStr(ws), ws[1]));
+    return ctx.error(fmt::format("nn.dense: the data {} has {} features but the weight {} expects {}", shapeStr(ds),
+                                 ds.back(), shapeStr(ws), ws[1]));
   if (!ctx.attrs.isNone("units") && ctx.attrs.i("units") != ws[0])
-    return ctx.attrError("units", fmt::format("units={} of nn.dense disagrees with the weight {}", ctx.attrs.i("units"), shapeStr(ws)));
+    return ctx.attrError(
+        "units", fmt::format("units={} of nn.dense disagrees with the weight {}", ctx.attrs.i("units"), shapeStr(ws)));
   Ints out = ds;
   out.back() = ws[0];
   return Type::tensor(out, outDtype(ctx.attrs, (*data)->dtype));
@@ -278,10 +298,11 @@ Expected<Type> batchMatmulRel(TypeContext& ctx) {
   std::int64_t m = ta ? xs[2] : xs[1], k = ta ? xs[1] : xs[2];
   std::int64_t n = tb ? ys[1] : ys[2], k2 = tb ? ys[2] : ys[1];
   if (k != k2)
-    return ctx.error(fmt::format("nn.batch_matmul: the reduction extents differ: {} of x {} against {} of y {}", k, shapeStr(xs), k2,
-                                 shapeStr(ys)));
+    return ctx.error(fmt::format("nn.batch_matmul: the reduction extents differ: {} of x {} against {} of y {}", k,
+                                 shapeStr(xs), k2, shapeStr(ys)));
   if (xs[0] != ys[0] && xs[0] != 1 && ys[0] != 1)
-    return ctx.error(fmt::format("nn.batch_matmul: the batch sizes of x {} and y {} do not broadcast", shapeStr(xs), shapeStr(ys)));
+    return ctx.error(
+        fmt::format("nn.batch_matmul: the batch sizes of x {} and y {} do not broadcast", shapeStr(xs), shapeStr(ys)));
   return Type::tensor({std::max(xs[0], ys[0]), m, n}, outDtype(ctx.attrs, (*x)->dtype));
 }
 
@@ -326,8 +347,8 @@ Expected<Type> biasAddRel(TypeContext& ctx) {
   if (!data) return std::unexpected(data.error());
   auto axis = normalizeAxis(ctx.attrs.i("axis"), (*data)->shape.size());
   if (!axis)
-    return ctx.attrError("axis", fmt::format("axis={} of nn.bias_add is out of range for the data {}", ctx.attrs.i("axis"),
-                                             shapeStr((*data)->shape)));
+    return ctx.attrError("axis", fmt::format("axis={} of nn.bias_add is out of range for the data {}",
+                                             ctx.attrs.i("axis"), shapeStr((*data)->shape)));
   Type d = **data;
   if (auto r = channelParam(ctx, 1, "bias", d.shape[*axis], d.dtype, d.shape); !r) return std::unexpected(r.error());
   return d;
@@ -337,9 +358,9 @@ Expected<std::vector<TensorPtr>> biasAddCompute(ComputeContext& ctx) {
   const Operand& data = ctx.inputs[0];
   const Operand& bias = ctx.inputs[1];
   std::size_t axis = static_cast<std::size_t>(*normalizeAxis(ctx.attrs.i("axis"), data.shape.size()));
-  return std::vector<TensorPtr>{ctx.compute("T_add", data.shape, data.dtype, loopNames(data.shape.size()),
-                                            [&](const std::vector<Expr>& i) { return data.load(i) + bias.load({i[axis]}); },
-                                            "broadcast")};
+  return std::vector<TensorPtr>{ctx.compute(
+      "T_add", data.shape, data.dtype, loopNames(data.shape.size()),
+      [&](const std::vector<Expr>& i) { return data.load(i) + bias.load({i[axis]}); }, "broadcast")};
 }
 
 Expected<Type> batchNormRel(TypeContext& ctx) {
@@ -347,8 +368,8 @@ Expected<Type> batchNormRel(TypeContext& ctx) {
   if (!data) return std::unexpected(data.error());
   auto axis = normalizeAxis(ctx.attrs.i("axis"), (*data)->shape.size());
   if (!axis)
-    return ctx.attrError("axis", fmt::format("axis={} of nn.batch_norm is out of range for the data {}", ctx.attrs.i("axis"),
-                                             shapeStr((*data)->shape)));
+    return ctx.attrError("axis", fmt::format("axis={} of nn.batch_norm is out of range for the data {}",
+                                             ctx.attrs.i("axis"), shapeStr((*data)->shape)));
   Type d = **data;
   std::int64_t c = d.shape[*axis];
   static const char* kRoles[] = {"gamma", "beta", "moving_mean", "moving_var"};
@@ -363,8 +384,8 @@ Expected<Type> layerNormRel(TypeContext& ctx) {
   if (!data) return std::unexpected(data.error());
   auto axis = normalizeAxis(ctx.attrs.i("axis"), (*data)->shape.size());
   if (!axis)
-    return ctx.attrError("axis", fmt::format("axis={} of nn.layer_norm is out of range for the data {}", ctx.attrs.i("axis"),
-                                             shapeStr((*data)->shape)));
+    return ctx.attrError("axis", fmt::format("axis={} of nn.layer_norm is out of range for the data {}",
+                                             ctx.attrs.i("axis"), shapeStr((*data)->shape)));
   Type d = **data;
   for (std::size_t k = 1; k <= 2; ++k)
     if (auto r = channelParam(ctx, k, k == 1 ? "gamma" : "beta", d.shape[*axis], d.dtype, d.shape); !r)
@@ -413,11 +434,13 @@ Expected<Type> pool2dRel(TypeContext& ctx) {
     std::int64_t in = out[ax[k]] + (*pad)[k] + (*pad)[k + 2];
     std::int64_t win = ((*size)[k] - 1) * (*dilation)[k] + 1;
     if (in < win)
-      return ctx.error(fmt::format("{}: the window {} is larger than the padded input {}", ctx.call.name, win, shapeStr((*data)->shape)));
+      return ctx.error(fmt::format("{}: the window {} is larger than the padded input {}", ctx.call.name, win,
+                                   shapeStr((*data)->shape)));
     std::int64_t num = in - win;
     out[ax[k]] = (ceil ? (num + (*strides)[k] - 1) / (*strides)[k] : num / (*strides)[k]) + 1;
   }
-  if (ctx.call.name == "nn.avg_pool2d" && !ctx.attrs.b("count_include_pad") && ((*dilation)[0] != 1 || (*dilation)[1] != 1))
+  if (ctx.call.name == "nn.avg_pool2d" && !ctx.attrs.b("count_include_pad") &&
+      ((*dilation)[0] != 1 || (*dilation)[1] != 1))
     return ctx.attrError("dilation", "nn.avg_pool2d with count_include_pad=False supports dilation [1, 1] only");
   return Type::tensor(out, (*data)->dtype);
 }
@@ -435,11 +458,14 @@ Expected<std::vector<TensorPtr>> pool2dCompute(ComputeContext& ctx) {
   Ints before(4, 0), after(4, 0);
   before[ha] = pad[0];
   before[wa] = pad[1];
-  after[ha] = std::max<std::int64_t>(pad[2], (out[ha] - 1) * st[0] + (size[0] - 1) * dil[0] + 1 - data.shape[ha] - pad[0]);
-  after[wa] = std::max<std::int64_t>(pad[3], (out[wa] - 1) * st[1] + (size[1] - 1) * dil[1] + 1 - data.shape[wa] - pad[1]);
+  after[ha] =
+      std::max<std::int64_t>(pad[2], (out[ha] - 1) * st[0] + (size[0] - 1) * dil[0] + 1 - data.shape[ha] - pad[0]);
+  after[wa] =
+      std::max<std::int64_t>(pad[3], (out[wa] - 1) * st[1] + (size[1] - 1) * dil[1] + 1 - data.shape[wa] - pad[1]);
   bool padded = before[ha] || before[wa] || after[ha] || after[wa];
   Operand src = data;
-  if (padded) src = Operand{padStage(ctx, data, before, after, isMax ? lowest(t) : ir::makeConst(t, 0), "pad_temp"), {}, {}, t};
+  if (padded)
+    src = Operand{padStage(ctx, data, before, after, isMax ? lowest(t) : ir::makeConst(t, 0), "pad_temp"), {}, {}, t};
   auto window = [&](const std::vector<Expr>& i, const std::vector<Expr>& r) {
     std::vector<Expr> idx = i;
     idx[ha] = windowIndex(i[ha], st[0], r[0], dil[0]);
@@ -447,19 +473,24 @@ Expected<std::vector<TensorPtr>> pool2dCompute(ComputeContext& ctx) {
     return src.load(idx);
   };
   std::vector<std::pair<std::string, std::int64_t>> axes = {{"rv0", size[0]}, {"rv1", size[1]}};
-  if (isMax) return std::vector<TensorPtr>{ctx.reduce("pool_max", out, t, loopNames(4), axes, Combiner::Max, window, "pool_max")};
+  if (isMax)
+    return std::vector<TensorPtr>{
+        ctx.reduce("pool_max", out, t, loopNames(4), axes, Combiner::Max, window, "pool_max")};
   TensorPtr sum = ctx.reduce("pool_sum", out, t, loopNames(4), axes, Combiner::Sum, window, "pool_sum");
   Operand s{sum, {}, out, t};
   bool includePad = ctx.attrs.b("count_include_pad");
   std::int64_t h = data.shape[ha], w = data.shape[wa];
-  return std::vector<TensorPtr>{ctx.compute("pool_avg", out, t, loopNames(4), [&](const std::vector<Expr>& i) {
-    if (includePad || !padded) return s.load(i) / ir::makeConst(t, static_cast<double>(size[0] * size[1]));
-    // The number of window elements inside the unpadded input (dilation 1).
-    Expr hs = i[ha] * st[0] - pad[0], ws = i[wa] * st[1] - pad[1];
-    Expr ch = ir::min(hs + size[0], ir::intImm(h)) - ir::max(hs, ir::intImm(0));
-    Expr cw = ir::min(ws + size[1], ir::intImm(w)) - ir::max(ws, ir::intImm(0));
-    return s.load(i) / ir::Cast::make(t, ir::max(ch * cw, ir::intImm(1)));
-  }, "elemwise")};
+  return std::vector<TensorPtr>{ctx.compute(
+      "pool_avg", out, t, loopNames(4),
+      [&](const std::vector<Expr>& i) {
+        if (includePad || !padded) return s.load(i) / ir::makeConst(t, static_cast<double>(size[0] * size[1]));
+        // The number of window elements inside the unpadded input (dilation 1).
+        Expr hs = i[ha] * st[0] - pad[0], ws = i[wa] * st[1] - pad[1];
+        Expr ch = ir::min(hs + size[0], ir::intImm(h)) - ir::max(hs, ir::intImm(0));
+        Expr cw = ir::min(ws + size[1], ir::intImm(w)) - ir::max(ws, ir::intImm(0));
+        return s.load(i) / ir::Cast::make(t, ir::max(ch * cw, ir::intImm(1)));
+      },
+      "elemwise")};
 }
 
 std::int64_t poolFlops(const std::vector<Type>&, const Type& out, const CallAttrs& attrs) {
@@ -476,8 +507,9 @@ Expected<Type> globalPoolRel(TypeContext& ctx) {
     Ints os = ctx.attrs.ints("output_size");
     for (auto x : os)
       if (x != 1)
-        return ctx.attrError("output_size", fmt::format("nn.adaptive_avg_pool2d supports output_size [1, 1] only, got {}",
-                                                        attrValueStr(ctx.attrs.get("output_size"))));
+        return ctx.attrError("output_size",
+                             fmt::format("nn.adaptive_avg_pool2d supports output_size [1, 1] only, got {}",
+                                         attrValueStr(ctx.attrs.get("output_size"))));
   }
   Ints out = (*data)->shape;
   out[axes->h] = 1;
@@ -491,18 +523,20 @@ Expected<std::vector<TensorPtr>> globalPoolCompute(ComputeContext& ctx) {
   std::size_t ha = nhwc ? 1 : 2, wa = nhwc ? 2 : 3;
   ir::DataType t = data.dtype;
   const Ints& out = ctx.outType.shape;
-  TensorPtr sum = ctx.reduce("adaptive_pool_sum", out, t, loopNames(4), {{"rv0", data.shape[ha]}, {"rv1", data.shape[wa]}},
-                             Combiner::Sum, [&](const std::vector<Expr>& i, const std::vector<Expr>& r) {
-                               std::vector<Expr> idx = i;
-                               idx[ha] = r[0];
-                               idx[wa] = r[1];
-                               return data.load(idx);
-                             }, "adaptive_pool_sum");
+  TensorPtr sum = ctx.reduce(
+      "adaptive_pool_sum", out, t, loopNames(4), {{"rv0", data.shape[ha]}, {"rv1", data.shape[wa]}}, Combiner::Sum,
+      [&](const std::vector<Expr>& i, const std::vector<Expr>& r) {
+        std::vector<Expr> idx = i;
+        idx[ha] = r[0];
+        idx[wa] = r[1];
+        return data.load(idx);
+      },
+      "adaptive_pool_sum");
   Operand s{sum, {}, out, t};
   double count = static_cast<double>(data.shape[ha] * data.shape[wa]);
-  return std::vector<TensorPtr>{ctx.compute("adaptive_pool_avg", out, t, loopNames(4),
-                                            [&](const std::vector<Expr>& i) { return s.load(i) / ir::makeConst(t, count); },
-                                            "elemwise")};
+  return std::vector<TensorPtr>{ctx.compute(
+      "adaptive_pool_avg", out, t, loopNames(4),
+      [&](const std::vector<Expr>& i) { return s.load(i) / ir::makeConst(t, count); }, "elemwise")};
 }
 
 // ---- softmax, batch_flatten, pad ----
@@ -511,9 +545,10 @@ Expected<Type> softmaxRel(TypeContext& ctx) {
   auto data = knownTensor(ctx, 0, "data");
   if (!data) return std::unexpected(data.error());
   if (!normalizeAxis(ctx.attrs.i("axis"), (*data)->shape.size()))
-    return ctx.attrError("axis", fmt::format("axis={} of {} is out of range for the data {}", ctx.attrs.i("axis"), ctx.call.name,
-                                             shapeStr((*data)->shape)));
-  if (!(*data)->dtype.isFloat()) return ctx.error(fmt::format("{} needs float data, got {}", ctx.call.name, (*data)->dtype.str()));
+    return ctx.attrError("axis", fmt::format("axis={} of {} is out of range for the data {}", ctx.attrs.i("axis"),
+                                             ctx.call.name, shapeStr((*data)->shape)));
+  if (!(*data)->dtype.isFloat())
+    return ctx.error(fmt::format("{} needs float data, got {}", ctx.call.name, (*data)->dtype.str()));
   return **data;
 }
 
@@ -535,29 +570,32 @@ Expected<std::vector<TensorPtr>> softmaxCompute(ComputeContext& ctx) {
     idx.erase(idx.begin() + static_cast<std::ptrdiff_t>(axis));
     return idx;
   };
-  TensorPtr mx = ctx.reduce("T_softmax_maxelem", reduced, t, loopNames(n - 1, "i"), {{"k", x.shape[axis]}}, Combiner::Max,
-                            [&](const std::vector<Expr>& i, const std::vector<Expr>& r) { return x.load(expand(i, r[0])); });
+  TensorPtr mx =
+      ctx.reduce("T_softmax_maxelem", reduced, t, loopNames(n - 1, "i"), {{"k", x.shape[axis]}}, Combiner::Max,
+                 [&](const std::vector<Expr>& i, const std::vector<Expr>& r) { return x.load(expand(i, r[0])); });
   Operand m{mx, {}, reduced, t};
   auto expOf = [&](const Expr& v) { return ir::Call::make(t, ir::CallOp::Exp, {v}); };
   if (isLog) {
-    TensorPtr es = ctx.reduce("T_softmax_expsum", reduced, t, loopNames(n - 1, "i"), {{"k", x.shape[axis]}}, Combiner::Sum,
-                              [&](const std::vector<Expr>& i, const std::vector<Expr>& r) {
+    TensorPtr es = ctx.reduce("T_softmax_expsum", reduced, t, loopNames(n - 1, "i"), {{"k", x.shape[axis]}},
+                              Combiner::Sum, [&](const std::vector<Expr>& i, const std::vector<Expr>& r) {
                                 return expOf(x.load(expand(i, r[0])) - m.load(i));
                               });
     Operand s{es, {}, reduced, t};
-    return std::vector<TensorPtr>{ctx.compute("T_log_softmax", x.shape, t, loopNames(n, "i"), [&](const std::vector<Expr>& i) {
-      return x.load(i) - m.load(drop(i)) - ir::Call::make(t, ir::CallOp::Log, {s.load(drop(i))});
-    })};
+    return std::vector<TensorPtr>{
+        ctx.compute("T_log_softmax", x.shape, t, loopNames(n, "i"), [&](const std::vector<Expr>& i) {
+          return x.load(i) - m.load(drop(i)) - ir::Call::make(t, ir::CallOp::Log, {s.load(drop(i))});
+        })};
   }
   TensorPtr ex = ctx.compute("T_softmax_exp", x.shape, t, loopNames(n, "i"),
                              [&](const std::vector<Expr>& i) { return expOf(x.load(i) - m.load(drop(i))); });
   Operand e{ex, {}, x.shape, t};
-  TensorPtr es = ctx.reduce("T_softmax_expsum", reduced, t, loopNames(n - 1, "i"), {{"k", x.shape[axis]}}, Combiner::Sum,
-                            [&](const std::vector<Expr>& i, const std::vector<Expr>& r) { return e.load(expand(i, r[0])); });
+  TensorPtr es =
+      ctx.reduce("T_softmax_expsum", reduced, t, loopNames(n - 1, "i"), {{"k", x.shape[axis]}}, Combiner::Sum,
+                 [&](const std::vector<Expr>& i, const std::vector<Expr>& r) { return e.load(expand(i, r[0])); });
   Operand s{es, {}, reduced, t};
-  return std::vector<TensorPtr>{ctx.compute("T_softmax_norm", x.shape, t, loopNames(n, "i"),
-                                            [&](const std::vector<Expr>& i) { return e.load(i) / s.load(drop(i)); },
-                                            "softmax_output")};
+  return std::vector<TensorPtr>{ctx.compute(
+      "T_softmax_norm", x.shape, t, loopNames(n, "i"),
+      [&](const std::vector<Expr>& i) { return e.load(i) / s.load(drop(i)); }, "softmax_output")};
 }
 
 Expected<Type> batchFlattenRel(TypeContext& ctx) {
@@ -566,23 +604,27 @@ Expected<Type> batchFlattenRel(TypeContext& ctx) {
   const Ints& s = (*data)->shape;
   if (s.empty()) return ctx.error("the data of nn.batch_flatten must have at least 1 dimension, got a scalar");
   std::int64_t rest = 1;
-  for (std::size_t k = 1; k < s.size(); ++k) rest *= s[k];
+  for (std::size_t k = 1; k < s.size(); ++k)
+    rest *= s[k];
   return Type::tensor({s[0], rest}, (*data)->dtype);
 }
 
 Expected<std::vector<TensorPtr>> batchFlattenCompute(ComputeContext& ctx) {
   const Operand& x = ctx.inputs[0];
-  return std::vector<TensorPtr>{ctx.compute("tensor", ctx.outType.shape, x.dtype, loopNames(2), [&](const std::vector<Expr>& i) {
-    std::vector<Expr> idx{i[0]};
-    Expr flat = i[1];
-    std::vector<Expr> rest;
-    for (std::size_t k = x.shape.size(); k-- > 1;) {
-      rest.insert(rest.begin(), k == 1 ? flat : Expr(ir::floormod(flat, x.shape[k])));
-      flat = ir::floordiv(flat, x.shape[k]);
-    }
-    idx.insert(idx.end(), rest.begin(), rest.end());
-    return x.load(idx);
-  }, "injective")};
+  return std::vector<TensorPtr>{ctx.compute(
+      "tensor", ctx.outType.shape, x.dtype, loopNames(2),
+      [&](const std::vector<Expr>& i) {
+        std::vector<Expr> idx{i[0]};
+        Expr flat = i[1];
+        std::vector<Expr> rest;
+        for (std::size_t k = x.shape.size(); k-- > 1;) {
+          rest.insert(rest.begin(), k == 1 ? flat : Expr(ir::floormod(flat, x.shape[k])));
+          flat = ir::floordiv(flat, x.shape[k]);
+        }
+        idx.insert(idx.end(), rest.begin(), rest.end());
+        return x.load(idx);
+      },
+      "injective")};
 }
 
 Expected<Type> padRel(TypeContext& ctx) {
@@ -596,12 +638,13 @@ Expected<Type> padRel(TypeContext& ctx) {
     if (!(*v)->known()) ctx.args[1] = Type::tensor({}, (*data)->dtype);
   }
   if (ctx.attrs.s("pad_mode") != "constant")
-    return ctx.attrError("pad_mode", fmt::format("nn.pad supports pad_mode \"constant\" only, got \"{}\"", ctx.attrs.s("pad_mode")));
+    return ctx.attrError(
+        "pad_mode", fmt::format("nn.pad supports pad_mode \"constant\" only, got \"{}\"", ctx.attrs.s("pad_mode")));
   auto widths = ctx.attrs.intLists("pad_width");
   Ints out = (*data)->shape;
   if (widths.size() != out.size())
-    return ctx.attrError("pad_width", fmt::format("pad_width of nn.pad has {} entries for the {}-D data {}", widths.size(),
-                                                  out.size(), shapeStr(out)));
+    return ctx.attrError("pad_width", fmt::format("pad_width of nn.pad has {} entries for the {}-D data {}",
+                                                  widths.size(), out.size(), shapeStr(out)));
   for (std::size_t d = 0; d < out.size(); ++d) {
     if (widths[d].size() != 2 || widths[d][0] < 0 || widths[d][1] < 0)
       return ctx.attrError("pad_width", "each pad_width entry of nn.pad must be [before, after] with values >= 0");
@@ -626,7 +669,9 @@ Expected<std::vector<TensorPtr>> padCompute(ComputeContext& ctx) {
 
 void addNnOps(std::vector<OpDef>& t) {
   const AttrValue one2 = AttrValue::ints({1, 1}), zero2 = AttrValue::ints({0, 0});
-  t.push_back({"nn.conv2d", 2, 2,
+  t.push_back({"nn.conv2d",
+               2,
+               2,
                {{"strides", AttrKind::Ints, one2},
                 {"padding", AttrKind::Ints, zero2},
                 {"dilation", AttrKind::Ints, one2},
@@ -637,51 +682,113 @@ void addNnOps(std::vector<OpDef>& t) {
                 {"kernel_layout", AttrKind::String, str("OIHW")},
                 {"out_layout", AttrKind::String, str("")},
                 {"out_dtype", AttrKind::String, str("")}},
-               OpPattern::OutEWiseFusable, conv2dRel, conv2dCompute, conv2dFlops});
-  t.push_back({"nn.dense", 2, 2, {{"units", AttrKind::OptInt, AttrValue::none()}, {"out_dtype", AttrKind::String, str("")}},
-               OpPattern::OutEWiseFusable, denseRel, denseCompute, denseFlops});
-  t.push_back({"nn.batch_matmul", 2, 2,
+               OpPattern::OutEWiseFusable,
+               conv2dRel,
+               conv2dCompute,
+               conv2dFlops});
+  t.push_back({"nn.dense",
+               2,
+               2,
+               {{"units", AttrKind::OptInt, AttrValue::none()}, {"out_dtype", AttrKind::String, str("")}},
+               OpPattern::OutEWiseFusable,
+               denseRel,
+               denseCompute,
+               denseFlops});
+  t.push_back({"nn.batch_matmul",
+               2,
+               2,
                {{"out_dtype", AttrKind::String, str("")},
                 {"transpose_a", AttrKind::Bool, AttrValue::boolean(false)},
                 {"transpose_b", AttrKind::Bool, AttrValue::boolean(true)}},
-               OpPattern::OutEWiseFusable, batchMatmulRel, batchMatmulCompute, batchMatmulFlops});
-  t.push_back({"nn.bias_add", 2, 2, {{"axis", AttrKind::Int, AttrValue::integer(1)}}, OpPattern::Broadcast, biasAddRel,
-               biasAddCompute, {}});
-  t.push_back({"nn.batch_norm", 5, 5,
+               OpPattern::OutEWiseFusable,
+               batchMatmulRel,
+               batchMatmulCompute,
+               batchMatmulFlops});
+  t.push_back({"nn.bias_add",
+               2,
+               2,
+               {{"axis", AttrKind::Int, AttrValue::integer(1)}},
+               OpPattern::Broadcast,
+               biasAddRel,
+               biasAddCompute,
+               {}});
+  t.push_back({"nn.batch_norm",
+               5,
+               5,
                {{"axis", AttrKind::Int, AttrValue::integer(1)},
                 {"epsilon", AttrKind::Float, AttrValue::real(1e-5)},
                 {"center", AttrKind::Bool, AttrValue::boolean(true)},
                 {"scale", AttrKind::Bool, AttrValue::boolean(true)}},
-               OpPattern::OutEWiseFusable, batchNormRel, {}, {}});
-  t.push_back({"nn.layer_norm", 3, 3,
+               OpPattern::OutEWiseFusable,
+               batchNormRel,
+               {},
+               {}});
+  t.push_back({"nn.layer_norm",
+               3,
+               3,
                {{"axis", AttrKind::Int, AttrValue::integer(-1)},
                 {"epsilon", AttrKind::Float, AttrValue::real(1e-5)},
                 {"center", AttrKind::Bool, AttrValue::boolean(true)},
                 {"scale", AttrKind::Bool, AttrValue::boolean(true)}},
-               OpPattern::OutEWiseFusable, layerNormRel, {}, {}});
-  t.push_back({"nn.dropout", 1, 1, {{"rate", AttrKind::Float, AttrValue::real(0.5)}}, OpPattern::Opaque, dropoutRel, {}, {}});
-  std::vector<AttrDef> poolAttrs = {{"pool_size", AttrKind::Ints, one2},          {"strides", AttrKind::Ints, one2},
-                                    {"dilation", AttrKind::Ints, one2},           {"padding", AttrKind::Ints, zero2},
-                                    {"layout", AttrKind::String, str("NCHW")},    {"out_layout", AttrKind::String, str("")},
+               OpPattern::OutEWiseFusable,
+               layerNormRel,
+               {},
+               {}});
+  t.push_back(
+      {"nn.dropout", 1, 1, {{"rate", AttrKind::Float, AttrValue::real(0.5)}}, OpPattern::Opaque, dropoutRel, {}, {}});
+  std::vector<AttrDef> poolAttrs = {{"pool_size", AttrKind::Ints, one2},
+                                    {"strides", AttrKind::Ints, one2},
+                                    {"dilation", AttrKind::Ints, one2},
+                                    {"padding", AttrKind::Ints, zero2},
+                                    {"layout", AttrKind::String, str("NCHW")},
+                                    {"out_layout", AttrKind::String, str("")},
                                     {"ceil_mode", AttrKind::Bool, AttrValue::boolean(false)}};
   t.push_back({"nn.max_pool2d", 1, 1, poolAttrs, OpPattern::OutEWiseFusable, pool2dRel, pool2dCompute, poolFlops});
   poolAttrs.push_back({"count_include_pad", AttrKind::Bool, AttrValue::boolean(false)});
   t.push_back({"nn.avg_pool2d", 1, 1, poolAttrs, OpPattern::OutEWiseFusable, pool2dRel, pool2dCompute, poolFlops});
-  t.push_back({"nn.global_avg_pool2d", 1, 1, {{"layout", AttrKind::String, str("NCHW")}, {"out_layout", AttrKind::String, str("")}},
-               OpPattern::OutEWiseFusable, globalPoolRel, globalPoolCompute, {}});
-  t.push_back({"nn.adaptive_avg_pool2d", 1, 1,
+  t.push_back({"nn.global_avg_pool2d",
+               1,
+               1,
+               {{"layout", AttrKind::String, str("NCHW")}, {"out_layout", AttrKind::String, str("")}},
+               OpPattern::OutEWiseFusable,
+               globalPoolRel,
+               globalPoolCompute,
+               {}});
+  t.push_back({"nn.adaptive_avg_pool2d",
+               1,
+               1,
                {{"output_size", AttrKind::OptInts, AttrValue::none()},
                 {"layout", AttrKind::String, str("NCHW")},
                 {"out_layout", AttrKind::String, str("")}},
-               OpPattern::OutEWiseFusable, globalPoolRel, globalPoolCompute, {}});
-  t.push_back({"nn.softmax", 1, 1, {{"axis", AttrKind::Int, AttrValue::integer(-1)}}, OpPattern::OutEWiseFusable, softmaxRel,
-               softmaxCompute, {}});
-  t.push_back({"nn.log_softmax", 1, 1, {{"axis", AttrKind::Int, AttrValue::integer(-1)}}, OpPattern::OutEWiseFusable, softmaxRel,
-               softmaxCompute, {}});
+               OpPattern::OutEWiseFusable,
+               globalPoolRel,
+               globalPoolCompute,
+               {}});
+  t.push_back({"nn.softmax",
+               1,
+               1,
+               {{"axis", AttrKind::Int, AttrValue::integer(-1)}},
+               OpPattern::OutEWiseFusable,
+               softmaxRel,
+               softmaxCompute,
+               {}});
+  t.push_back({"nn.log_softmax",
+               1,
+               1,
+               {{"axis", AttrKind::Int, AttrValue::integer(-1)}},
+               OpPattern::OutEWiseFusable,
+               softmaxRel,
+               softmaxCompute,
+               {}});
   t.push_back({"nn.batch_flatten", 1, 1, {}, OpPattern::Injective, batchFlattenRel, batchFlattenCompute, {}});
-  t.push_back({"nn.pad", 1, 2,
+  t.push_back({"nn.pad",
+               1,
+               2,
                {{"pad_width", AttrKind::IntLists, AttrValue{}}, {"pad_mode", AttrKind::String, str("constant")}},
-               OpPattern::Injective, padRel, padCompute, {}});
+               OpPattern::Injective,
+               padRel,
+               padCompute,
+               {}});
 }
 
 } // namespace loopscape::frontend::relay

@@ -23,8 +23,9 @@ public:
   Expected<Module> run() {
     if (peek().kind == TokenKind::Version) {
       if (peek().text != "0.0.5")
-        return fail(fmt::format("unsupported Relay text version \"{}\": only \"0.0.5\" (TVM 0.8-0.18) is read", peek().text),
-                    peek().loc);
+        return fail(
+            fmt::format("unsupported Relay text version \"{}\": only \"0.0.5\" (TVM 0.8-0.18) is read", peek().text),
+            peek().loc);
       advance();
     }
     while (peek().kind != TokenKind::End && peek().kind != TokenKind::Metadata) {
@@ -34,10 +35,12 @@ public:
         continue;
       }
       if (t.kind == TokenKind::Ident && (t.text == "type" || t.text == "extern"))
-        return fail(fmt::format("'{}' declarations (ADTs) are not supported: keep only the 'def' functions", t.text), t.loc);
+        return fail(fmt::format("'{}' declarations (ADTs) are not supported: keep only the 'def' functions", t.text),
+                    t.loc);
       return fail(fmt::format("expected 'def @name(...)' at top level, got {}", describeToken(t)), t.loc);
     }
-    if (m_module.functions.empty()) return fail("the file defines no function: add 'def @main(...) { ... }'", peek().loc);
+    if (m_module.functions.empty())
+      return fail("the file defines no function: add 'def @main(...) { ... }'", peek().loc);
     for (const auto& [name, loc] : m_globalUses)
       if (!m_module.find(name)) return fail(fmt::format("call of undefined function @{}", name), loc);
     for (const auto& [index, loc] : m_metaUses)
@@ -54,7 +57,8 @@ public:
         m_module.constants.resize(consts->size());
         m_module.constantTypes.resize(consts->size());
       }
-      for (std::size_t i = 0; i < consts->size(); ++i) m_module.constants[i] = (*consts)[i];
+      for (std::size_t i = 0; i < consts->size(); ++i)
+        m_module.constants[i] = (*consts)[i];
     }
     return std::move(m_module);
   }
@@ -69,9 +73,7 @@ private:
   Function* m_current = nullptr;
   int m_depth = 0;
 
-  const Token& peek(std::size_t k = 0) const {
-    return m_tokens[std::min(m_pos + k, m_tokens.size() - 1)];
-  }
+  const Token& peek(std::size_t k = 0) const { return m_tokens[std::min(m_pos + k, m_tokens.size() - 1)]; }
   const Token& advance() {
     const Token& t = m_tokens[m_pos];
     if (m_pos + 1 < m_tokens.size()) ++m_pos;
@@ -247,7 +249,8 @@ private:
     static const char* kUnsupported[] = {"fn", "if", "match", "ref", "ref_read", "ref_write", "free_var", "let"};
     for (const char* k : kUnsupported)
       if (t.text == k)
-        return fail(fmt::format("'{}' is not supported here: write the graph as %bindings of operator calls", k), t.loc);
+        return fail(fmt::format("'{}' is not supported here: write the graph as %bindings of operator calls", k),
+                    t.loc);
     Token name = advance();
     if (peek().kind != TokenKind::LParen)
       return fail(fmt::format("expected '(' after the operator name '{}'", name.text), peek().loc);
@@ -316,7 +319,8 @@ private:
     auto kind = expect(TokenKind::Ident, "'relay.Constant' in meta[...]");
     if (!kind) return std::unexpected(kind.error());
     if (kind->text != "relay.Constant")
-      return fail(fmt::format("meta[{}] is not supported: only meta[relay.Constant][i] constants are", kind->text), kind->loc);
+      return fail(fmt::format("meta[{}] is not supported: only meta[relay.Constant][i] constants are", kind->text),
+                  kind->loc);
     if (auto r = expect(TokenKind::RBracket, "']'"); !r) return std::unexpected(r.error());
     if (auto r = expect(TokenKind::LBracket, "'[' before the constant's index"); !r) return std::unexpected(r.error());
     auto idx = expect(TokenKind::Int, "the constant's index");
@@ -364,13 +368,17 @@ private:
     if (peek().kind != TokenKind::Int && peek().kind != TokenKind::Float)
       return fail(fmt::format("expected a number, got {}", describeToken(peek())), peek().loc);
     Token t = advance();
-    if (negative) loc.length = t.loc.column + t.loc.length - loc.column;
-    else loc = t.loc;
+    if (negative)
+      loc.length = t.loc.column + t.loc.length - loc.column;
+    else
+      loc = t.loc;
     Number n;
     n.loc = loc;
     if (t.kind == TokenKind::Float) {
       n.isFloat = true;
-      n.dtype = t.suffix == "f16" ? ir::DataType::float16() : t.suffix == "f64" ? ir::DataType::float64() : ir::DataType::float32();
+      n.dtype = t.suffix == "f16"   ? ir::DataType::float16()
+                : t.suffix == "f64" ? ir::DataType::float64()
+                                    : ir::DataType::float32();
       n.f = std::strtod(t.text.c_str(), nullptr);
       if (!std::isfinite(n.f)) return fail(fmt::format("float literal {} is out of range", t.text), loc);
       if (negative) n.f = -n.f;
@@ -389,7 +397,9 @@ private:
         fits = negative ? magnitude <= limit : magnitude < limit;
       }
     }
-    if (!fits) return fail(fmt::format("integer literal {}{} does not fit in {}", negative ? "-" : "", t.text, n.dtype.str()), loc);
+    if (!fits)
+      return fail(fmt::format("integer literal {}{} does not fit in {}", negative ? "-" : "", t.text, n.dtype.str()),
+                  loc);
     n.i = negative ? static_cast<std::int64_t>(0 - magnitude) : static_cast<std::int64_t>(magnitude);
     n.f = static_cast<double>(n.i);
     return n;
@@ -403,8 +413,10 @@ private:
     node->loc = n->loc;
     node->type = Type::tensor({}, n->dtype);
     node->value = ir::NDArray({}, n->dtype);
-    if (n->isFloat) node->value.setDouble(0, n->f);
-    else node->value.setInt(0, n->i);
+    if (n->isFloat)
+      node->value.setDouble(0, n->f);
+    else
+      node->value.setInt(0, n->i);
     return NodePtr(node);
   }
 
@@ -444,7 +456,8 @@ private:
       break;
     default: break;
     }
-    return fail(fmt::format("expected an attribute value (number, string, True/False, None or a list), got {}", describeToken(t)),
+    return fail(fmt::format("expected an attribute value (number, string, True/False, None or a list), got {}",
+                            describeToken(t)),
                 t.loc);
   }
 
@@ -469,7 +482,8 @@ private:
     if (t.text != "Tensor") {
       auto dt = ir::DataType::parse(t.text);
       if (!dt || !dt->isScalar())
-        return fail(fmt::format("unknown type '{}': expected Tensor[(...), dtype] or a dtype such as float32", t.text), t.loc);
+        return fail(fmt::format("unknown type '{}': expected Tensor[(...), dtype] or a dtype such as float32", t.text),
+                    t.loc);
       advance();
       return Type::tensor({}, *dt);
     }
@@ -505,9 +519,9 @@ private:
 
 Expected<Module> parseRelay(std::string_view source, std::string fileName) {
   if (static_cast<std::int64_t>(source.size()) > ir::resourceLimits().maxSourceFileBytes)
-    return std::unexpected(Diagnostic::error(
-        "relay.parse", fmt::format("{}: the file has {} bytes, more than the limit of {}", fileName, source.size(),
-                                   ir::resourceLimits().maxSourceFileBytes)));
+    return std::unexpected(
+        Diagnostic::error("relay.parse", fmt::format("{}: the file has {} bytes, more than the limit of {}", fileName,
+                                                     source.size(), ir::resourceLimits().maxSourceFileBytes)));
   auto tokens = lexRelay(source, fileName);
   if (!tokens) return std::unexpected(tokens.error());
   return Parser(std::move(*tokens), std::move(fileName)).run();

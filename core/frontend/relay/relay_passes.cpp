@@ -60,7 +60,8 @@ NodePtr tuple(std::vector<NodePtr> fields, const SourceLocation& loc) {
 NodePtr expandToAxis(NodePtr v, std::int64_t axis, std::size_t ndim, const SourceLocation& loc) {
   std::int64_t pad = static_cast<std::int64_t>(ndim) - axis - 1;
   if (pad <= 0) return v;
-  return call("expand_dims", {std::move(v)}, loc, {{"axis", AttrValue::integer(1), loc}, {"num_newaxis", AttrValue::integer(pad), loc}});
+  return call("expand_dims", {std::move(v)}, loc,
+              {{"axis", AttrValue::integer(1), loc}, {"num_newaxis", AttrValue::integer(pad), loc}});
 }
 
 Function& mainOf(Module& m) {
@@ -71,7 +72,8 @@ Function& mainOf(Module& m) {
 
 std::size_t countNodes(const Module& m) {
   std::size_t n = 0;
-  for (const auto& f : m.functions) n += postOrder(f.body).size();
+  for (const auto& f : m.functions)
+    n += postOrder(f.body).size();
   return n;
 }
 
@@ -87,7 +89,8 @@ Expected<Module> inlineGlobals(const Module& module) {
       const Function* callee = module.find(n->name);
       NodePtr calleeBody = inlineBody(*callee);
       std::unordered_map<const Node*, NodePtr> params;
-      for (std::size_t k = 0; k < callee->params.size(); ++k) params[callee->params[k].get()] = n->args[k];
+      for (std::size_t k = 0; k < callee->params.size(); ++k)
+        params[callee->params[k].get()] = n->args[k];
       return rewriteGraph(calleeBody, [&](const NodePtr& m) {
         auto it = params.find(m.get());
         return it == params.end() ? m : it->second;
@@ -96,7 +99,8 @@ Expected<Module> inlineGlobals(const Module& module) {
     inlined[f.name] = body;
     return body;
   };
-  for (auto& f : out.functions) f.body = inlineBody(f);
+  for (auto& f : out.functions)
+    f.body = inlineBody(f);
   return out;
 }
 
@@ -118,7 +122,11 @@ Module simplifyInference(const Module& module) {
       std::int64_t axis = normalizeAxis(attrs.i("axis"), ndim).value_or(1);
       if (n->name == "nn.batch_norm") {
         const auto& a = n->args;
-        NodePtr scale = call("divide", {literal(dt.dtype, 1.0, loc), call("sqrt", {call("add", {a[4], literal(dt.dtype, attrs.f("epsilon"), loc)}, loc)}, loc)}, loc);
+        NodePtr scale =
+            call("divide",
+                 {literal(dt.dtype, 1.0, loc),
+                  call("sqrt", {call("add", {a[4], literal(dt.dtype, attrs.f("epsilon"), loc)}, loc)}, loc)},
+                 loc);
         if (attrs.b("scale")) scale = call("multiply", {scale, a[1]}, loc);
         NodePtr shift = call("multiply", {call("negative", {a[3]}, loc), scale}, loc);
         if (attrs.b("center")) shift = call("add", {shift, a[2]}, loc);
@@ -132,7 +140,9 @@ Module simplifyInference(const Module& module) {
         NodePtr mean = call("mean", {a[0]}, loc, red);
         NodePtr centered = call("subtract", {a[0], mean}, loc);
         NodePtr var = call("mean", {call("multiply", {centered, centered}, loc)}, loc, red);
-        NodePtr outv = call("divide", {centered, call("sqrt", {call("add", {var, literal(dt.dtype, attrs.f("epsilon"), loc)}, loc)}, loc)}, loc);
+        NodePtr outv = call(
+            "divide",
+            {centered, call("sqrt", {call("add", {var, literal(dt.dtype, attrs.f("epsilon"), loc)}, loc)}, loc)}, loc);
         if (attrs.b("scale")) outv = call("multiply", {outv, expandToAxis(a[1], axis, ndim, loc)}, loc);
         if (attrs.b("center")) outv = call("add", {outv, expandToAxis(a[2], axis, ndim, loc)}, loc);
         return outv;
@@ -197,8 +207,10 @@ Module eliminateCommonSubexpr(const Module& module) {
     f.body = rewriteGraph(f.body, [&](const NodePtr& n) -> NodePtr {
       if (n->kind != NodeKind::Call && n->kind != NodeKind::TupleGetItem && n->kind != NodeKind::Tuple) return n;
       std::string key = fmt::format("{}|{}|{}", static_cast<int>(n->kind), n->name, n->index);
-      for (const auto& a : n->args) key += fmt::format("|{}", static_cast<const void*>(a.get()));
-      for (const auto& a : n->attrs) key += fmt::format("|{}={}", a.name, attrValueStr(a.value));
+      for (const auto& a : n->args)
+        key += fmt::format("|{}", static_cast<const void*>(a.get()));
+      for (const auto& a : n->attrs)
+        key += fmt::format("|{}={}", a.name, attrValueStr(a.value));
       auto [it, inserted] = seen.emplace(key, n);
       return inserted ? n : it->second;
     });
@@ -224,7 +236,8 @@ Expected<Module> runPasses(const Module& typed, const std::function<void(const s
   m = step("SimplifyInference", *m, simplifyInference(*m));
   if (!m) return m;
   bool allValues = true;
-  for (const auto& c : m->constants) allValues = allValues && c.defined();
+  for (const auto& c : m->constants)
+    allValues = allValues && c.defined();
   if (allValues) {
     Module before = *m;
     m = step("FoldConstant", before, foldConstant(before));

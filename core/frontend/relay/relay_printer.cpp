@@ -30,9 +30,11 @@ public:
 
   std::string run() {
     std::string out = "#[version = \"0.0.5\"]\n";
-    for (const auto& f : m_module.functions) out += function(f);
+    for (const auto& f : m_module.functions)
+      out += function(f);
     bool allKnown = !m_module.constants.empty();
-    for (const auto& c : m_module.constants) allKnown = allKnown && c.defined();
+    for (const auto& c : m_module.constants)
+      allKnown = allKnown && c.defined();
     if (allKnown) out += metadata();
     return out;
   }
@@ -75,7 +77,9 @@ private:
     return head + m_body + "  " + result + "\n}\n\n";
   }
 
-  std::string typeNote(const Node& n) const { return n.type.known() ? fmt::format(" /* ty={} */", typeStr(n.type)) : ""; }
+  std::string typeNote(const Node& n) const {
+    return n.type.known() ? fmt::format(" /* ty={} */", typeStr(n.type)) : "";
+  }
 
   std::string ref(const NodePtr& n) { return m_names.at(n.get()); }
 
@@ -87,7 +91,8 @@ private:
       return fmt::format("meta[relay.Constant][{}]{}", n.index, typeNote(n));
     case NodeKind::Tuple: {
       std::string out = "(";
-      for (std::size_t k = 0; k < n.args.size(); ++k) out += (k ? ", " : "") + ref(n.args[k]);
+      for (std::size_t k = 0; k < n.args.size(); ++k)
+        out += (k ? ", " : "") + ref(n.args[k]);
       if (n.args.size() == 1) out += ",";
       return out + ")" + typeNote(n);
     }
@@ -115,14 +120,16 @@ private:
     std::vector<const Attr*> out;
     const OpDef* op = n.op ? n.op : findOp(n.name);
     if (!op) {
-      for (const auto& a : n.attrs) out.push_back(&a);
+      for (const auto& a : n.attrs)
+        out.push_back(&a);
       return out;
     }
     for (const auto& d : op->attrs)
       if (const Attr* a = n.attr(d.name); a && !(a->value == d.defaultValue)) out.push_back(a);
     for (const auto& a : n.attrs) {
       bool declared = false;
-      for (const auto& d : op->attrs) declared = declared || d.name == a.name;
+      for (const auto& d : op->attrs)
+        declared = declared || d.name == a.name;
       if (!declared) out.push_back(&a);
     }
     return out;
@@ -131,16 +138,19 @@ private:
   std::string metadata() const {
     std::string nodes = "{\"type_key\": \"\"}, {\"type_key\": \"Map\", \"keys\": [\"relay.Constant\"], \"data\": [2]}, "
                         "{\"type_key\": \"Array\", \"data\": [";
-    for (std::size_t i = 0; i < m_module.constants.size(); ++i) nodes += fmt::format("{}{}", i ? ", " : "", i + 3);
+    for (std::size_t i = 0; i < m_module.constants.size(); ++i)
+      nodes += fmt::format("{}{}", i ? ", " : "", i + 3);
     nodes += "]}";
     std::string arrays;
     for (std::size_t i = 0; i < m_module.constants.size(); ++i) {
-      nodes += fmt::format(", {{\"type_key\": \"relay.Constant\", \"attrs\": {{\"data\": \"{}\", \"span\": \"0\"}}}}", i);
+      nodes +=
+          fmt::format(", {{\"type_key\": \"relay.Constant\", \"attrs\": {{\"data\": \"{}\", \"span\": \"0\"}}}}", i);
       arrays += fmt::format("{}\n    \"{}\"", i ? "," : "", encodeB64NDArray(m_module.constants[i]));
     }
-    return fmt::format("#[metadata]\n{{\n  \"root\": 1,\n  \"nodes\": [{}],\n  \"b64ndarrays\": [{}\n  ],\n  \"attrs\": "
-                       "{{\"tvm_version\": \"0.18.0\"}}\n}}\n",
-                       nodes, arrays);
+    return fmt::format(
+        "#[metadata]\n{{\n  \"root\": 1,\n  \"nodes\": [{}],\n  \"b64ndarrays\": [{}\n  ],\n  \"attrs\": "
+        "{{\"tvm_version\": \"0.18.0\"}}\n}}\n",
+        nodes, arrays);
   }
 };
 

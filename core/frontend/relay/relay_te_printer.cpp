@@ -58,7 +58,8 @@ public:
     case K::BufferLoad: {
       auto* l = e.as<ir::BufferLoad>();
       std::string out = l->buffer->name + "[";
-      for (std::size_t k = 0; k < l->indices.size(); ++k) out += (k ? ", " : "") + expr(l->indices[k]);
+      for (std::size_t k = 0; k < l->indices.size(); ++k)
+        out += (k ? ", " : "") + expr(l->indices[k]);
       return out + "]";
     }
     case K::Ramp:
@@ -68,17 +69,21 @@ public:
   }
 
 private:
-  std::string bin(const ir::Expr& a, const char* op, const ir::Expr& b) { return fmt::format("({} {} {})", expr(a), op, expr(b)); }
+  std::string bin(const ir::Expr& a, const char* op, const ir::Expr& b) {
+    return fmt::format("({} {} {})", expr(a), op, expr(b));
+  }
   std::string call(const std::string& fn, const std::vector<ir::Expr>& args) {
     std::string out = fn + "(";
-    for (std::size_t k = 0; k < args.size(); ++k) out += (k ? ", " : "") + expr(args[k]);
+    for (std::size_t k = 0; k < args.size(); ++k)
+      out += (k ? ", " : "") + expr(args[k]);
     return out + ")";
   }
 };
 
 std::string shapeTuple(const ir::Buffer& b) {
   std::string out = "(";
-  for (std::size_t k = 0; k < b->shape.size(); ++k) out += (k ? ", " : "") + std::to_string(*ir::asConstInt(b->shape[k]));
+  for (std::size_t k = 0; k < b->shape.size(); ++k)
+    out += (k ? ", " : "") + std::to_string(*ir::asConstInt(b->shape[k]));
   return out + (b->shape.size() == 1 ? ",)" : ")");
 }
 
@@ -90,7 +95,8 @@ std::string printTeProgram(const TeProgram& program, const std::string& title) {
   int axisCount = 0;
   for (const auto& t : program.tensors) {
     if (!t->isCompute) {
-      out += fmt::format("{} = placeholder({}, \"{}\", name=\"{}\")\n", t->name, shapeTuple(t->buffer), t->buffer->dtype.str(), t->name);
+      out += fmt::format("{} = placeholder({}, \"{}\", name=\"{}\")\n", t->name, shapeTuple(t->buffer),
+                         t->buffer->dtype.str(), t->name);
       continue;
     }
     std::string value;
@@ -102,16 +108,20 @@ std::string printTeProgram(const TeProgram& program, const std::string& title) {
         out += fmt::format("{} = reduce_axis((0, {}), name=\"{}\")\n", var, *ir::asConstInt(ax->extent), ax->name);
         axes += (axes.empty() ? "" : ", ") + var;
       }
-      value = fmt::format("{}({}, axis=[{}])", combinerName(t->reduction->combiner), p.expr(t->reduction->source), axes);
+      value =
+          fmt::format("{}({}, axis=[{}])", combinerName(t->reduction->combiner), p.expr(t->reduction->source), axes);
     } else {
       value = p.expr(t->body);
     }
     std::string params;
-    for (const auto& v : t->params) params += (params.empty() ? "" : ", ") + v.as<ir::Var>()->name;
-    out += fmt::format("{} = compute({}, lambda {}: {}, name=\"{}\")\n", t->name, shapeTuple(t->buffer), params, value, t->name);
+    for (const auto& v : t->params)
+      params += (params.empty() ? "" : ", ") + v.as<ir::Var>()->name;
+    out += fmt::format("{} = compute({}, lambda {}: {}, name=\"{}\")\n", t->name, shapeTuple(t->buffer), params, value,
+                       t->name);
   }
   std::string outs;
-  for (const auto& t : program.outputs) outs += (outs.empty() ? "" : ", ") + t->name;
+  for (const auto& t : program.outputs)
+    outs += (outs.empty() ? "" : ", ") + t->name;
   out += fmt::format("outputs = [{}]\n", outs);
   return out;
 }

@@ -27,12 +27,13 @@ Expected<void> checkSize(const Type& t, const std::string& what, const SourceLoc
   if (!t.isTensor()) return {};
   for (auto d : t.shape)
     if (d <= 0 || d > std::numeric_limits<std::int32_t>::max())
-      return typeError(fmt::format("{} would have shape {}: every extent must be in [1, 2^31)", what, shapeStr(t.shape)), loc);
+      return typeError(
+          fmt::format("{} would have shape {}: every extent must be in [1, 2^31)", what, shapeStr(t.shape)), loc);
   auto n = ir::checkedProduct(t.shape);
   auto bytes = n ? ir::checkedMul(*n, t.dtype.bytes()) : std::nullopt;
   if (!bytes || *bytes > ir::resourceLimits().maxBufferBytes)
-    return typeError(fmt::format("{} would have shape {}, more than the buffer limit of {} bytes", what, shapeStr(t.shape),
-                                 ir::resourceLimits().maxBufferBytes),
+    return typeError(fmt::format("{} would have shape {}, more than the buffer limit of {} bytes", what,
+                                 shapeStr(t.shape), ir::resourceLimits().maxBufferBytes),
                      loc);
   return {};
 }
@@ -43,7 +44,8 @@ public:
     m_out.functions.clear();
     m_out.constantTypes.assign(m.constants.size(), Type{});
     for (std::size_t i = 0; i < m.constants.size(); ++i)
-      if (m.constants[i].defined()) m_out.constantTypes[i] = Type::tensor(m.constants[i].shape(), m.constants[i].dtype());
+      if (m.constants[i].defined())
+        m_out.constantTypes[i] = Type::tensor(m.constants[i].shape(), m.constants[i].dtype());
   }
 
   Expected<Module> run() {
@@ -51,7 +53,8 @@ public:
       if (auto r = inferFunction(f, f.loc); !r) return std::unexpected(r.error());
     // Keep the definition order of the input.
     std::vector<Function> ordered;
-    for (const auto& f : m_in.functions) ordered.push_back(m_done.at(f.name));
+    for (const auto& f : m_in.functions)
+      ordered.push_back(m_done.at(f.name));
     m_out.functions = std::move(ordered);
     return std::move(m_out);
   }
@@ -72,8 +75,9 @@ private:
     out.params.clear();
     for (const auto& p : f.params) {
       if (!p->type.known())
-        return typeError(fmt::format("parameter %{} of @{} has no type: write %{}: Tensor[(...), dtype]", p->name, f.name, p->name),
-                         p->loc);
+        return typeError(
+            fmt::format("parameter %{} of @{} has no type: write %{}: Tensor[(...), dtype]", p->name, f.name, p->name),
+            p->loc);
       if (auto r = checkSize(p->type, "parameter %" + p->name, p->loc); !r) return std::unexpected(r.error());
       out.params.push_back(p);
       map[p.get()] = p;
@@ -84,7 +88,8 @@ private:
       map[node.get()] = *n;
     }
     out.body = map.at(f.body.get());
-    if (!out.body->type.known()) return typeError(unknownConstantMessage(*out.body, "the function's result"), out.body->loc);
+    if (!out.body->type.known())
+      return typeError(unknownConstantMessage(*out.body, "the function's result"), out.body->loc);
     if (f.retType.known() && f.retType != out.body->type)
       return typeError(fmt::format("@{} is declared to return {} but its body has type {}", f.name, typeStr(f.retType),
                                    typeStr(out.body->type)),
@@ -105,9 +110,10 @@ private:
   }
 
   std::string unknownConstantMessage(const Node& c, std::string_view use) const {
-    return fmt::format("cannot infer the shape of meta[relay.Constant][{}] used as {}: give it a metadata section or use it "
-                       "where an op determines its shape",
-                       c.index, use);
+    return fmt::format(
+        "cannot infer the shape of meta[relay.Constant][{}] used as {}: give it a metadata section or use it "
+        "where an op determines its shape",
+        c.index, use);
   }
 
   /// The current type of a (possibly meta) constant argument.
@@ -122,7 +128,8 @@ private:
 
   Expected<NodePtr> inferNode(const Node& node, std::unordered_map<const Node*, NodePtr>& map) {
     auto out = std::make_shared<Node>(node);
-    for (auto& a : out->args) a = refreshConstant(map.at(a.get()));
+    for (auto& a : out->args)
+      a = refreshConstant(map.at(a.get()));
     switch (node.kind) {
     case NodeKind::Var: return map.at(&node);
     case NodeKind::Constant: {
@@ -141,9 +148,12 @@ private:
     case NodeKind::TupleGetItem: {
       const Type& t = out->args[0]->type;
       if (t.kind != Type::Kind::Tuple)
-        return typeError(fmt::format("projection .{} of a value of type {}, which is not a tuple", node.index, typeStr(t)), node.loc);
+        return typeError(
+            fmt::format("projection .{} of a value of type {}, which is not a tuple", node.index, typeStr(t)),
+            node.loc);
       if (node.index < 0 || static_cast<std::size_t>(node.index) >= t.fields.size())
-        return typeError(fmt::format("projection .{} of a tuple with {} fields", node.index, t.fields.size()), node.loc);
+        return typeError(fmt::format("projection .{} of a tuple with {} fields", node.index, t.fields.size()),
+                         node.loc);
       out->type = t.fields[static_cast<std::size_t>(node.index)];
       return NodePtr(out);
     }
@@ -159,7 +169,8 @@ private:
     if (auto r = inferFunction(*callee, node.loc); !r) return std::unexpected(r.error());
     const Function& typed = m_done.at(node.name);
     if (out->args.size() != typed.params.size())
-      return typeError(fmt::format("@{} takes {} arguments, got {}", node.name, typed.params.size(), out->args.size()), node.loc);
+      return typeError(fmt::format("@{} takes {} arguments, got {}", node.name, typed.params.size(), out->args.size()),
+                       node.loc);
     for (std::size_t k = 0; k < out->args.size(); ++k) {
       const Type& want = typed.params[k]->type;
       NodePtr& a = out->args[k];
@@ -178,25 +189,29 @@ private:
 
   Expected<NodePtr> inferCall(const Node& node, std::shared_ptr<Node> out) {
     const OpDef* op = findOp(node.name);
-    if (!op) return Unexpected(Diagnostic::error("relay.op", fmt::format("unknown operator '{}'", node.name), node.loc));
+    if (!op)
+      return Unexpected(Diagnostic::error("relay.op", fmt::format("unknown operator '{}'", node.name), node.loc));
     out->op = op;
     int argc = static_cast<int>(node.args.size());
     if (argc < op->minArgs || argc > op->maxArgs) {
-      std::string want = op->minArgs == op->maxArgs ? std::to_string(op->minArgs)
-                                                    : fmt::format("{} to {}", op->minArgs, op->maxArgs);
+      std::string want =
+          op->minArgs == op->maxArgs ? std::to_string(op->minArgs) : fmt::format("{} to {}", op->minArgs, op->maxArgs);
       return Unexpected(Diagnostic::error(
-          "relay.op", fmt::format("{} takes {} argument{}, got {}", node.name, want, op->maxArgs == 1 ? "" : "s", argc), node.loc));
+          "relay.op", fmt::format("{} takes {} argument{}, got {}", node.name, want, op->maxArgs == 1 ? "" : "s", argc),
+          node.loc));
     }
     if (auto r = checkAttrs(node, *op); !r) return std::unexpected(r.error());
     CallAttrs attrs(node, op->attrs);
     TypeContext ctx{node, attrs, {}};
-    for (const auto& a : out->args) ctx.args.push_back(a->type);
+    for (const auto& a : out->args)
+      ctx.args.push_back(a->type);
     auto result = op->relation(ctx);
     if (!result) return std::unexpected(result.error());
     for (std::size_t k = 0; k < out->args.size(); ++k) {
       NodePtr& a = out->args[k];
       if (a->type.known()) continue;
-      if (!ctx.args[k].known()) return typeError(unknownConstantMessage(*a, fmt::format("an operand of {}", node.name)), a->loc);
+      if (!ctx.args[k].known())
+        return typeError(unknownConstantMessage(*a, fmt::format("an operand of {}", node.name)), a->loc);
       if (auto r = checkSize(ctx.args[k], fmt::format("meta[relay.Constant][{}]", a->index), a->loc); !r)
         return std::unexpected(r.error());
       m_out.constantTypes[static_cast<std::size_t>(a->index)] = ctx.args[k];
