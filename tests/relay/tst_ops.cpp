@@ -296,6 +296,52 @@ std::vector<std::pair<std::string, Case>> cases() {
                                          std::tanh(std::exp(x));
                                 });
                               }}});
+  c.push_back({"split_concat",
+               {"%x: " + T("2, 6"),
+                "%0 = split(%x, indices_or_sections=[1, 3], axis=-1);\n  concatenate((%0.2, %0.0, %0.1), axis=1)",
+                T("2, 6"), [](const Arrays& a) {
+                  // fields: [0, 1), [1, 3), [3, 6) -> order 2, 0, 1
+                  static const int src[] = {3, 4, 5, 0, 1, 2};
+                  return make({2, 6}, [&](const Shape& i) { return at(a[0], {i[0], src[i[1]]}); });
+                }}});
+  c.push_back({"split_sections",
+               {"%x: " + T("4, 2"), "%0 = split(%x, indices_or_sections=2);\n  subtract(%0.1, %0.0)", T("2, 2"),
+                [](const Arrays& a) {
+                  return make({2, 2}, [&](const Shape& i) { return at(a[0], {i[0] + 2, i[1]}) - at(a[0], i); });
+                }}});
+  c.push_back({"variance_unbiased",
+               {"%x: " + T("3, 4"), "variance(%x, mean(%x, axis=[1], keepdims=True), axis=[1], unbiased=True)", T("3"),
+                [](const Arrays& a) {
+                  return make({3}, [&](const Shape& i) {
+                    double m = 0, v = 0;
+                    for (std::int64_t k = 0; k < 4; ++k)
+                      m += at(a[0], {i[0], k}) / 4;
+                    for (std::int64_t k = 0; k < 4; ++k)
+                      v += (at(a[0], {i[0], k}) - m) * (at(a[0], {i[0], k}) - m);
+                    return v / 3;
+                  });
+                }}});
+  c.push_back(
+      {"argmax", {"%x: " + T("3, 5"), "cast(argmax(%x, axis=[1]), dtype=\"float32\")", T("3"), [](const Arrays& a) {
+                    return make({3}, [&](const Shape& i) {
+                      std::int64_t best = 0;
+                      for (std::int64_t k = 1; k < 5; ++k)
+                        if (at(a[0], {i[0], k}) > at(a[0], {i[0], best})) best = k;
+                      return static_cast<double>(best);
+                    });
+                  }}});
+  c.push_back(
+      {"full",
+       {"%x: " + T("2, 3"), "add(%x, full(2.5f, shape=[2, 3], dtype=\"float32\"))", T("2, 3"), [](const Arrays& a) {
+          return make({2, 3}, [&](const Shape& i) { return at(a[0], i) + 2.5; });
+        }}});
+  c.push_back({"layout_nchw4c_roundtrip",
+               {"%x: " + T("1, 8, 2, 3"),
+                "%0 = layout_transform(%x, src_layout=\"NCHW\", dst_layout=\"NCHW4c\");\n"
+                "  %1 = multiply(%0, 2f);\n  layout_transform(%1, src_layout=\"NCHW4c\", dst_layout=\"NHWC\")",
+                T("1, 2, 3, 8"), [](const Arrays& a) {
+                  return make({1, 2, 3, 8}, [&](const Shape& i) { return 2 * at(a[0], {i[0], i[3], i[1], i[2]}); });
+                }}});
   return c;
 }
 

@@ -318,6 +318,7 @@ const std::vector<OpDef>& opTable() {
     std::vector<OpDef> t;
     addNnOps(t);
     addTensorOps(t);
+    addTransformOps(t);
     return t;
   }();
   return table;

@@ -148,6 +148,7 @@ Expected<void> checkAttrs(const Node& call, const OpDef& op);
 /// The ops of each family, appended to the table.
 void addNnOps(std::vector<OpDef>& table);
 void addTensorOps(std::vector<OpDef>& table);
+void addTransformOps(std::vector<OpDef>& table);
 
 // Shared by relations and computes.
 /// numpy broadcast of two shapes; nullopt when incompatible.

@@ -528,7 +528,24 @@ Expected<Type> reduceRel(TypeContext& ctx) {
     else if (keep)
       out.push_back(1);
   }
-  if (ctx.call.name == "mean" && !(*d)->dtype.isFloat()) return ctx.error("mean needs float data");
+  const std::string& op = ctx.call.name;
+  if ((op == "mean" || op == "variance") && !(*d)->dtype.isFloat())
+    return ctx.error(fmt::format("{} needs float data, got {}", op, typeStr(**d)));
+  if (op == "variance") {
+    if (!ctx.args[1].known()) ctx.args[1] = Type::tensor(out, (*d)->dtype);
+    auto m = dataArg(ctx, 1, "mean");
+    if (!m) return std::unexpected(m.error());
+    auto b = broadcastShapes(in, (*m)->shape);
+    if (!b || *b != in)
+      return ctx.error(
+          fmt::format("variance: the mean {} does not broadcast to the data {}", shapeStr((*m)->shape), shapeStr(in)));
+  }
+  if (op == "argmax" || op == "argmin") {
+    if (axes->empty()) return ctx.error(fmt::format("{} needs at least one axis to reduce", op));
+    if (ctx.attrs.b("select_last_index"))
+      return ctx.attrError("select_last_index", fmt::format("{} supports select_last_index=False only", op));
+    return Type::tensor(out, ir::DataType::int32());
+  }
   return Type::tensor(out, (*d)->dtype);
 }
 
@@ -539,31 +556,60 @@ Expected<std::vector<TensorPtr>> reduceCompute(ComputeContext& ctx) {
   bool keep = ctx.attrs.b("keepdims");
   const Ints& out = ctx.outType.shape;
   std::vector<std::pair<std::string, std::int64_t>> raxes;
-  for (std::size_t k = 0; k < axes.size(); ++k)
+  std::int64_t count = 1;
+  for (std::size_t k = 0; k < axes.size(); ++k) {
     raxes.emplace_back(fmt::format("k{}", k), x.shape[axes[k]]);
+    count *= x.shape[axes[k]];
+  }
+  // The data index for output index i and reduction index r.
+  auto dataIndex = [&](const std::vector<Expr>& i, const std::vector<Expr>& r) {
+    std::vector<Expr> idx;
+    std::size_t o = 0, a = 0;
+    for (std::size_t k = 0; k < x.shape.size(); ++k) {
+      if (a < axes.size() && axes[a] == k) {
+        idx.push_back(r[a++]);
+        if (keep) ++o;
+      } else {
+        idx.push_back(i[o++]);
+      }
+    }
+    return idx;
+  };
+  ir::DataType t = x.dtype;
+  if (op == "argmax" || op == "argmin") {
+    // TOPI reduces (index, value) pairs; we take the extremum, then the first index that
+    // reaches it (the same value as TOPI's select_last_index=False).
+    bool isMax = op == "argmax";
+    TensorPtr ext =
+        ctx.reduce(isMax ? "T_argmax_value" : "T_argmin_value", out, t, loopNames(out.size()), raxes,
+                   isMax ? Combiner::Max : Combiner::Min,
+                   [&](const std::vector<Expr>& i, const std::vector<Expr>& r) { return x.load(dataIndex(i, r)); });
+    Operand e{ext, {}, out, t};
+    return std::vector<TensorPtr>{ctx.reduce(
+        "T_" + op, out, ir::DataType::int32(), loopNames(out.size()), raxes, Combiner::Min,
+        [&](const std::vector<Expr>& i, const std::vector<Expr>& r) {
+          Expr flatIndex = r.empty() ? ir::intImm(0) : r[0];
+          for (std::size_t k = 1; k < r.size(); ++k)
+            flatIndex = flatIndex * raxes[k].second + r[k];
+          return ir::Select::make(x.load(dataIndex(i, r)) == e.load(i), flatIndex, ir::intImm(count));
+        },
+        "comm_reduce_idx")};
+  }
+  bool isVariance = op == "variance";
   Combiner c = op == "max" ? Combiner::Max : op == "min" ? Combiner::Min : Combiner::Sum;
-  std::string name = op == "mean" ? "T_sum" : "T_" + op;
-  ir::DataType t = ctx.outType.dtype;
+  std::string name = op == "mean" || isVariance ? "T_sum" : "T_" + op;
   TensorPtr red = ctx.reduce(
       name, out, t, loopNames(out.size()), raxes, c,
       [&](const std::vector<Expr>& i, const std::vector<Expr>& r) {
-        std::vector<Expr> idx;
-        std::size_t o = 0, a = 0;
-        for (std::size_t k = 0; k < x.shape.size(); ++k) {
-          if (a < axes.size() && axes[a] == k) {
-            idx.push_back(r[a++]);
-            if (keep) ++o;
-          } else {
-            idx.push_back(i[o++]);
-          }
-        }
-        return x.load(idx);
+        std::vector<Expr> idx = dataIndex(i, r);
+        if (!isVariance) return x.load(idx);
+        const Operand& m = ctx.inputs[1];
+        Expr d = x.load(idx) - m.load(broadcastIndices(idx, m.shape));
+        return d * d;
       },
       "comm_reduce");
-  if (op != "mean") return std::vector<TensorPtr>{red};
-  std::int64_t count = 1;
-  for (auto a : axes)
-    count *= x.shape[a];
+  if (op != "mean" && !isVariance) return std::vector<TensorPtr>{red};
+  if (isVariance && ctx.attrs.b("unbiased")) count -= 1;
   Operand s{red, {}, out, t};
   return std::vector<TensorPtr>{ctx.compute(
       "T_divide", out, t, loopNames(out.size()),
@@ -716,6 +762,15 @@ void addTensorOps(std::vector<OpDef>& t) {
                                    {"exclude", AttrKind::Bool, AttrValue::boolean(false)}};
   for (const char* r : {"sum", "max", "min", "mean"})
     t.push_back(simple(r, 1, P::CommReduce, reduceRel, reduceCompute, redAttrs));
+  {
+    std::vector<AttrDef> varAttrs = redAttrs;
+    varAttrs.push_back({"unbiased", AttrKind::Bool, AttrValue::boolean(false)});
+    t.push_back(simple("variance", 2, P::CommReduce, reduceRel, reduceCompute, varAttrs));
+    std::vector<AttrDef> argAttrs = redAttrs;
+    argAttrs.push_back({"select_last_index", AttrKind::Bool, AttrValue::boolean(false)});
+    for (const char* r : {"argmax", "argmin"})
+      t.push_back(simple(r, 1, P::CommReduce, reduceRel, reduceCompute, argAttrs));
+  }
   std::vector<AttrDef> fillAttrs = {{"shape", AttrKind::Ints, AttrValue::ints({})},
                                     {"dtype", AttrKind::String, str("float32")}};
   for (auto [name, v] : {std::pair{"zeros", 0.0}, std::pair{"ones", 1.0}}) {
