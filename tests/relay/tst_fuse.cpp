@@ -4,8 +4,9 @@
 // FoldConstant give the outputs of the graph without folding; a fused run equals an
 // unfused one (every op alone, max depth 1) on a width-reduced ResNet-18.
 //
-// Regenerate tests/relay/data/resnet18_w8_64.relay with
+// Regenerate tests/relay/data/resnet18_w8_64.relay and bert_s8_h32.relay with
 //   python3 samples/relay/gen_resnet18.py --width 8 --image 64 --classes 10
+//   python3 samples/relay/gen_bert_proxy.py --seq 8 --hidden 32 --heads 2 --layers 1
 #include "core/frontend/relay/relay_exec.h"
 #include "core/frontend/relay/relay_parser.h"
 #include "core/frontend/relay/relay_passes.h"
@@ -68,6 +69,7 @@ private Q_SLOTS:
   void mnistGroups();
   void twoFunctionsGroups();
   void resnet18Groups();
+  void bertProxyGroups();
   void maxFuseDepth();
   void passesKeepOutputs();
   void fusedRunEqualsUnfused();
@@ -156,6 +158,59 @@ void TstRelayFuse::resnet18Groups() {
   QCOMPARE(groupNames(fuseOps(m.functions[0])), expected);
 }
 
+void TstRelayFuse::bertProxyGroups() {
+  // One encoder layer (the small variant has the structure of each bert_proxy layer).
+  // * reshape of %x: its consumers are the three Q/K/V denses and the residual add; the
+  //   post-dominator is reached through out-elemwise-fusable denses: alone.
+  // * dense -> bias_add (elementwise edge, bias_add's result has dense's shape): fused;
+  //   the consumer reshape is injective, not elementwise: the group stops there.
+  // * reshape -> transpose -> reshape: injective chain, fused in phase 1, stopping at
+  //   batch_matmul (4).
+  // * batch_matmul(Q, K) -> divide by a scalar (same shape: elementwise) -> softmax (4):
+  //   "nn_batch_matmul_divide", then softmax alone.
+  // * batch_matmul(P, V) -> reshape (injective edge): alone; the head merge
+  //   reshape/transpose/reshape fuses; the output dense + bias + residual add fuse.
+  // * layer norm, decomposed by SimplifyInference into mean, subtract, multiply, mean, add,
+  //   sqrt, divide, multiply gamma, add beta: a reduction never fuses forward, so the first
+  //   mean is alone; subtract's post-dominator (divide) is reached through the second mean
+  //   (comm-reduce on the path, not <= injective): alone; multiply(c, c) fuses into the
+  //   mean it feeds (sink comm-reduce allowed); add eps, sqrt, divide, scale and shift
+  //   chain elementwise: "add_sqrt_divide_multiply_add".
+  // * FFN: dense + bias_add + GELU (two scalar multiplies, erf, add 1, multiply: every
+  //   path elementwise into the last multiply): one group; the second dense + bias +
+  //   residual add; the final layer norm as above.
+  Module m = optimised(loadTyped(QStringLiteral("tests/relay/data/bert_s8_h32.relay")));
+  QCOMPARE(groupNames(fuseOps(m.functions[0])), (QStringList{"reshape",
+                                                             "nn_dense_nn_bias_add",
+                                                             "reshape_transpose_reshape",
+                                                             "nn_dense_nn_bias_add_1",
+                                                             "reshape_transpose_reshape_1",
+                                                             "nn_batch_matmul_divide",
+                                                             "nn_softmax",
+                                                             "nn_dense_nn_bias_add_2",
+                                                             "reshape_transpose_reshape_2",
+                                                             "nn_batch_matmul",
+                                                             "reshape_transpose_reshape_3",
+                                                             "nn_dense_nn_bias_add_add",
+                                                             "mean",
+                                                             "subtract",
+                                                             "multiply_mean",
+                                                             "add_sqrt_divide_multiply_add",
+                                                             "nn_dense_nn_bias_add_multiply_multiply_erf_add_multiply",
+                                                             "nn_dense_nn_bias_add_add_1",
+                                                             "mean_1",
+                                                             "subtract_1",
+                                                             "multiply_mean_1",
+                                                             "add_sqrt_divide_multiply_add_1"}));
+  const Function& f = m.functions[0];
+  auto inputs = randomInputs(f);
+  auto fused = runFused(m, f, fuseOps(f), inputs);
+  QVERIFY2(fused, fused ? "" : renderDiagnostic(fused.error()).c_str());
+  auto alone = runFused(m, f, fuseOps(f, 1), inputs);
+  QVERIFY2(alone, alone ? "" : renderDiagnostic(alone.error()).c_str());
+  QVERIFY(!ir::firstMismatch((*fused)[0], (*alone)[0], 1e-6, 1e-5));
+}
+
 void TstRelayFuse::maxFuseDepth() {
   std::string text = "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(4), float32]) {\n";
   for (int k = 0; k < 10; ++k)
@@ -228,6 +283,7 @@ void TstRelayFuse::extractedTeReadsBack_data() {
   QTest::newRow("mnist") << QStringLiteral("samples/relay/mnist.relay");
   QTest::newRow("two_functions") << QStringLiteral("samples/relay/two_functions.relay");
   QTest::newRow("resnet18_w8_64") << QStringLiteral("tests/relay/data/resnet18_w8_64.relay");
+  QTest::newRow("bert_s8_h32") << QStringLiteral("tests/relay/data/bert_s8_h32.relay");
 }
 
 void TstRelayFuse::extractedTeReadsBack() {

@@ -198,20 +198,22 @@ private:
   int m_maxDepth;
   std::unordered_set<std::size_t> m_visited;
 
-  template <typename F> bool checkPathRec(std::size_t src, std::size_t sink, F fcond) {
-    if (m_visited.contains(src)) return true;
-    m_visited.insert(src);
-    Group* g = m_groups[src].findRoot();
-    if (!fcond(g->pattern, src == sink)) return false;
-    if (src == sink) return true;
-    for (const auto& e : m_g[src].outputs)
-      if (!checkPathRec(e.node, sink, fcond)) return false;
-    return true;
-  }
+  // The walks below visit every node on a path from `src` to `sink` once (iteratively:
+  // a model can be a long chain); the order does not change their result.
   template <typename F> bool checkPath(std::size_t src, std::size_t sink, F fcond) {
     m_visited.clear();
+    std::vector<std::size_t> stack;
     for (const auto& e : m_g[src].outputs)
-      if (!checkPathRec(e.node, sink, fcond)) return false;
+      stack.push_back(e.node);
+    while (!stack.empty()) {
+      std::size_t n = stack.back();
+      stack.pop_back();
+      if (!m_visited.insert(n).second) continue;
+      if (!fcond(m_groups[n].findRoot()->pattern, n == sink)) return false;
+      if (n == sink) continue;
+      for (const auto& e : m_g[n].outputs)
+        stack.push_back(e.node);
+    }
     return true;
   }
 
@@ -226,28 +228,35 @@ private:
       parent->pattern = combine(child->pattern, parent->pattern);
     }
   }
-  void commitFuseRec(std::size_t src, std::size_t sink, Group* target) {
-    if (src == sink || m_visited.contains(src)) return;
-    m_visited.insert(src);
-    mergeFromTo(&m_groups[src], target);
-    for (const auto& e : m_g[src].outputs)
-      commitFuseRec(e.node, sink, target);
-  }
+  /// Merges every node on the paths from `src` up to (not including) `sink` into sink's group.
   void commitFuse(std::size_t src, std::size_t sink) {
     m_visited.clear();
-    commitFuseRec(src, sink, &m_groups[sink]);
+    Group* target = &m_groups[sink];
+    std::vector<std::size_t> stack{src};
+    while (!stack.empty()) {
+      std::size_t n = stack.back();
+      stack.pop_back();
+      if (n == sink || !m_visited.insert(n).second) continue;
+      mergeFromTo(&m_groups[n], target);
+      for (const auto& e : m_g[n].outputs)
+        stack.push_back(e.node);
+    }
   }
-  int countUpToSink(std::size_t src, std::size_t sink) {
-    if (src == sink || m_visited.contains(src)) return 0;
-    m_visited.insert(src);
-    int sum = m_groups[src].numNodes;
-    for (const auto& e : m_g[src].outputs)
-      sum += countUpToSink(e.node, sink);
-    return sum;
-  }
+  /// TVM's CountFusedNodesWithNewChild: the sink group's size plus the group sizes on the
+  /// paths from `child` to it.
   int countFusedWithNewChild(std::size_t child, std::size_t domParent) {
     m_visited.clear();
-    return m_groups[domParent].findRoot()->numNodes + countUpToSink(child, domParent);
+    int sum = m_groups[domParent].findRoot()->numNodes;
+    std::vector<std::size_t> stack{child};
+    while (!stack.empty()) {
+      std::size_t n = stack.back();
+      stack.pop_back();
+      if (n == domParent || !m_visited.insert(n).second) continue;
+      sum += m_groups[n].numNodes;
+      for (const auto& e : m_g[n].outputs)
+        stack.push_back(e.node);
+    }
+    return sum;
   }
 
   void runFuse(const std::vector<DomNode>& dom, int phase) {
