@@ -1,8 +1,9 @@
 // `relay`: Relay models (core/frontend/relay). `relay print MODEL` (also reached as
 // `print MODEL --format relay`) parses and type-checks the model and prints the typed
 // graph back in Relay text; `relay groups MODEL` runs the graph passes and FuseOps and
-// lists the fused groups; `relay run MODEL --interpret` executes them group by group with
-// the reference interpreter; `relay extract MODEL --group N` prints one group's PrimFunc.
+// lists the fused groups and the memory plan; `relay run MODEL --interpret` executes them
+// group by group with the reference interpreter in the planned storage; `relay extract MODEL --group N` prints one
+// group's PrimFunc.
 #include "cli_support.h"
 #include "commands.h"
 
@@ -87,6 +88,15 @@ std::optional<Prepared> prepare(const RelayOptions& opt) {
   return p;
 }
 
+void printPlan(const frontend::relay::MemoryPlan& plan) {
+  std::size_t count = 0;
+  for (const auto& t : plan.tensors)
+    count += t.storage >= 0 ? 1 : 0;
+  std::printf("memory %lld bytes planned in %zu storages for %zu intermediate tensors (naive %lld bytes)\n",
+              static_cast<long long>(plan.plannedBytes), plan.storageBytes.size(), count,
+              static_cast<long long>(plan.naiveBytes));
+}
+
 int runGroups(const RelayOptions& opt) {
   auto p = prepare(opt);
   if (!p) return kExitBadInput;
@@ -104,6 +114,7 @@ int runGroups(const RelayOptions& opt) {
                 frontend::relay::typeStr(g.root()->type).c_str(),
                 static_cast<long long>(frontend::relay::groupFlops(g)));
   }
+  printPlan(frontend::relay::planMemory(p->module.functions.front(), p->fusion));
   return kExitOk;
 }
 
@@ -178,7 +189,10 @@ int runModel(const RelayOptions& opt) {
     }
     std::printf("input  %%%s %s\n", param->name.c_str(), inputs.back().describe().c_str());
   }
-  auto outputs = frontend::relay::runFused(p->module, main, p->fusion, inputs);
+  // Run in the planned storage, poisoning storage as its tensors die.
+  auto plan = frontend::relay::planMemory(main, p->fusion);
+  printPlan(plan);
+  auto outputs = frontend::relay::runFused(p->module, main, p->fusion, inputs, &plan, true);
   if (!outputs) {
     printDiagnostic(outputs.error(), p->source);
     return kExitInternal;

@@ -71,6 +71,8 @@ private Q_SLOTS:
     QVERIFY(
         r.out.contains("group 1 tvmgen_default_fused_nn_conv2d_nn_bias_add_nn_relu\n  pattern out-elemwise-fusable\n"));
     QCOMPARE(r.out.count(QStringLiteral("group ")), 8);
+    QVERIFY(
+        r.out.endsWith("memory 37632 bytes planned in 2 storages for 7 intermediate tensors (naive 60416 bytes)\n"));
   }
 
   void runReproducesWithSavedParams() {

@@ -73,6 +73,8 @@ private Q_SLOTS:
   void maxFuseDepth();
   void passesKeepOutputs();
   void fusedRunEqualsUnfused();
+  void memoryPlanPoisoning_data();
+  void memoryPlanPoisoning();
   void extractedTeReadsBack_data();
   void extractedTeReadsBack();
 };
@@ -276,6 +278,54 @@ void TstRelayFuse::fusedRunEqualsUnfused() {
   for (std::int64_t k = 0; k < 10; ++k)
     sum += (*fused)[0].getDouble(k);
   QVERIFY(std::abs(sum - 1.0) < 1e-5); // softmax
+}
+
+void TstRelayFuse::memoryPlanPoisoning_data() {
+  QTest::addColumn<QString>("path");
+  QTest::newRow("mnist") << QStringLiteral("samples/relay/mnist.relay");
+  QTest::newRow("resnet18_w8_64") << QStringLiteral("tests/relay/data/resnet18_w8_64.relay");
+  QTest::newRow("bert_s8_h32") << QStringLiteral("tests/relay/data/bert_s8_h32.relay");
+}
+
+void TstRelayFuse::memoryPlanPoisoning() {
+  QFETCH(QString, path);
+  Module m = optimised(loadTyped(path));
+  const Function& f = m.functions[0];
+  FusionResult fusion = fuseOps(f);
+  MemoryPlan plan = planMemory(f, fusion);
+  // No two tensors alive at the same step share storage; each storage holds its tensors.
+  for (const auto& a : plan.tensors)
+    for (const auto& b : plan.tensors) {
+      if (&a == &b || a.storage < 0 || a.storage != b.storage) continue;
+      bool overlap = a.defined <= b.lastUse && b.defined <= a.lastUse;
+      QVERIFY2(!overlap, qPrintable(QStringLiteral("steps %1-%2 and %3-%4 share storage %5")
+                                        .arg(a.defined)
+                                        .arg(a.lastUse)
+                                        .arg(b.defined)
+                                        .arg(b.lastUse)
+                                        .arg(a.storage)));
+      QVERIFY(plan.storageBytes[static_cast<std::size_t>(a.storage)] >= a.bytes);
+    }
+  QVERIFY2(plan.plannedBytes < plan.naiveBytes, "storage is reused");
+  // Running in the planned storage, poisoned as tensors die, gives the unplanned result.
+  auto inputs = randomInputs(f);
+  auto ref = runFused(m, f, fusion, inputs);
+  QVERIFY2(ref, ref ? "" : renderDiagnostic(ref.error()).c_str());
+  auto planned = runFused(m, f, fusion, inputs, &plan, true);
+  QVERIFY2(planned, planned ? "" : renderDiagnostic(planned.error()).c_str());
+  QVERIFY(!ir::firstMismatch((*planned)[0], (*ref)[0], 0, 0));
+  // The check can fail: a plan that puts every tensor in one storage changes the result.
+  MemoryPlan broken = plan;
+  std::int64_t biggest = 0;
+  for (auto& t : broken.tensors) {
+    if (t.storage < 0) continue;
+    t.storage = 0;
+    biggest = std::max(biggest, t.bytes);
+  }
+  broken.storageBytes = {biggest};
+  auto wrong = runFused(m, f, fusion, inputs, &broken, true);
+  QVERIFY(wrong);
+  QVERIFY(ir::firstMismatch((*wrong)[0], (*ref)[0], 1e-6, 1e-5).has_value());
 }
 
 void TstRelayFuse::extractedTeReadsBack_data() {

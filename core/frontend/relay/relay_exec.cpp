@@ -5,8 +5,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
+#include <map>
 #include <unordered_map>
 
 namespace loopscape::frontend::relay {
@@ -63,19 +66,39 @@ Expected<void> materializeConstants(Module& m, const std::string& paramsDir, std
 }
 
 Expected<std::vector<ir::NDArray>> runFused(const Module& module, const Function& main, const FusionResult& fusion,
-                                            const std::vector<ir::NDArray>& inputs) {
+                                            const std::vector<ir::NDArray>& inputs, const MemoryPlan* plan,
+                                            bool poisonFreed) {
+  using Source = std::pair<const Node*, std::size_t>;
   std::unordered_map<const Node*, std::size_t> groupOf;
   for (std::size_t g = 0; g < fusion.groups.size(); ++g)
     for (const auto& n : fusion.groups[g].nodes)
       groupOf[n.get()] = g;
-  std::unordered_map<const Node*, std::vector<ir::NDArray>> values;
-  for (std::size_t k = 0; k < main.params.size(); ++k)
-    values[main.params[k].get()] = {inputs.at(k)};
+  std::map<Source, ir::NDArray> held; // tensors outside the plan
+  std::map<Source, Type> planned;     // tensors in the plan's storage
+  std::unordered_map<const Node*, std::vector<Source>> sources;
+  std::vector<std::vector<std::byte>> pool;
+  if (plan)
+    for (auto b : plan->storageBytes)
+      pool.emplace_back(static_cast<std::size_t>(b));
+  auto fetch = [&](const Source& s) -> ir::NDArray {
+    if (auto it = held.find(s); it != held.end()) return it->second;
+    const Type& t = planned.at(s);
+    const PlannedTensor* pt = plan->find(s.first, s.second);
+    ir::NDArray a(t.shape, t.dtype);
+    std::memcpy(a.rawData(), pool[static_cast<std::size_t>(pt->storage)].data(), a.nbytes());
+    return a;
+  };
+  for (std::size_t k = 0; k < main.params.size(); ++k) {
+    held[{main.params[k].get(), 0}] = inputs.at(k);
+    sources[main.params[k].get()] = {{main.params[k].get(), 0}};
+  }
+  std::size_t step = 0;
   for (const auto& n : postOrder(main.body)) {
-    if (values.contains(n.get())) continue;
+    if (sources.contains(n.get())) continue;
     auto git = groupOf.find(n.get());
     if (n->kind == NodeKind::Constant) {
-      values[n.get()] = {n->index < 0 ? n->value : module.constants.at(static_cast<std::size_t>(n->index))};
+      held[{n.get(), 0}] = n->index < 0 ? n->value : module.constants.at(static_cast<std::size_t>(n->index));
+      sources[n.get()] = {{n.get(), 0}};
       continue;
     }
     if (git != groupOf.end() && fusion.groups[git->second].hasCall()) {
@@ -85,30 +108,51 @@ Expected<std::vector<ir::NDArray>> runFused(const Module& module, const Function
       if (!func) return std::unexpected(func.error());
       std::vector<ir::NDArray> args;
       for (const auto& in : g.inputs)
-        for (const auto& v : values.at(in.get()))
-          args.push_back(v);
+        for (const auto& s : sources.at(in.get()))
+          args.push_back(fetch(s));
       std::vector<Type> outs = n->type.kind == Type::Kind::Tuple ? n->type.fields : std::vector<Type>{n->type};
       std::size_t first = args.size();
       for (const auto& t : outs)
         args.emplace_back(t.shape, t.dtype);
       if (auto r = ir::interpret(*func, args); !r) return std::unexpected(r.error());
-      values[n.get()] = std::vector<ir::NDArray>(args.begin() + static_cast<std::ptrdiff_t>(first), args.end());
+      for (std::size_t k = 0; k < outs.size(); ++k) {
+        Source s{n.get(), k};
+        sources[n.get()].push_back(s);
+        const PlannedTensor* pt = plan ? plan->find(n.get(), k) : nullptr;
+        if (!pt || pt->storage < 0) {
+          held[s] = args[first + k];
+          continue;
+        }
+        planned[s] = outs[k];
+        std::memcpy(pool[static_cast<std::size_t>(pt->storage)].data(), args[first + k].rawData(),
+                    args[first + k].nbytes());
+      }
+      if (plan && poisonFreed)
+        for (const auto& t : plan->tensors)
+          if (t.storage >= 0 && t.lastUse == step) {
+            auto& bytes = pool[static_cast<std::size_t>(t.storage)];
+            std::fill(bytes.begin(), bytes.end(), std::byte{0xFF});
+          }
+      ++step;
       continue;
     }
     if (n->kind == NodeKind::Tuple) {
       for (const auto& a : n->args) {
-        const auto& v = values.at(a.get());
-        values[n.get()].insert(values[n.get()].end(), v.begin(), v.end());
+        const auto& v = sources.at(a.get());
+        sources[n.get()].insert(sources[n.get()].end(), v.begin(), v.end());
       }
       continue;
     }
     if (n->kind == NodeKind::TupleGetItem) {
-      values[n.get()] = {values.at(n->args[0].get()).at(static_cast<std::size_t>(n->index))};
+      sources[n.get()] = {sources.at(n->args[0].get()).at(static_cast<std::size_t>(n->index))};
       continue;
     }
     return Unexpected(Diagnostic::error("relay.run", fmt::format("{} is in no fused group", n->name), n->loc));
   }
-  return values.at(main.body.get());
+  std::vector<ir::NDArray> outputs;
+  for (const auto& s : sources.at(main.body.get()))
+    outputs.push_back(fetch(s));
+  return outputs;
 }
 
 } // namespace loopscape::frontend::relay

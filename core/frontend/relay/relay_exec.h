@@ -6,6 +6,7 @@
 #pragma once
 
 #include "core/frontend/relay/relay_fuse.h"
+#include "core/frontend/relay/relay_memory.h"
 #include "core/ir/ndarray.h"
 
 #include <cstdint>
@@ -19,8 +20,12 @@ namespace loopscape::frontend::relay {
 Expected<void> materializeConstants(Module& typed, const std::string& paramsDir, std::uint64_t seed);
 
 /// Runs `main` (typed, after the passes) group by group; `inputs` in parameter order.
-/// Returns the outputs (one per tuple field of the result).
+/// Returns the outputs (one per tuple field of the result). With a memory plan, every
+/// planned tensor lives in its storage of the plan (written after its group, read back by
+/// each consumer) and, with `poisonFreed`, storage is filled with NaN bytes whenever its
+/// tensor dies: a plan that let two live tensors share storage changes the result.
 Expected<std::vector<ir::NDArray>> runFused(const Module& module, const Function& main, const FusionResult& fusion,
-                                            const std::vector<ir::NDArray>& inputs);
+                                            const std::vector<ir::NDArray>& inputs, const MemoryPlan* plan = nullptr,
+                                            bool poisonFreed = false);
 
 } // namespace loopscape::frontend::relay
