@@ -97,6 +97,15 @@ const char* kindWord(AttrKind k) {
   return "a value";
 }
 
+/// Integers of attributes stay within int32, as TVM's attribute fields do; shape
+/// arithmetic in the relations then cannot overflow.
+bool inInt32Range(const AttrValue& v) {
+  if (v.kind == AttrValue::Kind::Int) return v.i >= INT32_MIN && v.i <= INT32_MAX;
+  for (const auto& x : v.list)
+    if (!inInt32Range(x)) return false;
+  return true;
+}
+
 bool accepts(AttrKind k, const AttrValue& v) {
   using K = AttrValue::Kind;
   switch (k) {
@@ -133,6 +142,12 @@ Expected<void> checkAttrs(const Node& call, const OpDef& op) {
                         : fmt::format("{} has no attribute '{}' (it has: {})", op.name, a.name, known),
           a.loc));
     }
+    if (!inInt32Range(a.value))
+      return Unexpected(
+          Diagnostic::error("relay.attr",
+                            fmt::format("attribute '{}' of {} holds an integer outside the 32-bit range: {}", a.name,
+                                        op.name, attrValueStr(a.value)),
+                            a.loc));
     if (!accepts(def->kind, a.value))
       return Unexpected(Diagnostic::error("relay.attr",
                                           fmt::format("attribute '{}' of {} must be {}, got {}", a.name, op.name,
@@ -304,6 +319,11 @@ ir::Expr windowIndex(const ir::Expr& i, std::int64_t stride, const ir::Expr& r, 
   ir::Expr a = stride == 1 ? i : ir::Expr(i * stride);
   ir::Expr b = dilation == 1 ? r : ir::Expr(r * dilation);
   return a + b;
+}
+
+std::int64_t saturatingFlops(double flops) {
+  constexpr double kMax = 4611686018427387904.0; // 2^62
+  return flops >= kMax ? static_cast<std::int64_t>(kMax) : static_cast<std::int64_t>(flops);
 }
 
 std::vector<std::string> loopNames(std::size_t n, const char* prefix) {

@@ -160,6 +160,8 @@ std::optional<std::int64_t> normalizeAxis(std::int64_t axis, std::size_t ndim);
 std::vector<ir::Expr> broadcastIndices(const std::vector<ir::Expr>& out, const std::vector<std::int64_t>& shape);
 /// `i * stride + r * dilation` without factors of 1 (TOPI's window index).
 ir::Expr windowIndex(const ir::Expr& i, std::int64_t stride, const ir::Expr& r, std::int64_t dilation);
+/// `flops` as int64, saturating at 2^62 (absurd shapes must not overflow).
+std::int64_t saturatingFlops(double flops);
 /// "ax0", "ax1", ... (TOPI's C++ computes) or "i0", "i1", ... (Python lambdas).
 std::vector<std::string> loopNames(std::size_t n, const char* prefix = "ax");
 

@@ -238,7 +238,7 @@ std::int64_t conv2dFlops(const std::vector<Type>& args, const Type& out, const C
   const Ints& w = args[1].shape;
   bool nhwc = attrs.s("data_layout") == "NHWC";
   std::int64_t perOut = nhwc ? w[0] * w[1] * w[2] : w[1] * w[2] * w[3];
-  return 2 * out.numel() * perOut;
+  return saturatingFlops(2.0 * static_cast<double>(out.numel()) * static_cast<double>(perOut));
 }
 
 // ---- nn.dense, nn.batch_matmul ----
@@ -283,7 +283,7 @@ Expected<std::vector<TensorPtr>> denseCompute(ComputeContext& ctx) {
 }
 
 std::int64_t denseFlops(const std::vector<Type>& args, const Type& out, const CallAttrs&) {
-  return 2 * out.numel() * args[0].shape.back();
+  return saturatingFlops(2.0 * static_cast<double>(out.numel()) * static_cast<double>(args[0].shape.back()));
 }
 
 Expected<Type> batchMatmulRel(TypeContext& ctx) {
@@ -325,7 +325,8 @@ Expected<std::vector<TensorPtr>> batchMatmulCompute(ComputeContext& ctx) {
 }
 
 std::int64_t batchMatmulFlops(const std::vector<Type>& args, const Type& out, const CallAttrs& attrs) {
-  return 2 * out.numel() * (attrs.b("transpose_a") ? args[0].shape[1] : args[0].shape[2]);
+  return saturatingFlops(2.0 * static_cast<double>(out.numel()) *
+                         static_cast<double>(attrs.b("transpose_a") ? args[0].shape[1] : args[0].shape[2]));
 }
 
 // ---- nn.bias_add, nn.batch_norm, nn.dropout ----
@@ -495,7 +496,8 @@ Expected<std::vector<TensorPtr>> pool2dCompute(ComputeContext& ctx) {
 
 std::int64_t poolFlops(const std::vector<Type>&, const Type& out, const CallAttrs& attrs) {
   Ints size = attrs.ints("pool_size");
-  return out.numel() * size[0] * size[1];
+  return saturatingFlops(static_cast<double>(out.numel()) * static_cast<double>(size[0]) *
+                         static_cast<double>(size[1]));
 }
 
 Expected<Type> globalPoolRel(TypeContext& ctx) {

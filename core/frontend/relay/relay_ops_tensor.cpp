@@ -4,6 +4,7 @@
 // src/relay/op/tensor/*.cc at TVM v0.18; computes follow TOPI's names (T_add, T_reshape).
 #include "core/frontend/relay/relay_op.h"
 
+#include "core/ir/checked_arith.h"
 #include "core/ir/op.h"
 
 #include <fmt/format.h>
@@ -210,7 +211,13 @@ Expected<Type> reshapeRel(TypeContext& ctx) {
   std::int64_t total = (*d)->numel();
   std::int64_t known = 1;
   for (std::size_t k = 0; k < out.size(); ++k)
-    if (static_cast<int>(k) != inferred) known *= out[k];
+    if (static_cast<int>(k) != inferred) {
+      auto product = ir::checkedMul(known, out[k]);
+      if (!product)
+        return ctx.error(
+            fmt::format("reshape: newshape {} has too many elements", attrValueStr(ctx.attrs.get("newshape"))));
+      known = *product;
+    }
   if (inferred >= 0) {
     if (known == 0 || total % known != 0)
       return ctx.error(fmt::format("reshape: cannot reshape the data {} ({} elements) to newshape {}", shapeStr(in),
@@ -284,7 +291,8 @@ Expected<Type> expandDimsRel(TypeContext& ctx) {
   if (!d) return std::unexpected(d.error());
   Ints out = (*d)->shape;
   std::int64_t num = ctx.attrs.i("num_newaxis");
-  if (num < 0) return ctx.attrError("num_newaxis", "expand_dims: num_newaxis must be >= 0");
+  if (num < 0 || num > 32)
+    return ctx.attrError("num_newaxis", fmt::format("expand_dims: num_newaxis must be in [0, 32], got {}", num));
   auto axis = normalizeAxis(ctx.attrs.i("axis"), out.size() + 1);
   if (!axis)
     return ctx.attrError("axis", fmt::format("expand_dims: axis={} is out of range for the data {}",

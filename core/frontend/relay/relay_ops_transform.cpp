@@ -150,10 +150,11 @@ std::optional<std::vector<LayoutAxis>> parseLayout(const std::string& s) {
     }
   }
   if (factor) return std::nullopt;
-  // Every primal axis once; every sub-axis names a primal axis of the layout.
+  // Every primal axis once, at most one sub-axis each; every sub-axis names a primal
+  // axis of the layout.
   for (std::size_t i = 0; i < out.size(); ++i)
     for (std::size_t j = i + 1; j < out.size(); ++j)
-      if (out[i].primal == out[j].primal && out[i].factor == 0 && out[j].factor == 0) return std::nullopt;
+      if (out[i].primal == out[j].primal && (out[i].factor == 0) == (out[j].factor == 0)) return std::nullopt;
   for (const auto& a : out) {
     if (!a.factor) continue;
     bool found = false;
