@@ -169,8 +169,11 @@ int runModel(const RelayOptions& opt) {
   std::vector<ir::NDArray> inputs;
   for (std::size_t k = 0; k < main.params.size(); ++k) {
     const auto& param = main.params[k];
-    if (!opt.inputs.empty()) {
-      auto a = ir::loadNpy(fmt::format("{}/{}.npy", opt.inputs, param->name));
+    std::string named = opt.params.empty() ? "" : fmt::format("{}/{}.npy", opt.params, param->name);
+    bool fromParams = !named.empty() && std::filesystem::exists(named);
+    if (!opt.inputs.empty() || fromParams) {
+      std::string path = fromParams ? named : fmt::format("{}/{}.npy", opt.inputs, param->name);
+      auto a = ir::loadNpy(path);
       if (!a) {
         printDiagnostic(a.error());
         return kExitBadInput;
@@ -211,6 +214,13 @@ int runModel(const RelayOptions& opt) {
   return kExitOk;
 }
 
+int printAfterPasses(const RelayOptions& opt) {
+  auto p = prepare(opt);
+  if (!p) return kExitBadInput;
+  std::fputs(frontend::relay::printRelay(p->module, false).c_str(), stdout);
+  return kExitOk;
+}
+
 } // namespace
 
 int printRelayModel(const std::string& path) {
@@ -229,7 +239,15 @@ void registerRelay(CLI::App& app, CommandResult& result) {
   const char* modelHelp = "Relay text file (TVM 0.8-0.18, #[version = \"0.0.5\"])";
   auto* print = relay->add_subcommand("print", "Parse and type-check MODEL.relay and print the typed graph");
   print->add_option("MODEL", opt->file, modelHelp)->required();
-  print->callback([opt, &result] { result.exitCode = printRelayModel(opt->file); });
+  auto passes = std::make_shared<bool>(false);
+  print->add_flag("--passes", *passes,
+                  "Print the graph after the passes (InlineGlobals, SimplifyInference, FoldConstant, CSE; --verbose "
+                  "logs each), without the metadata of the folded constants");
+  print->add_option("--params", opt->params, "Directory with const_<i>.npy values of meta[relay.Constant][i]");
+  print->add_option("--seed", opt->seed, "Seed of the random constants")->capture_default_str();
+  print->add_flag("--verbose", opt->verbose, "Log each graph pass");
+  print->callback(
+      [opt, passes, &result] { result.exitCode = *passes ? printAfterPasses(*opt) : printRelayModel(opt->file); });
   auto common = [&](CLI::App* cmd) {
     cmd->add_option("MODEL", opt->file, modelHelp)->required();
     cmd->add_option("--params", opt->params, "Directory with const_<i>.npy values of meta[relay.Constant][i]");
@@ -248,7 +266,9 @@ void registerRelay(CLI::App& app, CommandResult& result) {
   extract->callback([opt, &result] { result.exitCode = runExtract(*opt); });
   auto* run = relay->add_subcommand("run", "Run the model group by group with the reference interpreter");
   common(run);
-  run->add_option("--inputs", opt->inputs, "Directory with <param>.npy inputs (default: seeded random)");
+  run->add_option("--inputs", opt->inputs,
+                  "Directory with <param>.npy inputs (default: seeded random; --params DIR/<param>.npy, for weights "
+                  "passed as parameters, comes first)");
   run->add_option("--save", opt->save, "Write output_<k>.npy here");
   run->add_option("--save-params", opt->saveParams, "Write the constants used (const_<i>.npy) here");
   run->add_flag("--interpret", opt->interpret, "Execute with the reference interpreter");

@@ -49,6 +49,16 @@ private Q_SLOTS:
     QCOMPARE(c.out, a.out);
   }
 
+  void printAfterPasses() {
+    Run r = runCli({"relay", "print", "samples/relay/two_functions.relay", "--passes", "--verbose"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("%1 = multiply(%0, meta[relay.Constant][10] /* ty=Tensor[(4, 1, 1), float32] */)"),
+             qPrintable(r.out));
+    QVERIFY(!r.out.contains("nn.batch_norm"));
+    QVERIFY(!r.out.contains("#[metadata]"));
+    QVERIFY(r.err.contains("pass FoldConstant: 27 -> 14 nodes\n"));
+  }
+
   void badInputIsLocated() {
     QTemporaryDir dir;
     QFile f(dir.filePath("bad.relay"));

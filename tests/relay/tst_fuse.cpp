@@ -69,6 +69,7 @@ private Q_SLOTS:
   void mnistGroups();
   void twoFunctionsGroups();
   void resnet18Groups();
+  void commonSubexpressions();
   void bertProxyGroups();
   void maxFuseDepth();
   void passesKeepOutputs();
@@ -158,6 +159,24 @@ void TstRelayFuse::resnet18Groups() {
            << "nn_dense_nn_bias_add"
            << "nn_softmax";
   QCOMPARE(groupNames(fuseOps(m.functions[0])), expected);
+}
+
+void TstRelayFuse::commonSubexpressions() {
+  // Two relus of %x and two identical dense calls become one each; the function then
+  // reaches fewer nodes (dead code needs no pass: the graph is what the result reaches).
+  const std::string text =
+      "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(2, 4), float32], %w: Tensor[(3, 4), float32]) {\n"
+      "  %0 = nn.relu(%x);\n  %1 = nn.relu(%x);\n  %2 = nn.dense(%0, %w, units=3);\n"
+      "  %3 = nn.dense(%1, %w, units=3);\n  %4 = nn.softmax(%2);\n  add(%2, %3)\n}\n";
+  auto m = parseRelay(text, "cse.relay");
+  QVERIFY(m);
+  auto t = inferTypes(*m);
+  QVERIFY(t);
+  QCOMPARE(postOrder(t->functions[0].body).size(), std::size_t{7});
+  Module cse = eliminateCommonSubexpr(*t);
+  const NodePtr& add = cse.functions[0].body;
+  QCOMPARE(postOrder(add).size(), std::size_t{5}); // %x, %w, relu, dense, add
+  QVERIFY(add->args[0] == add->args[1]);
 }
 
 void TstRelayFuse::bertProxyGroups() {

@@ -26,13 +26,13 @@ namespace {
 
 class Printer {
 public:
-  explicit Printer(const Module& m) : m_module(m) {}
+  Printer(const Module& m, bool withMetadata) : m_module(m), m_withMetadata(withMetadata) {}
 
   std::string run() {
     std::string out = "#[version = \"0.0.5\"]\n";
     for (const auto& f : m_module.functions)
       out += function(f);
-    bool allKnown = !m_module.constants.empty();
+    bool allKnown = m_withMetadata && !m_module.constants.empty();
     for (const auto& c : m_module.constants)
       allKnown = allKnown && c.defined();
     if (allKnown) out += metadata();
@@ -41,6 +41,7 @@ public:
 
 private:
   const Module& m_module;
+  bool m_withMetadata = true;
   std::unordered_map<const Node*, std::string> m_names;
   std::string m_body;
   int m_next = 0;
@@ -156,6 +157,6 @@ private:
 
 } // namespace
 
-std::string printRelay(const Module& module) { return Printer(module).run(); }
+std::string printRelay(const Module& module, bool withMetadata) { return Printer(module, withMetadata).run(); }
 
 } // namespace loopscape::frontend::relay

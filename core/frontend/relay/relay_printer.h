@@ -13,7 +13,8 @@
 
 namespace loopscape::frontend::relay {
 
-std::string printRelay(const Module& module);
+/// `withMetadata`: append the `#[metadata]` section when every constant has a value.
+std::string printRelay(const Module& module, bool withMetadata = true);
 /// A scalar literal as Relay writes it: `0f`, `1e-05f`, `2i64`, `1f16`, `True`, `-1`.
 std::string literalStr(const ir::NDArray& value);
 
