@@ -70,6 +70,7 @@ private Q_SLOTS:
   void twoFunctionsGroups();
   void resnet18Groups();
   void commonSubexpressions();
+  void foldedScalarConstant();
   void bertProxyGroups();
   void maxFuseDepth();
   void passesKeepOutputs();
@@ -177,6 +178,26 @@ void TstRelayFuse::commonSubexpressions() {
   const NodePtr& add = cse.functions[0].body;
   QCOMPARE(postOrder(add).size(), std::size_t{5}); // %x, %w, relu, dense, add
   QVERIFY(add->args[0] == add->args[1]);
+}
+
+void TstRelayFuse::foldedScalarConstant() {
+  // multiply(2f, 3f) folds to a 0-d meta constant; being a scalar of a simple dtype it is
+  // elementwise and joins the add's group, where it is read as an input.
+  const std::string text =
+      "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(2, 3), float32]) {\n  %0 = multiply(2f, 3f);\n  add(%x, %0)\n}\n";
+  auto parsed = parseRelay(text, "scalar.relay");
+  QVERIFY(parsed);
+  auto typed = inferTypes(*parsed);
+  QVERIFY(typed);
+  Module m = optimised(*typed);
+  const Function& f = m.functions[0];
+  FusionResult r = fuseOps(f);
+  QCOMPARE(groupNames(r), QStringList{"add"});
+  auto inputs = randomInputs(f);
+  auto out = runFused(m, f, r, inputs);
+  QVERIFY2(out, out ? "" : renderDiagnostic(out.error()).c_str());
+  for (std::int64_t k = 0; k < 6; ++k)
+    QCOMPARE((*out)[0].getDouble(k), static_cast<double>(static_cast<float>(inputs[0].getDouble(k) + 6.0)));
 }
 
 void TstRelayFuse::bertProxyGroups() {

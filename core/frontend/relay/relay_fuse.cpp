@@ -343,7 +343,11 @@ FusionResult fuseOps(const Function& f, int maxDepth) {
           group.pattern = n->op->pattern;
       }
       for (const auto& a : n->args)
-        if (!members.contains(a.get()) && !isLiteral(a) && seen.insert(a.get()).second) group.inputs.push_back(a);
+        // A meta constant is always an input, also when it joined the group (a 0-d
+        // constant is elementwise, so it fuses into its consumer).
+        if ((!members.contains(a.get()) || a->kind == NodeKind::Constant) && !isLiteral(a) &&
+            seen.insert(a.get()).second)
+          group.inputs.push_back(a);
     }
     if (group.pattern != OpPattern::OutEWiseFusable) {
       OpPattern p = OpPattern::ElemWise;
