@@ -104,7 +104,7 @@ private:
   }
 
   Expected<void> parseDef() {
-    SourceLocation defLoc = advance().loc;
+    advance(); // def
     auto name = expect(TokenKind::Global, "a function name '@name' after 'def'");
     if (!name) return std::unexpected(name.error());
     if (m_module.find(name->text)) return fail(fmt::format("function @{} is defined twice", name->text), name->loc);
@@ -151,7 +151,6 @@ private:
     if (!body) return std::unexpected(body.error());
     fn.body = *body;
     if (auto r = expect(TokenKind::RBrace, "'}' to close the function body"); !r) return std::unexpected(r.error());
-    (void)defLoc;
     m_module.functions.push_back(std::move(fn));
     return {};
   }
