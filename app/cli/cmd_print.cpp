@@ -54,6 +54,7 @@ int printTargetSource(const PrintOptions& opt, const ir::PrimFunc& func) {
 }
 
 int runPrint(const PrintOptions& opt) {
+  if (opt.format == "relay") return printRelayModel(opt.file);
   auto program = loadProgram(opt.file);
   if (!program) return kExitBadInput;
   schedule::Schedule sch = poly::makeSchedule(program->func);
@@ -87,7 +88,7 @@ void registerPrint(CLI::App& app, CommandResult& result) {
   cmd->add_option("--format", opt->format,
                   "What to print: tir (the scheduled program), trace-py (the trace as TVM Python), trace-json, "
                   "the code a target generates: c, llvm, asm, or the polyhedral view: tree (schedule tree), deps (dependences)")
-      ->check(CLI::IsMember({"tir", "trace-py", "trace-json", "c", "llvm", "asm", "tree", "deps"}))
+      ->check(CLI::IsMember({"tir", "trace-py", "trace-json", "c", "llvm", "asm", "tree", "deps", "relay"}))
       ->capture_default_str();
   cmd->add_option("--target", opt->target,
                   "Target plugin for --format c/llvm/asm (see `loopscape-cli targets`; default cpu-c, or cpu-llvm "

@@ -28,6 +28,10 @@ void registerTargets(CLI::App& app, CommandResult& result);
 void registerLegal(CLI::App& app, CommandResult& result);
 /// `poly FILE --auto [--fusion max|min] [--tile 32,32] [--check] [--trace T]`: isl scheduler.
 void registerPoly(CLI::App& app, CommandResult& result);
+/// `relay print|groups|run|extract MODEL.relay`: Relay models (cmd_relay.cpp).
+void registerRelay(CLI::App& app, CommandResult& result);
+/// `print MODEL.relay --format relay`: the typed Relay graph.
+int printRelayModel(const std::string& path);
 /// `print --format tree|deps`: the schedule tree or the dependence report of `func`.
 int printPolyFormat(const ir::PrimFunc& func, const std::string& format);
 

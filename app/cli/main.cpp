@@ -34,6 +34,7 @@ int runCli(int argc, char** argv) {
   loopscape::cli::registerTargets(app, result);
   loopscape::cli::registerRun(app, result);
   loopscape::cli::registerExport(app, result);
+  loopscape::cli::registerRelay(app, result);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

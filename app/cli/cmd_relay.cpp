@@ -1,0 +1,278 @@
+// `relay`: Relay models (core/frontend/relay). `relay print MODEL` (also reached as
+// `print MODEL --format relay`) parses and type-checks the model and prints the typed
+// graph back in Relay text; `relay groups MODEL` runs the graph passes and FuseOps and
+// lists the fused groups and the memory plan; `relay run MODEL --interpret` executes them
+// group by group with the reference interpreter in the planned storage; `relay extract MODEL --group N` prints one
+// group's PrimFunc.
+#include "cli_support.h"
+#include "commands.h"
+
+#include "core/frontend/relay/relay_exec.h"
+#include "core/frontend/relay/relay_parser.h"
+#include "core/frontend/relay/relay_passes.h"
+#include "core/frontend/relay/relay_printer.h"
+#include "core/frontend/relay/relay_te_printer.h"
+#include "core/frontend/relay/relay_type_infer.h"
+
+#include "core/ir/npy.h"
+#include "core/ir/printer.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+namespace loopscape::cli {
+
+namespace {
+
+/// The parsed and typed model, or nullopt after printing the diagnostic (bad input).
+std::optional<frontend::relay::Module> loadRelay(const std::string& path, std::string& source) {
+  auto text = readFile(path);
+  if (!text) {
+    printDiagnostic(text.error());
+    return std::nullopt;
+  }
+  source = std::move(*text);
+  auto parsed = frontend::relay::parseRelay(source, path);
+  if (!parsed) {
+    printDiagnostic(parsed.error(), source);
+    return std::nullopt;
+  }
+  auto typed = frontend::relay::inferTypes(*parsed);
+  if (!typed) {
+    printDiagnostic(typed.error(), source);
+    return std::nullopt;
+  }
+  return std::move(*typed);
+}
+
+struct RelayOptions {
+  std::string file;
+  std::string params, inputs, save, saveParams;
+  std::uint64_t seed = 0;
+  bool interpret = false;
+  bool verbose = false;
+  int group = -1;
+  std::string out;
+};
+
+/// The model after constants, passes and fusion.
+struct Prepared {
+  std::string source;
+  frontend::relay::Module module;
+  frontend::relay::FusionResult fusion;
+  std::size_t sourceConstants = 0; ///< meta constants of the file (folding appends more)
+};
+
+std::optional<Prepared> prepare(const RelayOptions& opt) {
+  namespace relay = frontend::relay;
+  Prepared p;
+  auto model = loadRelay(opt.file, p.source);
+  if (!model) return std::nullopt;
+  p.sourceConstants = model->constants.size();
+  if (auto r = relay::materializeConstants(*model, opt.params, opt.seed); !r) {
+    printDiagnostic(r.error(), p.source);
+    return std::nullopt;
+  }
+  auto passed = relay::runPasses(*model, [&](const std::string& line) {
+    if (opt.verbose) std::fprintf(stderr, "pass %s\n", line.c_str());
+  });
+  if (!passed) {
+    printDiagnostic(passed.error(), p.source);
+    return std::nullopt;
+  }
+  p.module = std::move(*passed);
+  p.fusion = relay::fuseOps(p.module.functions.front());
+  return p;
+}
+
+void printPlan(const frontend::relay::MemoryPlan& plan) {
+  std::size_t count = 0;
+  for (const auto& t : plan.tensors)
+    count += t.storage >= 0 ? 1 : 0;
+  std::printf("memory %lld bytes planned in %zu storages for %zu intermediate tensors (naive %lld bytes)\n",
+              static_cast<long long>(plan.plannedBytes), plan.storageBytes.size(), count,
+              static_cast<long long>(plan.naiveBytes));
+}
+
+int runGroups(const RelayOptions& opt) {
+  auto p = prepare(opt);
+  if (!p) return kExitBadInput;
+  int k = 0;
+  for (const auto& g : p->fusion.groups) {
+    if (!g.hasCall()) continue;
+    std::string ins;
+    for (const auto& in : g.inputs)
+      ins += (ins.empty() ? "" : ", ") + frontend::relay::typeStr(in->type);
+    std::string ops;
+    for (const auto& n : g.nodes)
+      if (n->kind == frontend::relay::NodeKind::Call) ops += (ops.empty() ? "" : " ") + n->name;
+    std::printf("group %d %s\n  pattern %s\n  ops %s\n  inputs %s\n  output %s\n  flops %lld\n", k++, g.name.c_str(),
+                frontend::relay::patternName(g.pattern), ops.c_str(), ins.c_str(),
+                frontend::relay::typeStr(g.root()->type).c_str(),
+                static_cast<long long>(frontend::relay::groupFlops(g)));
+  }
+  printPlan(frontend::relay::planMemory(p->module.functions.front(), p->fusion));
+  return kExitOk;
+}
+
+int runExtract(const RelayOptions& opt) {
+  auto p = prepare(opt);
+  if (!p) return kExitBadInput;
+  int k = 0;
+  for (const auto& g : p->fusion.groups) {
+    if (!g.hasCall()) continue;
+    if (k++ != opt.group) continue;
+    auto func = frontend::relay::lowerGroup(g);
+    auto program = frontend::relay::groupProgram(g);
+    if (!func || !program) {
+      printDiagnostic(func ? program.error() : func.error(), p->source);
+      return kExitBadInput;
+    }
+    std::string ops;
+    for (const auto& n : g.nodes)
+      if (n->kind == frontend::relay::NodeKind::Call) ops += (ops.empty() ? "" : " ") + n->name;
+    bool te = std::filesystem::path(opt.out).extension() == ".te";
+    std::string text =
+        te ? frontend::relay::printTeProgram(*program, fmt::format("{}: {} (from {})", g.name, ops, opt.file))
+           : ir::printPrimFunc(*func);
+    if (opt.out.empty()) {
+      std::fputs(text.c_str(), stdout);
+      return kExitOk;
+    }
+    std::FILE* f = std::fopen(opt.out.c_str(), "w");
+    if (!f || std::fputs(text.c_str(), f) < 0 || std::fclose(f) != 0) {
+      printDiagnostic(Diagnostic::error("cli.cannot-write", fmt::format("cannot write '{}'", opt.out)));
+      return kExitBadInput;
+    }
+    std::printf("wrote %s (%s)\n", opt.out.c_str(), g.name.c_str());
+    return kExitOk;
+  }
+  printDiagnostic(
+      Diagnostic::error("cli.bad-argument", fmt::format("--group {} is out of range: the model has {} groups "
+                                                        "(see `relay groups`)",
+                                                        opt.group, k)));
+  return kExitBadInput;
+}
+
+int runModel(const RelayOptions& opt) {
+  if (!opt.interpret) {
+    printDiagnostic(
+        Diagnostic::error("cli.bad-argument", "relay run needs --interpret (the compiled path is not available yet)"));
+    return kExitBadInput;
+  }
+  auto p = prepare(opt);
+  if (!p) return kExitBadInput;
+  const auto& main = p->module.functions.front();
+  std::vector<ir::NDArray> inputs;
+  for (std::size_t k = 0; k < main.params.size(); ++k) {
+    const auto& param = main.params[k];
+    std::string named = opt.params.empty() ? "" : fmt::format("{}/{}.npy", opt.params, param->name);
+    bool fromParams = !named.empty() && std::filesystem::exists(named);
+    if (!opt.inputs.empty() || fromParams) {
+      std::string path = fromParams ? named : fmt::format("{}/{}.npy", opt.inputs, param->name);
+      auto a = ir::loadNpy(path);
+      if (!a) {
+        printDiagnostic(a.error());
+        return kExitBadInput;
+      }
+      if (a->shape() != param->type.shape || a->dtype() != param->type.dtype) {
+        printDiagnostic(
+            Diagnostic::error("cli.bad-input", fmt::format("input %{} must be {}, the file holds {}", param->name,
+                                                           frontend::relay::typeStr(param->type), a->describe())));
+        return kExitBadInput;
+      }
+      inputs.push_back(*a);
+    } else {
+      ir::NDArray a(param->type.shape, param->type.dtype);
+      a.fillRandom(opt.seed + k);
+      inputs.push_back(a);
+    }
+    std::printf("input  %%%s %s\n", param->name.c_str(), inputs.back().describe().c_str());
+  }
+  // Run in the planned storage, poisoning storage as its tensors die.
+  auto plan = frontend::relay::planMemory(main, p->fusion);
+  printPlan(plan);
+  auto outputs = frontend::relay::runFused(p->module, main, p->fusion, inputs, &plan, true);
+  if (!outputs) {
+    printDiagnostic(outputs.error(), p->source);
+    return kExitInternal;
+  }
+  if (!opt.save.empty() && !makeOutputDir(opt.save)) return kExitBadInput;
+  for (std::size_t k = 0; k < outputs->size(); ++k) {
+    const auto& o = (*outputs)[k];
+    std::printf("output %zu %s %s\n", k, o.describe().c_str(), o.checksum().str().c_str());
+    if (!opt.save.empty() && !saveOutput(opt.save, fmt::format("output_{}", k), o)) return kExitBadInput;
+  }
+  if (!opt.saveParams.empty()) {
+    if (!makeOutputDir(opt.saveParams)) return kExitBadInput;
+    for (std::size_t i = 0; i < p->sourceConstants; ++i)
+      if (!saveOutput(opt.saveParams, fmt::format("const_{}", i), p->module.constants[i])) return kExitBadInput;
+  }
+  return kExitOk;
+}
+
+int printAfterPasses(const RelayOptions& opt) {
+  auto p = prepare(opt);
+  if (!p) return kExitBadInput;
+  std::fputs(frontend::relay::printRelay(p->module, false).c_str(), stdout);
+  return kExitOk;
+}
+
+} // namespace
+
+int printRelayModel(const std::string& path) {
+  std::string source;
+  auto model = loadRelay(path, source);
+  if (!model) return kExitBadInput;
+  std::fputs(frontend::relay::printRelay(*model).c_str(), stdout);
+  return kExitOk;
+}
+
+void registerRelay(CLI::App& app, CommandResult& result) {
+  auto* relay =
+      app.add_subcommand("relay", "Relay models: print the typed graph, list fused groups, run, extract a group");
+  relay->require_subcommand(1);
+  auto opt = std::make_shared<RelayOptions>();
+  const char* modelHelp = "Relay text file (TVM 0.8-0.18, #[version = \"0.0.5\"])";
+  auto* print = relay->add_subcommand("print", "Parse and type-check MODEL.relay and print the typed graph");
+  print->add_option("MODEL", opt->file, modelHelp)->required();
+  auto passes = std::make_shared<bool>(false);
+  print->add_flag("--passes", *passes,
+                  "Print the graph after the passes (InlineGlobals, SimplifyInference, FoldConstant, CSE; --verbose "
+                  "logs each), without the metadata of the folded constants");
+  print->add_option("--params", opt->params, "Directory with const_<i>.npy values of meta[relay.Constant][i]");
+  print->add_option("--seed", opt->seed, "Seed of the random constants")->capture_default_str();
+  print->add_flag("--verbose", opt->verbose, "Log each graph pass");
+  print->callback(
+      [opt, passes, &result] { result.exitCode = *passes ? printAfterPasses(*opt) : printRelayModel(opt->file); });
+  auto common = [&](CLI::App* cmd) {
+    cmd->add_option("MODEL", opt->file, modelHelp)->required();
+    cmd->add_option("--params", opt->params, "Directory with const_<i>.npy values of meta[relay.Constant][i]");
+    cmd->add_option("--seed", opt->seed, "Seed of the random constants and inputs")->capture_default_str();
+    cmd->add_flag("--verbose", opt->verbose, "Log each graph pass");
+  };
+  auto* groups = relay->add_subcommand("groups", "Run the graph passes and FuseOps; list the fused groups");
+  common(groups);
+  groups->callback([opt, &result] { result.exitCode = runGroups(*opt); });
+  auto* extract = relay->add_subcommand("extract", "Print fused group N as a TVMScript PrimFunc");
+  common(extract);
+  extract->add_option("--group", opt->group, "Group number (as `relay groups` lists them)")->required();
+  extract->add_option("--out", opt->out,
+                      "Write the group to this file instead of stdout: a .te program (opens in the workbench) or, for "
+                      "any other extension, the PrimFunc as TVMScript");
+  extract->callback([opt, &result] { result.exitCode = runExtract(*opt); });
+  auto* run = relay->add_subcommand("run", "Run the model group by group with the reference interpreter");
+  common(run);
+  run->add_option("--inputs", opt->inputs,
+                  "Directory with <param>.npy inputs (default: seeded random; --params DIR/<param>.npy, for weights "
+                  "passed as parameters, comes first)");
+  run->add_option("--save", opt->save, "Write output_<k>.npy here");
+  run->add_option("--save-params", opt->saveParams, "Write the constants used (const_<i>.npy) here");
+  run->add_flag("--interpret", opt->interpret, "Execute with the reference interpreter");
+  run->callback([opt, &result] { result.exitCode = runModel(*opt); });
+}
+
+} // namespace loopscape::cli

@@ -1,0 +1,126 @@
+// `loopscape-cli relay ...` and `print --format relay` end to end (LS_CLI_PATH): exit
+// statuses, the typed print and its round trip, located bad input, the group listing,
+// an interpreted run whose saved constants reproduce it, and extraction to .te.
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+struct Run {
+  int exitCode = -1;
+  QString out, err;
+};
+
+Run runCli(const QStringList& args) {
+  QProcess p;
+  p.setWorkingDirectory(QStringLiteral(LS_SOURCE_DIR));
+  p.start(QStringLiteral(LS_CLI_PATH), args);
+  p.waitForFinished(120000);
+  return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+}
+
+QString outputLine(const QString& out) {
+  for (const auto& line : out.split(QLatin1Char('\n')))
+    if (line.startsWith(QStringLiteral("output 0"))) return line;
+  return {};
+}
+
+} // namespace
+
+class TstRelayCli : public QObject {
+  Q_OBJECT
+
+private Q_SLOTS:
+  void printRoundTrip() {
+    Run a = runCli({"relay", "print", "samples/relay/mnist.relay"});
+    QCOMPARE(a.exitCode, 0);
+    QVERIFY(a.out.contains("nn.conv2d(%0, meta[relay.Constant][0] /* ty=Tensor[(8, 1, 5, 5), float32] */"));
+    Run b = runCli({"print", "samples/relay/mnist.relay", "--format", "relay"});
+    QCOMPARE(b.exitCode, 0);
+    QCOMPARE(b.out, a.out);
+    QTemporaryDir dir;
+    QFile f(dir.filePath("printed.relay"));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(a.out.toUtf8());
+    f.close();
+    Run c = runCli({"relay", "print", f.fileName()});
+    QCOMPARE(c.exitCode, 0);
+    QCOMPARE(c.out, a.out);
+  }
+
+  void printAfterPasses() {
+    Run r = runCli({"relay", "print", "samples/relay/two_functions.relay", "--passes", "--verbose"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("%1 = multiply(%0, meta[relay.Constant][10] /* ty=Tensor[(4, 1, 1), float32] */)"),
+             qPrintable(r.out));
+    QVERIFY(!r.out.contains("nn.batch_norm"));
+    QVERIFY(!r.out.contains("#[metadata]"));
+    QVERIFY(r.err.contains("pass FoldConstant: 27 -> 14 nodes\n"));
+  }
+
+  void badInputIsLocated() {
+    QTemporaryDir dir;
+    QFile f(dir.filePath("bad.relay"));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(2, 3), float32], %y: Tensor[(4, 3), float32]) {\n  add(%x, "
+            "%y)\n}\n");
+    f.close();
+    Run r = runCli({"relay", "groups", f.fileName()});
+    QCOMPARE(r.exitCode, 2);
+    QCOMPARE(r.err, f.fileName() +
+                        ":3:3: error: add: the shapes (2, 3) of the first operand and (4, 3) of the second operand do "
+                        "not broadcast\n    add(%x, %y)\n    ^~~\n");
+  }
+
+  void groupsListing() {
+    Run r = runCli({"relay", "groups", "samples/relay/mnist.relay"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.startsWith("group 0 tvmgen_default_fused_nn_pad\n  pattern injective\n  ops nn.pad\n"
+                             "  inputs Tensor[(1, 1, 28, 28), float32]\n  output Tensor[(1, 1, 32, 32), float32]\n"));
+    QVERIFY(
+        r.out.contains("group 1 tvmgen_default_fused_nn_conv2d_nn_bias_add_nn_relu\n  pattern out-elemwise-fusable\n"));
+    QCOMPARE(r.out.count(QStringLiteral("group ")), 8);
+    QVERIFY(
+        r.out.endsWith("memory 37632 bytes planned in 2 storages for 7 intermediate tensors (naive 60416 bytes)\n"));
+  }
+
+  void runReproducesWithSavedParams() {
+    QTemporaryDir dir;
+    QString params = dir.filePath("params"), out = dir.filePath("out");
+    Run a = runCli({"relay", "run", "samples/relay/two_functions.relay", "--interpret", "--seed", "3", "--save-params",
+                    params, "--save", out});
+    QCOMPARE(a.exitCode, 0);
+    QVERIFY2(a.out.contains("output 0 float32(1, 3)"), qPrintable(a.out));
+    QVERIFY(QFile::exists(out + "/output_0.npy"));
+    QVERIFY(QFile::exists(params + "/const_5.npy"));
+    QVERIFY(!QFile::exists(params + "/const_6.npy")); // folded constants are not the file's
+    // Other random constants, then the saved ones: the saved ones give the first result.
+    Run b =
+        runCli({"relay", "run", "samples/relay/two_functions.relay", "--interpret", "--seed", "3", "--params", params});
+    QCOMPARE(b.exitCode, 0);
+    QCOMPARE(outputLine(b.out), outputLine(a.out));
+    Run c = runCli({"relay", "run", "samples/relay/two_functions.relay", "--seed", "3"});
+    QCOMPARE(c.exitCode, 2);
+    QVERIFY(c.err.contains("relay run needs --interpret"));
+  }
+
+  void extractToTe() {
+    QTemporaryDir dir;
+    QString te = dir.filePath("g.te");
+    Run r = runCli({"relay", "extract", "samples/relay/mnist.relay", "--group", "1", "--out", te});
+    QCOMPARE(r.exitCode, 0);
+    Run p = runCli({"print", te});
+    QCOMPARE(p.exitCode, 0);
+    for (const char* block : {"with T.block(\"pad_temp\")", "with T.block(\"conv2d_nchw\")", "with T.block(\"T_add\")",
+                              "with T.block(\"T_relu\")"})
+      QVERIFY2(p.out.contains(QString::fromUtf8(block)), block);
+    Run bad = runCli({"relay", "extract", "samples/relay/mnist.relay", "--group", "8"});
+    QCOMPARE(bad.exitCode, 2);
+    QCOMPARE(bad.err,
+             QStringLiteral("error: --group 8 is out of range: the model has 8 groups (see `relay groups`)\n"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TstRelayCli)
+#include "tst_cli.moc"
