@@ -13,6 +13,9 @@
 #   --time S     also stop each target after S seconds (-max_total_time)
 #   --fork       keep going after a finding (-fork=1 -ignore_crashes/ooms/timeouts=1),
 #                so one run collects several findings; N is then ignored (use --time)
+#   --restart    one process at a time, started again on the grown corpus after each
+#                finding until --time is used (N executions per session): for the slow
+#                trace harnesses, where --fork's jobs spend their time re-reading seeds
 #   --out DIR    run directory (default build-fuzz/fuzz/runs): DIR/<target>/ holds the
 #                corpus, the findings and libFuzzer's log
 #   --timeout S  an input running longer than S seconds is a finding (default 10)
@@ -24,17 +27,20 @@ build="$root/build-fuzz"
 out="$build/fuzz/runs"
 time_limit=0
 fork=0
+restart=0
 timeout=10
 while [ $# -gt 0 ]; do
   case "$1" in
     --time) time_limit="$2"; shift 2 ;;
     --fork) fork=1; shift ;;
+    --restart) restart=1; shift ;;
     --out) out="$2"; shift 2 ;;
     --timeout) timeout="$2"; shift 2 ;;
     -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) break ;;
   esac
 done
+if [ "$restart" -eq 1 ] && [ "$time_limit" -eq 0 ]; then echo "fuzz.sh: --restart needs --time S" >&2; exit 2; fi
 runs=100000
 if [ $# -gt 0 ] && [[ "$1" =~ ^[0-9]+$ ]]; then runs="$1"; shift; fi
 targets=("$@")
@@ -43,7 +49,8 @@ targets=("$@")
 if [ ! -f "$build/CMakeCache.txt" ]; then
   (cd "$root" && cmake --preset fuzz >/dev/null)
 fi
-nice -n 10 cmake --build "$build" --target fuzz >/dev/null
+nice -n 10 cmake --build "$build" --target fuzz >/dev/null 2>&1 ||
+  { echo "fuzz.sh: building the fuzz preset failed; run: cmake --build $build --target fuzz" >&2; exit 2; }
 
 max_len=65536 # fuzz_support.h: kMaxInputBytes
 any_finding=0
@@ -59,7 +66,7 @@ for t in "${targets[@]}"; do
   seed_count=$(ls "$dir/corpus" | wc -l)
   args=(-max_len=$max_len -timeout="$timeout" -rss_limit_mb=2048 -print_final_stats=1
         -dict="$root/fuzz/$t.dict" -artifact_prefix="$dir/findings/")
-  [ "$time_limit" -gt 0 ] && args+=(-max_total_time="$time_limit")
+  if [ "$time_limit" -gt 0 ] && [ "$restart" -eq 0 ]; then args+=(-max_total_time="$time_limit"); fi
   if [ "$fork" -eq 1 ]; then
     args+=(-fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1)
   else
@@ -67,16 +74,30 @@ for t in "${targets[@]}"; do
   fi
   echo "== $t: $bin ${args[*]} $dir/corpus" >&2
   start=$(date +%s)
-  set +e
-  (cd "$dir" && nice -n 10 "$bin" "${args[@]}" "$dir/corpus" >"$dir/fuzz.log" 2>&1)
-  set -e
+  : >"$dir/fuzz.log"
+  session=0
+  while :; do
+    session=$((session + 1))
+    session_args=("${args[@]}")
+    if [ "$restart" -eq 1 ]; then
+      left=$((time_limit - ($(date +%s) - start)))
+      [ "$left" -gt 5 ] || break
+      session_args+=(-max_total_time="$left")
+    fi
+    set +e
+    (cd "$dir" && nice -n 10 "$bin" "${session_args[@]}" "$dir/corpus" >"$dir/session.log" 2>&1)
+    set -e
+    cat "$dir/session.log" >>"$dir/fuzz.log"
+    [ "$restart" -eq 1 ] && grep -q '^==[0-9]*== *ERROR\|^SUMMARY\|deadly signal\|ALARM\|out-of-memory' "$dir/session.log" || break
+  done
+  rm -f "$dir/session.log"
   seconds=$(( $(date +%s) - start ))
-  # Executions and execs/s: the final stats (single process) or the last status line (fork).
-  execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$dir/fuzz.log" | tail -1 | awk '{print $2}')
-  rate=$(grep -o 'stat::average_exec_per_sec: [0-9]*' "$dir/fuzz.log" | tail -1 | awk '{print $2}')
-  status=$(grep -E '^#[0-9]+:? .*cov: ' "$dir/fuzz.log" | tail -1 || true)
-  if [ -z "$execs" ]; then execs=$(sed -nE 's/^#([0-9]+):? .*/\1/p' <<<"$status"); fi
-  if [ -z "$rate" ]; then rate=$(sed -nE 's/.*exec\/s: ([0-9]+).*/\1/p' <<<"$status"); fi
+  # Executions: the final stats of each session (single process) or the last status line
+  # (fork); execs/s over the whole run.
+  execs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$dir/fuzz.log" | awk '{n += $2} END {if (NR) print n}' || true)
+  status=$(grep -E '^#[0-9]+:?[[:space:]].*cov: ' "$dir/fuzz.log" | tail -1 || true)
+  if [ -z "$execs" ]; then execs=$(sed -nE 's/^#([0-9]+):?[[:space:]].*/\1/p' <<<"$status"); fi
+  rate=$(( ${execs:-0} / (seconds > 0 ? seconds : 1) ))
   cov=$(sed -nE 's/.*cov: ([0-9]+).*/\1/p' <<<"$status")
   ft=$(sed -nE 's/.*ft: ([0-9]+).*/\1/p' <<<"$status")
   corpus=$(ls "$dir/corpus" | wc -l)
@@ -87,10 +108,11 @@ for t in "${targets[@]}"; do
   for f in "${findings[@]}"; do
     any_finding=1
     # The first line of the report: replay the input once and keep the first error line.
-    first=$(cd "$dir" && timeout $((timeout * 3)) nice -n 10 "$bin" -timeout="$timeout" -rss_limit_mb=2048 \
-              "$dir/findings/$f" 2>&1 |
+    first=$(cd "$dir" && { timeout $((timeout * 3)) nice -n 10 "$bin" -timeout="$timeout" -rss_limit_mb=2048 \
+              "$dir/findings/$f" 2>&1 || true; } |
             grep -m1 -E 'ERROR: |runtime error: |internal error: |fuzz harness: |terminate called|Assertion|ALARM|out-of-memory' ||
-            echo "(no report line on replay)")
+            true)
+    [ -n "$first" ] || first="(no report line on replay)"
     summary+=("    $t/findings/$f: $(sed -E 's/^==[0-9]+==//' <<<"$first" | cut -c1-200)")
   done
 done
