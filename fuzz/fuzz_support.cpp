@@ -2,6 +2,8 @@
 
 #include "core/frontend/te_frontend.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -14,7 +16,8 @@ namespace loopscape::fuzz {
 const ir::PrimFunc* sampleProgram(std::string_view name) {
   static std::map<std::string, ir::PrimFunc, std::less<>> programs;
   if (auto it = programs.find(name); it != programs.end()) return &it->second;
-  if (name.empty() || name.find_first_of("/\\.") != std::string_view::npos) return nullptr;
+  const auto isNameChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  if (name.empty() || !std::all_of(name.begin(), name.end(), isNameChar)) return nullptr;
   const std::string path = std::string(LS_SOURCE_DIR "/samples/") + std::string(name) + ".te";
   std::ifstream in(path, std::ios::binary);
   if (!in) return nullptr;

@@ -30,8 +30,9 @@ struct TraceInput {
 };
 TraceInput splitTraceInput(std::string_view input, bool stripHeader);
 
-/// samples/NAME.te parsed once (nullptr when there is no such sample); aborts when a
-/// sample does not parse (the harness is broken, not the input).
+/// samples/NAME.te parsed once (nullptr when there is no such sample or NAME is not made
+/// of letters, digits and underscores); aborts when a sample does not parse (the harness
+/// is broken, not the input).
 const ir::PrimFunc* sampleProgram(std::string_view name);
 
 /// The `# program: NAME` line that names samples/NAME.te.
