@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
     --restart) restart=1; shift ;;
     --out) out="$2"; shift 2 ;;
     --timeout) timeout="$2"; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) break ;;
   esac
 done
