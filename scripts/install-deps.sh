@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package Loopscape needs to build, test and run (and CI needs:
 # clang-format-16 for scripts/check-format.sh; GCC's ASan/UBSan runtimes come with
-# build-essential).
+# build-essential; clang-16 and libfuzzer-16-dev for the libFuzzer harnesses, the `fuzz`
+# preset and bench/fuzz.sh).
 # Idempotent: packages already present are skipped, and `apt-get update` runs at
 # most once per machine (a stamp file records it).
 set -euo pipefail
@@ -9,6 +10,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build ccache pkg-config git
   clang-format-16
+  clang-16 libfuzzer-16-dev
   qt6-base-dev qt6-base-dev-tools libgl-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libisl-dev
