@@ -182,6 +182,27 @@ private Q_SLOTS:
                          "elements than int32 (its index type) can count; use a smaller factor"));
   }
 
+  void transformLayoutPaddingBeyondTheEnumerationLimit() {
+    // Fuzz finding F6: a non-permutation map whose new shape has more than 2^24 elements
+    // (a 1024x1024 C to 1024x32737) overran the injectivity check's table.
+    Schedule sch(testing::parseProgram("A = placeholder((1024, 8), \"float32\", name=\"A\")\n"
+                                       "B = placeholder((8, 1024), \"float32\", name=\"B\")\n"
+                                       "k = reduce_axis((0, 8), name=\"k\")\n"
+                                       "C = compute((1024, 1024), lambda i, j: sum(A[i, k] * B[k, j], axis=k), "
+                                       "name=\"C\")\n"));
+    const ir::Stmt before = sch.func().body;
+    auto r = schedule::applyScript(sch,
+                                   "b = sch.get_block(\"C\")\n"
+                                   "sch.transform_layout(b, (\"write\", 0), lambda i, j: (i, j * 32))\n",
+                                   "t.py");
+    QVERIFY(!r);
+    QCOMPARE(r.error().code, std::string("schedule.transform_layout.padding"));
+    QCOMPARE(r.error().message,
+             std::string("the index map introduces padding: the new shape of buffer 'C' has 33522688 elements, the "
+                         "buffer 1048576; transform_layout without pad_value needs a bijection"));
+    QVERIFY(sch.func().body.sameAs(before));
+  }
+
   // ---------------------------------------------------------------------------- index types
   void computeInlineWithAnInt64Index() {
     const char* source = "A = placeholder((4,), \"float32\", name=\"A\")\n"

@@ -27,6 +27,7 @@
 #include "core/schedule/primitive/util.h"
 #include "core/schedule/schedule_error.h"
 
+#include "core/ir/checked_arith.h"
 #include "core/ir/mutator.h"
 #include "core/ir/op.h"
 #include "core/ir/printer.h"
@@ -199,10 +200,22 @@ Expected<std::vector<RV>> applyTransformLayout(Schedule& sch, const std::vector<
     }
     return true;
   }();
-  std::int64_t oldVol = 1, newVol = 1;
-  for (auto e : oldExt) oldVol *= e;
-  for (auto e : newExt) newVol *= e;
+  const std::optional<std::int64_t> oldVolume = ir::checkedProduct(oldExt), newVolume = ir::checkedProduct(newExt);
+  if (!oldVolume || !newVolume)
+    return Unexpected(scheduleError(kPrim, "too-large",
+                                    fmt::format("the {} shape of buffer '{}' has more elements than fit in int64",
+                                                oldVolume ? "new" : "old", bname),
+                                    {blockRef(block.name)}));
+  const std::int64_t oldVol = *oldVolume, newVol = *newVolume;
   constexpr std::int64_t kMaxEnumerated = std::int64_t{1} << 24;
+  auto paddingError = [&] {
+    return Unexpected(scheduleError(kPrim, "padding",
+                                    fmt::format("the index map introduces padding: the new shape of buffer '{}' has "
+                                                "{} elements, the buffer {}; transform_layout without pad_value "
+                                                "needs a bijection",
+                                                bname, newVol, oldVol),
+                                    {blockRef(block.name)}));
+  };
   if (!assumeInjective && !permutation) {
     if (!constant || oldVol > kMaxEnumerated)
       return Unexpected(scheduleError(kPrim, "cannot-verify",
@@ -211,8 +224,11 @@ Expected<std::vector<RV>> applyTransformLayout(Schedule& sch, const std::vector<
                                                   "assume_injective_transform=True to assume it",
                                                   bname),
                                       {blockRef(block.name)}));
+    // The enumeration's tables have one entry per new element: a larger new shape than
+    // the buffer cannot be a bijection anyway.
+    if (newVol > kMaxEnumerated) return paddingError();
     std::vector<std::uint8_t> hit(static_cast<std::size_t>(newVol), 0);
-    std::vector<std::int64_t> firstOf(static_cast<std::size_t>(std::min(newVol, kMaxEnumerated)), -1);
+    std::vector<std::int64_t> firstOf(static_cast<std::size_t>(newVol), -1);
     std::vector<std::pair<const ir::ExprNode*, std::int64_t>> values;
     for (const auto& p : map->params) values.emplace_back(p.get(), 0);
     std::vector<std::int64_t> point(nd, 0);
@@ -249,13 +265,7 @@ Expected<std::vector<RV>> applyTransformLayout(Schedule& sch, const std::vector<
       hit[target] = 1;
       firstOf[target] = flat;
     }
-    if (newVol > oldVol)
-      return Unexpected(scheduleError(kPrim, "padding",
-                                      fmt::format("the index map introduces padding: the new shape of buffer '{}' has "
-                                                  "{} elements, the buffer {}; transform_layout without pad_value "
-                                                  "needs a bijection",
-                                                  bname, newVol, oldVol),
-                                      {blockRef(block.name)}));
+    if (newVol > oldVol) return paddingError();
   }
 
   // The new buffer and the rewrite of every access.
