@@ -144,24 +144,12 @@ public:
     for (const auto& p : func.params)
       for (const auto& d : p->shape) ir::forEachExpr(d, collect);
     ir::forEachExpr(func.body, collect);
-    findLoopType(func.body);
+    m_loopType = regeneratedLoopType(func);
   }
 
   ir::PrimFunc run(const isl::schedule& schedule);
 
 private:
-  void findLoopType(const ir::Stmt& s) {
-    struct V final : ir::StmtVisitor {
-      std::optional<ir::DataType> type;
-      void visitFor(const ir::For& op, const ir::Stmt& self) override {
-        if (!type) type = op.loopVar.dtype();
-        StmtVisitor::visitFor(op, self);
-      }
-    } v;
-    v(s);
-    m_loopType = v.type.value_or(ir::DataType::int32());
-  }
-
   isl::schedule annotateBands(const isl::schedule& schedule);
   isl::schedule_node annotateNode(isl::schedule_node node);
 
@@ -864,6 +852,18 @@ isl::schedule_node setBandMemberNames(const isl::schedule_node& band, const std:
     node = isl_schedule_node_band_member_set_ast_loop_type(node, i, types[i]);
   }
   return isl::manage(check(node, "renaming band members"));
+}
+
+ir::DataType regeneratedLoopType(const ir::PrimFunc& func) {
+  struct V final : ir::StmtVisitor {
+    std::optional<ir::DataType> type;
+    void visitFor(const ir::For& op, const ir::Stmt& self) override {
+      if (!type) type = op.loopVar.dtype();
+      StmtVisitor::visitFor(op, self);
+    }
+  } v;
+  v(func.body);
+  return v.type.value_or(ir::DataType::int32());
 }
 
 Expected<ir::PrimFunc> generateFunc(const ir::PrimFunc& func, const Scop& scop, const isl::schedule& schedule) {

@@ -52,6 +52,10 @@ namespace loopscape::poly {
 /// "poly.codegen" (an AST shape that has no TensorIR form), "poly.quota", "poly.isl".
 Expected<ir::PrimFunc> generateFunc(const ir::PrimFunc& func, const Scop& scop, const isl::schedule& schedule);
 
+/// The type the regenerated loops of `func` take: that of its first loop (int32 when it
+/// has none).
+ir::DataType regeneratedLoopType(const ir::PrimFunc& func);
+
 /// The member names of a band node as code generation will use them (before
 /// uniquification along the path).
 std::vector<std::string> bandMemberNames(const isl::schedule_node& band);

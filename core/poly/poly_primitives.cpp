@@ -61,20 +61,6 @@ Expected<std::vector<std::int64_t>> intListAttr(const Schedule& sch, const Trace
   return out;
 }
 
-/// The type of the program's loops (that of its first loop; int32 without loops), which
-/// the regenerated loops take.
-ir::DataType loopTypeOf(const ir::PrimFunc& func) {
-  struct V final : ir::StmtVisitor {
-    std::optional<ir::DataType> type;
-    void visitFor(const ir::For& op, const ir::Stmt& self) override {
-      if (!type) type = op.loopVar.dtype();
-      StmtVisitor::visitFor(op, self);
-    }
-  } v;
-  v(func.body);
-  return v.type.value_or(ir::DataType::int32());
-}
-
 /// An integer argument that becomes a coefficient or a bound of the regenerated loops
 /// (a tile size, a skew factor, a shift): it must fit their type.
 Expected<void> checkFits(std::int64_t value, ir::DataType loopType, std::string_view prim, std::string_view what) {
@@ -167,7 +153,7 @@ Expected<std::vector<RV>> polyStep(Schedule& sch, std::string_view prim, const E
   if (stopScope.cancelled()) return Unexpected(cancelled());
   Expected<void> inRange = [&]() -> Expected<void> {
     try {
-      return checkScheduleRange(*tree, *scop, loopTypeOf(sch.func()), prim);
+      return checkScheduleRange(*tree, *scop, regeneratedLoopType(sch.func()), prim);
     } catch (const isl::exception& e) {
       return Unexpected(Diagnostic::error("poly.isl", fmt::format("{} failed in isl: {}", prim, e.what())));
     } catch (const detail::IslError& e) {
@@ -202,7 +188,8 @@ Expected<std::vector<RV>> applyAuto(Schedule& sch, const std::vector<TraceValue>
     auto tile = intListAttr(sch, attrs[4], prim, "tile");
     if (!tile) return Unexpected(tile.error());
     for (std::int64_t size : *tile)
-      if (auto ok = checkFits(size, loopTypeOf(sch.func()), prim, "tile size"); !ok) return Unexpected(ok.error());
+      if (auto ok = checkFits(size, regeneratedLoopType(sch.func()), prim, "tile size"); !ok)
+        return Unexpected(ok.error());
     o.tile = *tile;
   }
   // Schedule::apply pads missing attributes with their defaults (a trace written before
@@ -226,7 +213,7 @@ Expected<std::vector<RV>> applyTile(Schedule& sch, const std::vector<TraceValue>
   auto sizes = intListAttr(sch, attrs[1], prim, "sizes");
   if (!sizes) return Unexpected(sizes.error());
   for (std::int64_t size : *sizes)
-    if (auto ok = checkFits(size, loopTypeOf(sch.func()), prim, "size"); !ok) return Unexpected(ok.error());
+    if (auto ok = checkFits(size, regeneratedLoopType(sch.func()), prim, "size"); !ok) return Unexpected(ok.error());
   return polyStep(sch, prim, [&](const Scop& scop, const Dependences*) {
     return tileBand(scop.schedule, *band, *sizes);
   });
@@ -254,7 +241,7 @@ Expected<std::vector<RV>> applySkew(Schedule& sch, const std::vector<TraceValue>
   if (!member) return Unexpected(member.error());
   if (!by) return Unexpected(by.error());
   if (!factor) return Unexpected(factor.error());
-  if (auto ok = checkFits(*factor, loopTypeOf(sch.func()), prim, "factor"); !ok) return Unexpected(ok.error());
+  if (auto ok = checkFits(*factor, regeneratedLoopType(sch.func()), prim, "factor"); !ok) return Unexpected(ok.error());
   return polyStep(sch, prim, [&](const Scop& scop, const Dependences*) {
     return skewBand(scop.schedule, *band, *member, *by, *factor);
   });
@@ -268,7 +255,7 @@ Expected<std::vector<RV>> applyShift(Schedule& sch, const std::vector<TraceValue
   if (!member) return Unexpected(member.error());
   auto offset = intAttr(sch, attrs[2], prim, "offset");
   if (!offset) return Unexpected(offset.error());
-  if (auto ok = checkFits(*offset, loopTypeOf(sch.func()), prim, "offset"); !ok) return Unexpected(ok.error());
+  if (auto ok = checkFits(*offset, regeneratedLoopType(sch.func()), prim, "offset"); !ok) return Unexpected(ok.error());
   return polyStep(sch, prim, [&](const Scop& scop, const Dependences*) {
     return shiftStatement(scop.schedule, scop, *stmt, *member, *offset);
   });
