@@ -7,6 +7,7 @@
 //                 (a script named *_illegal* is refused by design and has none)
 //   lsproj        a session file per sample, and per trace (source + JSON trace)
 //   npy           arrays of every dtype and a few shapes, as format 1.0, 2.0 and 3.0
+//   relay         samples/relay/*.relay
 // Exits 1 when a repository file cannot be read or a seed cannot be written.
 #include "app/gui/session_file.h"
 #include "core/frontend/te_frontend.h"
@@ -94,7 +95,7 @@ int main(int argc, char** argv) {
   }
   const fs::path source(argv[1]);
   const fs::path out(argv[2]);
-  for (const char* format : {"te", "trace_script", "trace_json", "lsproj", "npy"}) {
+  for (const char* format : {"te", "trace_script", "trace_json", "lsproj", "npy", "relay"}) {
     fs::remove_all(out / format);
     fs::create_directories(out / format);
   }
@@ -109,6 +110,9 @@ int main(int argc, char** argv) {
     session.target = QStringLiteral("cpu-c");
     writeText(out / "lsproj" / (path.stem().string() + ".lsproj"), gui::writeSessionFile(session).toStdString());
   }
+
+  for (const auto& path : filesIn(source / "samples" / "relay", ".relay"))
+    fs::copy_file(path, out / "relay" / path.filename());
 
   std::vector<fs::path> traces = filesIn(source / "samples" / "traces", ".py");
   for (const auto& path : filesIn(source / "fuzz" / "seeds" / "trace_script", ".py"))
