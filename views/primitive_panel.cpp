@@ -12,6 +12,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -85,14 +86,26 @@ PrimitivePanel::PrimitivePanel(QWidget* parent) : QWidget(parent) {
   m_apply = new QPushButton(QStringLiteral("Apply"), this);
   m_apply->setObjectName(QStringLiteral("primitiveApply"));
   m_apply->setToolTip(QStringLiteral("Apply the primitive (Ctrl+Return)"));
+  // The form, its error and Apply scroll together below the list: on a short screen
+  // (1280x800) the dock is shorter than the form, and a plain layout would overlap rows.
+  auto* formPane = new QWidget(this);
+  auto* formLayout = new QVBoxLayout(formPane);
+  formLayout->setContentsMargins(0, 0, 0, 0);
+  formLayout->addWidget(m_formHost);
+  formLayout->addWidget(m_error);
+  formLayout->addWidget(m_apply);
+  formLayout->addStretch(1);
+  auto* scroll = new QScrollArea(this);
+  scroll->setObjectName(QStringLiteral("primitiveFormScroll"));
+  scroll->setWidget(formPane);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(m_selectionLabel);
   layout->addWidget(m_list, 2);
-  layout->addWidget(m_formHost);
-  layout->addWidget(m_error);
-  layout->addWidget(m_apply);
-  layout->addStretch(1);
+  layout->addWidget(scroll, 3);
   connect(m_list, &QListWidget::currentRowChanged, this, [this] { rebuildForm(); });
   connect(m_apply, &QPushButton::clicked, this, &PrimitivePanel::apply);
   setSelection(nullptr, -1);
