@@ -225,10 +225,9 @@ std::vector<ir::Expr> shapeExprs(const std::vector<std::int64_t>& shape) {
 
 } // namespace
 
-TensorPtr ComputeContext::compute(const std::string& name, const std::vector<std::int64_t>& shape, ir::DataType dtype,
-                                  const std::vector<std::string>& loops,
-                                  const std::function<ir::Expr(const std::vector<ir::Expr>&)>& body,
-                                  const std::string& tag) {
+std::shared_ptr<TensorInfo> ComputeContext::newStage(const std::string& name, const std::vector<std::int64_t>& shape,
+                                                     ir::DataType dtype, const std::vector<std::string>& loops,
+                                                     const std::string& tag) {
   auto t = std::make_shared<TensorInfo>();
   t->name = uniqueName(name);
   t->buffer = ir::makeBuffer(t->name, dtype, shapeExprs(shape));
@@ -237,6 +236,14 @@ TensorPtr ComputeContext::compute(const std::string& name, const std::vector<std
   t->tag = tag;
   for (std::size_t d = 0; d < shape.size(); ++d)
     t->params.push_back(ir::Var::make(loops[d]));
+  return t;
+}
+
+TensorPtr ComputeContext::compute(const std::string& name, const std::vector<std::int64_t>& shape, ir::DataType dtype,
+                                  const std::vector<std::string>& loops,
+                                  const std::function<ir::Expr(const std::vector<ir::Expr>&)>& body,
+                                  const std::string& tag) {
+  auto t = newStage(name, shape, dtype, loops, tag);
   ir::Expr value = simplifyIndices(body(t->params), t->params, shape);
   t->body = value.dtype() == dtype ? value : ir::Cast::make(dtype, value);
   stages.push_back(t);
@@ -249,14 +256,7 @@ TensorPtr ComputeContext::reduce(
     Combiner combiner,
     const std::function<ir::Expr(const std::vector<ir::Expr>&, const std::vector<ir::Expr>&)>& source,
     const std::string& tag) {
-  auto t = std::make_shared<TensorInfo>();
-  t->name = uniqueName(name);
-  t->buffer = ir::makeBuffer(t->name, dtype, shapeExprs(shape));
-  t->isCompute = true;
-  t->loc = call.loc;
-  t->tag = tag;
-  for (std::size_t d = 0; d < shape.size(); ++d)
-    t->params.push_back(ir::Var::make(loops[d]));
+  auto t = newStage(name, shape, dtype, loops, tag);
   auto red = std::make_shared<ReductionInfo>();
   red->combiner = combiner;
   std::vector<ir::Expr> axisVars;

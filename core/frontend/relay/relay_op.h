@@ -112,6 +112,11 @@ struct ComputeContext {
 
   /// A fresh block/buffer name: `base`, else `base_1`, `base_2`, ...
   std::string uniqueName(const std::string& base);
+  /// A compute stage of `shape` named after `name`, with one loop variable per dimension
+  /// (`loops`) and no body yet: what compute and reduce share.
+  std::shared_ptr<TensorInfo> newStage(const std::string& name, const std::vector<std::int64_t>& shape,
+                                       ir::DataType dtype, const std::vector<std::string>& loops,
+                                       const std::string& tag);
   /// A stage `name[loops...] = body(loop vars)` of `shape`.
   TensorPtr compute(const std::string& name, const std::vector<std::int64_t>& shape, ir::DataType dtype,
                     const std::vector<std::string>& loopNames,
