@@ -86,14 +86,13 @@ PrimitivePanel::PrimitivePanel(QWidget* parent) : QWidget(parent) {
   m_apply = new QPushButton(QStringLiteral("Apply"), this);
   m_apply->setObjectName(QStringLiteral("primitiveApply"));
   m_apply->setToolTip(QStringLiteral("Apply the primitive (Ctrl+Return)"));
-  // The form, its error and Apply scroll together below the list: on a short screen
+  // The form and its error scroll below the list, Apply stays in view: on a short screen
   // (1280x800) the dock is shorter than the form, and a plain layout would overlap rows.
   auto* formPane = new QWidget(this);
   auto* formLayout = new QVBoxLayout(formPane);
   formLayout->setContentsMargins(0, 0, 0, 0);
   formLayout->addWidget(m_formHost);
   formLayout->addWidget(m_error);
-  formLayout->addWidget(m_apply);
   formLayout->addStretch(1);
   auto* scroll = new QScrollArea(this);
   scroll->setObjectName(QStringLiteral("primitiveFormScroll"));
@@ -106,6 +105,7 @@ PrimitivePanel::PrimitivePanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(m_selectionLabel);
   layout->addWidget(m_list, 2);
   layout->addWidget(scroll, 3);
+  layout->addWidget(m_apply);
   connect(m_list, &QListWidget::currentRowChanged, this, [this] { rebuildForm(); });
   connect(m_apply, &QPushButton::clicked, this, &PrimitivePanel::apply);
   setSelection(nullptr, -1);
