@@ -2,7 +2,7 @@
 # Installs every Debian 12 package Loopscape needs to build, test and run (and CI needs:
 # clang-format-16 for scripts/check-format.sh; GCC's ASan/UBSan runtimes come with
 # build-essential; clang-16 and libfuzzer-16-dev for the libFuzzer harnesses, the `fuzz`
-# preset and bench/fuzz.sh).
+# preset and bench/fuzz.sh; libxgboost-dev for the auto-scheduler's cost model).
 # Idempotent: packages already present are skipped, and `apt-get update` runs at
 # most once per machine (a stamp file records it).
 set -euo pipefail
@@ -14,6 +14,7 @@ packages=(
   qt6-base-dev qt6-base-dev-tools libgl-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libisl-dev
+  libxgboost-dev
   llvm-16-dev libzstd-dev
   libgraphviz-dev qt6-svg-dev qt6-charts-dev libqt6opengl6-dev libxkbcommon-dev
   xvfb xauth

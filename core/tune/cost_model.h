@@ -1,0 +1,41 @@
+// CostModel: predicts how fast a scheduled candidate will run, from its lowered program,
+// and learns from measured candidates (Ansor/MetaSchedule's cost model). The search asks it
+// to rank candidates before measuring the most promising ones.
+//
+// Implementations: the random model (core/tune, for comparison and as the cold start) and
+// the XGBoost model over Ansor-style per-store features (core/tune/model). Scores only rank:
+// higher means predicted faster; their scale is the model's own.
+#pragma once
+
+#include "core/codegen/lowered_func.h"
+#include "core/ir/diagnostic.h"
+
+#include <filesystem>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace loopscape::tune {
+
+class CostModel {
+public:
+  virtual ~CostModel() = default;
+
+  /// "random", "xgb": what records and reports call the model.
+  virtual std::string_view name() const = 0;
+
+  /// One score per candidate, in order; higher = predicted faster.
+  virtual std::vector<double> predict(std::span<const codegen::LoweredFunc* const> candidates) = 0;
+
+  /// Learns from measured candidates: `gflops[i]` is candidate i's measured throughput
+  /// (0 for one that failed to build, run or verify). Called after each measured batch
+  /// with that batch only; a model keeps what it needs of earlier batches itself.
+  virtual void update(std::span<const codegen::LoweredFunc* const> candidates,
+                      std::span<const double> gflops) = 0;
+
+  /// Saves / loads the trained state (beside the tuning records).
+  virtual ir::Expected<void> save(const std::filesystem::path& path) const = 0;
+  virtual ir::Expected<void> load(const std::filesystem::path& path) = 0;
+};
+
+} // namespace loopscape::tune
