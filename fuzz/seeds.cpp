@@ -8,6 +8,8 @@
 //   lsproj        a session file per sample, and per trace (source + JSON trace)
 //   npy           arrays of every dtype and a few shapes, as format 1.0, 2.0 and 3.0
 //   relay         samples/relay/*.relay
+//   tvmscript     the samples as printed (tests/frontend/golden/samples/*.py) and the
+//                 scheduled goldens of tests/schedule/golden and tests/poly/golden
 // Exits 1 when a repository file cannot be read or a seed cannot be written.
 #include "app/gui/session_file.h"
 #include "core/frontend/te_frontend.h"
@@ -95,7 +97,7 @@ int main(int argc, char** argv) {
   }
   const fs::path source(argv[1]);
   const fs::path out(argv[2]);
-  for (const char* format : {"te", "trace_script", "trace_json", "lsproj", "npy", "relay"}) {
+  for (const char* format : {"te", "trace_script", "trace_json", "lsproj", "npy", "relay", "tvmscript"}) {
     fs::remove_all(out / format);
     fs::create_directories(out / format);
   }
@@ -113,6 +115,10 @@ int main(int argc, char** argv) {
 
   for (const auto& path : filesIn(source / "samples" / "relay", ".relay"))
     fs::copy_file(path, out / "relay" / path.filename());
+  for (const char* dir : {"frontend/golden/samples", "schedule/golden", "poly/golden"})
+    for (const auto& path : filesIn(source / "tests" / dir, ".py"))
+      fs::copy_file(path, out / "tvmscript" / (std::string(dir).substr(0, std::string(dir).find('/')) + "_" +
+                                                path.filename().string()));
 
   std::vector<fs::path> traces = filesIn(source / "samples" / "traces", ".py");
   for (const auto& path : filesIn(source / "fuzz" / "seeds" / "trace_script", ".py"))

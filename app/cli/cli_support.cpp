@@ -3,6 +3,7 @@
 #include "source_locate.h"
 
 #include "core/frontend/te_frontend.h"
+#include "core/frontend/tvmscript/tvmscript.h"
 #include "core/ir/checked_arith.h"
 #include "core/ir/file_read.h"
 #include "core/ir/npy.h"
@@ -24,6 +25,12 @@ namespace loopscape::cli {
 
 Expected<std::string> readFile(const std::string& path) { return ir::readSourceFile(path); }
 
+namespace {
+std::string g_functionName;
+}
+
+void setFunctionName(std::string name) { g_functionName = std::move(name); }
+
 std::optional<LoadedProgram> loadProgram(const std::string& path) {
   auto source = readFile(path);
   if (!source) {
@@ -31,11 +38,22 @@ std::optional<LoadedProgram> loadProgram(const std::string& path) {
     return std::nullopt;
   }
   const auto ext = std::filesystem::path(path).extension().string();
+  if (ext == ".py" || ext == ".tvmscript") {
+    auto module = frontend::parseTvmScript(*source, path);
+    auto func = module ? frontend::selectFunction(*module, g_functionName, path) : Expected<ir::PrimFunc>(
+                                                                                      Unexpected(module.error()));
+    if (!func) {
+      printDiagnostic(func.error(), *source);
+      return std::nullopt;
+    }
+    return LoadedProgram{path, std::move(*source), std::move(*func)};
+  }
   if (ext != ".te") {
     printDiagnostic(Diagnostic::error(
         "cli.unknown-format",
-        fmt::format("'{}': unknown program format '{}'; loopscape reads tensor-expression files (.te)", path,
-                    ext.empty() ? "(no extension)" : ext)));
+        fmt::format("'{}': unknown program format '{}'; loopscape reads tensor-expression files (.te) and TVMScript "
+                    "(.py, .tvmscript)",
+                    path, ext.empty() ? "(no extension)" : ext)));
     return std::nullopt;
   }
   auto func = frontend::parseTe(*source, path);

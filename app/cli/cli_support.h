@@ -29,10 +29,15 @@ struct LoadedProgram {
   ir::PrimFunc func;
 };
 
-/// Reads `path` and runs the front end chosen by its extension (.te today). On failure
+/// Reads `path` and runs the front end chosen by its extension: a tensor-expression file
+/// (.te) or TVMScript (.py, .tvmscript: the function --func names). On failure
 /// the diagnostic is printed to stderr (with the offending source line) and nullopt is
 /// returned; every such failure is bad input (exit status 2).
 std::optional<LoadedProgram> loadProgram(const std::string& path);
+
+/// The function loadProgram takes from a TVMScript module (main sets it from --func;
+/// empty: "main", or the module's only function).
+void setFunctionName(std::string name);
 
 /// Reads a whole program or trace file within the size limit (ir::readSourceFile); a
 /// Diagnostic "file.*" names the file and the reason (a directory, a device, too large).

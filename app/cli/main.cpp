@@ -24,6 +24,10 @@ int runCli(int argc, char** argv) {
          "Apply trace steps without checking them against the original program's dependences (reports say so)")
       ->trigger_on_parse();
   loopscape::cli::addMaxMemoryOption(app);
+  app.add_option_function<std::string>(
+         "--func", [](const std::string& name) { loopscape::cli::setFunctionName(name); },
+         "The function of a TVMScript module (.py) to use (default: main, or the module's only function)")
+      ->trigger_on_parse();
   app.fallthrough();
   loopscape::cli::CommandResult result;
   loopscape::poly::registerPolyInstructionKinds(); // poly_* steps in traces
