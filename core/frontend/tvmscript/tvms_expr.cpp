@@ -405,6 +405,7 @@ ir::BufferRegion Builder::region(const Node& n) {
     ir::Expr lo = k.kids[0] ? intExpr(*k.kids[0], "a region start") : ir::makeConst(b->shape[dim].dtype(), 0);
     ir::Expr hi = k.kids[1] ? exprAs(*k.kids[1], lo.dtype()) : b->shape[dim];
     if (!hi.dtype().isInteger()) fail("type", "a region end must be an integer", k.loc);
+    ir::matchIntegerTypes(lo, hi);
     ir::Expr extent = extentBetween(lo, hi);
     if (!extent.defined()) fail("type", "a region's start and end have different types", k.loc);
     r.region.push_back(ir::Range::fromMinExtent(lo, extent));
