@@ -28,6 +28,9 @@ void registerTargets(CLI::App& app, CommandResult& result);
 void registerLegal(CLI::App& app, CommandResult& result);
 /// `poly FILE --auto [--fusion max|min] [--tile 32,32] [--check] [--trace T]`: isl scheduler.
 void registerPoly(CLI::App& app, CommandResult& result);
+/// `equal A B [--trace-a T] [--trace-b T] [--map-free-vars]`: structural equality, with
+/// the first difference (exit 1).
+void registerEqual(CLI::App& app, CommandResult& result);
 /// `relay print|groups|run|extract MODEL.relay`: Relay models (cmd_relay.cpp).
 void registerRelay(CLI::App& app, CommandResult& result);
 /// `print MODEL.relay --format relay`: the typed Relay graph.

@@ -39,6 +39,7 @@ int runCli(int argc, char** argv) {
   loopscape::cli::registerRun(app, result);
   loopscape::cli::registerExport(app, result);
   loopscape::cli::registerRelay(app, result);
+  loopscape::cli::registerEqual(app, result);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,96 @@
+// loopscape-cli on TVMScript input: print/check/legal/run accept a printed program (.py)
+// and pick a module's function with --func; `equal` says equal or shows the first
+// difference with exit 1.
+#include "cli_test_helpers.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+using loopscape::testing::runCli;
+using loopscape::testing::writeFile;
+
+namespace {
+
+const char* kModule = R"(# from tvm.script import ir as I
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def double(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+        for i in range(8):
+            with T.block("B"):
+                v = T.axis.spatial(8, i)
+                B[v] = A[v] * T.float32(2)
+
+    @T.prim_func
+    def main(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+        for i in range(8):
+            with T.block("B"):
+                v = T.axis.spatial(8, i)
+                B[v] = A[v] + T.float32(1)
+)";
+
+} // namespace
+
+class TestCliTvmScript : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void printedGoldenChecksLikeTheSample() {
+    auto te = runCli({"check", "samples/softmax.te"});
+    auto py = runCli({"check", "tests/frontend/golden/samples/softmax.py"});
+    QCOMPARE(te.exitCode, 0);
+    QCOMPARE(py.exitCode, 0);
+    QCOMPARE(py.out, te.out);
+  }
+
+  void moduleFunctionsByFlag() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("m.py");
+    writeFile(path, kModule);
+    auto main = runCli({"print", path});
+    QCOMPARE(main.exitCode, 0);
+    QVERIFY2(main.out.contains("B[v] = A[v] + T.float32(1)"), qPrintable(main.out));
+    auto dbl = runCli({"print", path, "--func", "double"});
+    QCOMPARE(dbl.exitCode, 0);
+    QVERIFY2(dbl.out.contains("B[v] = A[v] * T.float32(2)"), qPrintable(dbl.out));
+    auto none = runCli({"print", path, "--func", "triple"});
+    QCOMPARE(none.exitCode, 2);
+    QCOMPARE(none.err, "error: " + path +
+                           ": no function 'triple' in the module (it has double, main); choose one with --func NAME\n");
+  }
+
+  void traceOnTvmScript() {
+    auto r = runCli({"legal", "tests/frontend/golden/samples/matmul.py", "--trace", "samples/traces/matmul_tile.py"});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(r.out, QString("legal\n"));
+  }
+
+  void parseErrorIsLocated() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("bad.py");
+    writeFile(path, "@T.prim_func\ndef main(A: T.Buffer((4,), \"float32\")):\n    A[0] = B[0]\n");
+    auto r = runCli({"print", path});
+    QCOMPARE(r.exitCode, 2);
+    QCOMPARE(r.err, path + ":3:12: error: name 'B' is not defined\n      A[0] = B[0]\n             ^\n");
+  }
+
+  void equalAndDifferent() {
+    auto same = runCli({"equal", "samples/matmul.te", "tests/frontend/golden/samples/matmul.py"});
+    QCOMPARE(same.exitCode, 0);
+    QCOMPARE(same.out, QString("equal\n"));
+    auto traced =
+        runCli({"equal", "samples/matmul.te", "samples/matmul.te", "--trace-b", "samples/traces/matmul_tile.py"});
+    QCOMPARE(traced.exitCode, 1);
+    QVERIFY2(traced.out.startsWith("not equal: the constants differ\n  at: block \"root\" > for i > extent\n"
+                                   "  first:  1024\n  second: 32\n"),
+             qPrintable(traced.out));
+    QVERIFY2(traced.out.contains("  second (samples/matmul.te as printed, line 7):\n"
+                                 "        for i_0 in T.parallel(32):\n"
+                                 "        ^^^^^^^^^^^^^^^^^^^^^^^^^^\n"),
+             qPrintable(traced.out));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCliTvmScript)
+#include "tst_cli_tvmscript.moc"
