@@ -111,6 +111,7 @@ struct Stmt {
   NodePtr value;
   std::string op;                     ///< AugAssign: "+", "-", ...
   std::vector<SourceLocation> opLocs; ///< Assign: each '='; AugAssign: the operator
+  NodePtr annotation;                 ///< Assign: `target: annotation = value` (Dialect::annotatedAssignments)
   std::vector<ImportBinding> imports;
   std::string name; ///< FunctionDef, ClassDef
   SourceLocation nameLoc;

@@ -48,6 +48,9 @@ struct Dialect {
   bool slices = true;
   bool comprehensions = true;
   bool starredArguments = true;
+  /// `name: annotation = value` statements (Stmt::annotation); otherwise the ':' is an
+  /// unexpected token.
+  bool annotatedAssignments = false;
   /// Comparison operators ("in", "not in", "is", "is not") the language refuses where
   /// they stand: "operator 'in' is not supported" (kind "unsupported").
   std::vector<std::string_view> unsupportedOperators;

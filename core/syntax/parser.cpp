@@ -216,6 +216,21 @@ private:
       s.value = std::move(*value);
       return s;
     }
+    if (m_dialect.annotatedAssignments && atOp(":")) {
+      // `name: annotation = value` (PEP 526; the value is required here).
+      take();
+      auto annotation = parseTest();
+      if (!annotation) return std::unexpected(annotation.error());
+      if (!atOp("=")) return unexpected("'=' and a value after the annotation");
+      s.opLocs.push_back(take().loc);
+      auto value = parseTestList();
+      if (!value) return std::unexpected(value.error());
+      s.kind = StmtKind::Assign;
+      s.targets.push_back(std::move(*first));
+      s.annotation = std::move(*annotation);
+      s.value = std::move(*value);
+      return s;
+    }
     if (!atOp("=")) {
       s.kind = StmtKind::Expr;
       s.value = std::move(*first);

@@ -172,6 +172,26 @@ def main(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float16"), C: T.Buffer
     QVERIFY2(printed.find("v // 2 - 1") != std::string::npos, printed.c_str());
   }
 
+  void letsLimitsAndDtypeKeywords() {
+    // `x: T.int32 = ...` / `x: T.let[T.float32] = ...` bind a LetStmt over the rest of the
+    // body; T.min_value/T.max_value are the type's limits; dtype= fixes the type of
+    // T.if_then_else and of an intrinsic's literal arguments; T.sblock_attr is read.
+    const std::string text = R"(@T.prim_func
+def main(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
+    for i in range(4):
+        with T.sblock("B"):
+            v = T.axis.spatial(4, i)
+            T.sblock_attr({"meta_schedule.tiling_structure": "SSRSRS"})
+            w: T.int32 = v * 2
+            m: T.let[T.float32] = T.max(A[v], T.min_value("float32"))
+            B[v] = T.if_then_else(w < 4, m, T.float32(1), dtype="float32") + T.exp(1, dtype="float32")
+)";
+    const std::string printed = ir::printPrimFunc(parse(text).module.functions.front());
+    QVERIFY2(printed.find("w: T.int32 = v * 2") != std::string::npos, printed.c_str());
+    QVERIFY2(printed.find("T.max(A[v], T.float32(-3.4028235e+38))") != std::string::npos, printed.c_str());
+    QVERIFY2(printed.find("T.exp(T.float32(1") != std::string::npos, printed.c_str());
+  }
+
   void errors_data() {
     QTest::addColumn<QString>("source");
     QTest::addColumn<QString>("rendered");
@@ -255,6 +275,21 @@ def main(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float16"), C: T.Buffer
                                      << "t.py:3:26: error: T.serial has no argument 'step'\n"
                                         "      for i in T.serial(4, step=2):\n"
                                         "                           ^~~~\n";
+    QTest::newRow("match_buffer in a block")
+        << head + loop + "            X = T.match_buffer(A[0:2], (2,))\n            B[v] = A[v]\n"
+        << "t.py:6:17: error: T.match_buffer appears only at the top of a function's body (a block's match "
+           "buffers are not supported)\n"
+           "              X = T.match_buffer(A[0:2], (2,))\n"
+           "                  ^~~~~~~~~~~~~~~~~~~~~~~~~~~~\n";
+    QTest::newRow("let of a buffer type") << head + loop + "            x: T.Buffer = A[v]\n            B[v] = x\n"
+                                          << "t.py:6:16: error: the annotation of a let must be a scalar type such as "
+                                             "T.int32 or T.let[T.float32]\n"
+                                             "              x: T.Buffer = A[v]\n"
+                                             "                 ^~~~~~~~\n";
+    QTest::newRow("let of another type") << head + loop + "            x: T.int32 = A[v]\n            B[v] = A[v]\n"
+                                         << "t.py:6:26: error: 'x' is declared int32 but its value is float32\n"
+                                            "              x: T.int32 = A[v]\n"
+                                            "                           ^~~~\n";
     QTest::newRow("syntax error") << head + "    for i in range(4)\n        T.evaluate(0)\n"
                                   << "t.py:3:22: error: expected ':', found end of line\n"
                                      "      for i in range(4)\n"

@@ -212,11 +212,13 @@ ir::PrimFunc Builder::function(const syntax::Stmt& def) {
 
   std::vector<ir::Buffer> rootAllocs;
   allocs = &rootAllocs;
+  m_rootAllocs = &rootAllocs;
   m_matchBuffers = &params;
   m_func = &func;
   ir::Stmt body = stmts(def.body);
   m_func = nullptr;
   m_matchBuffers = nullptr;
+  m_rootAllocs = nullptr;
   allocs = nullptr;
 
   for (const auto& [name, buffer] : params) {
@@ -260,6 +262,7 @@ const syntax::Dialect& tvmScriptDialect() {
     d.matchBrackets = true;
     d.comprehensions = false;
     d.starredArguments = false;
+    d.annotatedAssignments = true;
     d.unsupportedOperators = {"in", "not in", "is", "is not"};
     d.intRange = "int64";
     return d;

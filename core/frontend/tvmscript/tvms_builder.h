@@ -98,6 +98,7 @@ private:
   ir::Stmt stmt(std::span<const syntax::Stmt> rest, std::size_t& used);
   ir::Stmt forLoop(const syntax::Stmt& s);
   ir::Stmt store(const syntax::Stmt& s);
+  ir::Stmt let(const syntax::Stmt& s, std::span<const syntax::Stmt> rest, std::size_t& used);
 
   std::string m_file;
   std::vector<std::map<std::string, Binding, std::less<>>> m_scopes;
@@ -106,6 +107,7 @@ private:
   /// gives it); set while its top-level statements are walked.
   ir::PrimFunc* m_func = nullptr;
   std::vector<std::pair<std::string, ir::Buffer>>* m_matchBuffers = nullptr;
+  std::vector<ir::Buffer>* m_rootAllocs = nullptr; ///< the function's root allocations
   /// The init of the block whose body is being walked (`with T.init():` sets it).
   ir::Stmt* m_init = nullptr;
 };

@@ -274,10 +274,18 @@ ir::Expr Builder::call(const Node& n) {
     return ir::Cast::make(t, v);
   }
   if (f == "Select" || f == "if_then_else") {
-    Args a = args(n, fn, 3, 3, {});
+    Args a = args(n, fn, 3, 3, {"dtype"});
     ir::Expr c = boolExpr(*a.positional[0], fmt::format("the condition of {}", fn));
     ir::Expr x, y;
-    if (isLiteral(*a.positional[1]) && !isLiteral(*a.positional[2])) {
+    if (const Node* d = a.keyword("dtype")) {
+      const ir::DataType t = dtypeArg(*d);
+      x = exprAs(*a.positional[1], t);
+      y = exprAs(*a.positional[2], t);
+      if (x.dtype() != t || y.dtype() != t)
+        fail("type",
+             fmt::format("{} with dtype=\"{}\" of {} and {} values", fn, t.str(), x.dtype().str(), y.dtype().str()),
+             n.loc);
+    } else if (isLiteral(*a.positional[1]) && !isLiteral(*a.positional[2])) {
       y = expr(*a.positional[2]);
       x = exprAs(*a.positional[1], y.dtype());
     } else {
@@ -290,6 +298,21 @@ ir::Expr Builder::call(const Node& n) {
            fmt::format("the two values of {} have different types: {} and {}", fn, x.dtype().str(), y.dtype().str()),
            n.loc);
     return ir::Select::make(c, x, y);
+  }
+  if (f == "min_value" || f == "max_value") {
+    const ir::DataType t = dtypeArg(*args(n, fn, 1, 1, {}).positional[0]);
+    const bool max = f == "max_value";
+    if (t.isFloat()) {
+      const double big = t.bits() == 16 ? 65504.0 : t.bits() == 32 ? 3.4028234663852886e38 : 1.7976931348623157e308;
+      return ir::FloatImm::make(t, max ? big : -big);
+    }
+    if (t.isInteger() && t.isScalar()) {
+      if (t.isUInt()) return ir::IntImm::make(t, max ? (t.bits() >= 64 ? -1 : (std::int64_t(1) << t.bits()) - 1) : 0);
+      const std::int64_t hi =
+          t.bits() >= 64 ? std::numeric_limits<std::int64_t>::max() : (std::int64_t(1) << (t.bits() - 1)) - 1;
+      return ir::IntImm::make(t, max ? hi : -hi - 1);
+    }
+    fail("type", fmt::format("{} of {}", fn, t.str()), n.loc);
   }
   if (f == "Not") return ir::Not::make(boolExpr(*args(n, fn, 1, 1, {}).positional[0], "the operand of T.Not"));
   if (auto kind = binaryKindNamed(f)) {
@@ -308,14 +331,18 @@ ir::Expr Builder::call(const Node& n) {
     const auto callOp = static_cast<ir::CallOp>(op);
     if (f != ir::callOpName(callOp)) continue;
     const auto arity = static_cast<std::size_t>(ir::callOpArity(callOp));
-    Args a = args(n, fn, arity, arity, {});
-    // The type comes from the first argument that is not a bare literal (float32 if all are).
+    Args a = args(n, fn, arity, arity, {"dtype"});
+    // The type: dtype= when given, else that of the first argument that is not a bare
+    // literal (float32 if all are).
     ir::DataType t = ir::DataType::float32();
-    for (const Node* arg : a.positional)
-      if (!isLiteral(*arg)) {
-        t = expr(*arg).dtype();
-        break;
-      }
+    if (const Node* d = a.keyword("dtype"))
+      t = dtypeArg(*d);
+    else
+      for (const Node* arg : a.positional)
+        if (!isLiteral(*arg)) {
+          t = expr(*arg).dtype();
+          break;
+        }
     std::vector<ir::Expr> values;
     for (const Node* arg : a.positional) {
       ir::Expr v = exprAs(*arg, t);

@@ -82,7 +82,7 @@ ir::Stmt Builder::stmt(std::span<const syntax::Stmt> rest, std::size_t& used) {
       return {};
     }
     if (*path == "evaluate") return ir::Evaluate::make(expr(*args(v, "T.evaluate", 1, 1, {}).positional[0]));
-    if (*path == "reads" || *path == "writes" || *path == "where" || *path == "block_attr")
+    if (*path == "reads" || *path == "writes" || *path == "where" || *path == "block_attr" || *path == "sblock_attr")
       fail("block", fmt::format("T.{} appears only at the start of a block, before its statements", *path), v.loc);
     fail("unsupported", fmt::format("T.{} is not a statement Loopscape reads", *path), v.kids[0]->loc);
   }
@@ -91,6 +91,7 @@ ir::Stmt Builder::stmt(std::span<const syntax::Stmt> rest, std::size_t& used) {
     const Node& target = *s.targets[0];
     if (target.kind == NodeKind::Subscript) return store(s);
     const Node& v = *s.value;
+    if (s.annotation) return let(s, rest, used);
     auto path = v.kind == NodeKind::Call ? tirPath(*v.kids[0]) : std::nullopt;
     if (path) {
       if (auto t = ir::DataType::parse(*path); t && t->isInteger() && t->isScalar() && v.kids.size() == 1) {
@@ -107,8 +108,11 @@ ir::Stmt Builder::stmt(std::span<const syntax::Stmt> rest, std::size_t& used) {
       }
       if (*path == "match_buffer") {
         const std::string& name = nameTarget(s, "T.match_buffer");
-        if (!m_matchBuffers || !loops.empty())
-          fail("unsupported", "T.match_buffer appears only at the top of a function's body", v.loc);
+        if (!m_matchBuffers || !loops.empty() || allocs != m_rootAllocs)
+          fail("unsupported",
+               "T.match_buffer appears only at the top of a function's body (a block's match buffers are not "
+               "supported)",
+               v.loc);
         Args a = args(
             v, "T.match_buffer", 2, 3,
             {"dtype", "strides", "scope", "offset_factor", "align", "elem_offset", "buffer_type", "axis_separators"});
@@ -222,6 +226,30 @@ ir::Stmt Builder::stmt(std::span<const syntax::Stmt> rest, std::size_t& used) {
   default: break;
   }
   fail("unsupported", "this statement is not part of TVMScript's TIR dialect", s.loc);
+}
+
+ir::Stmt Builder::let(const syntax::Stmt& s, std::span<const syntax::Stmt> rest, std::size_t& used) {
+  // `x: T.int32 = value` or `x: T.let[T.int32] = value`: a LetStmt over the rest of the body.
+  const std::string& name = nameTarget(s, "an annotated assignment");
+  const Node* type = s.annotation.get();
+  if (type->kind == NodeKind::Subscript && tirPath(*type->kids[0]) == "let" && type->kids.size() == 2)
+    type = type->kids[1].get();
+  auto path = tirPath(*type);
+  auto dtype = path ? ir::DataType::parse(*path) : std::nullopt;
+  if (!dtype || !dtype->isScalar())
+    fail("unsupported", "the annotation of a let must be a scalar type such as T.int32 or T.let[T.float32]",
+         s.annotation->loc);
+  ir::Expr value = exprAs(*s.value, *dtype);
+  if (value.dtype() != *dtype)
+    fail("type", fmt::format("'{}' is declared {} but its value is {}", name, dtype->str(), value.dtype().str()),
+         s.value->loc);
+  ir::Expr var = ir::Var::make(name, *dtype);
+  pushScope();
+  bind(name, Binding{Binding::Kind::Value, var, {}, {}});
+  ir::Stmt body = orNoOp(stmts(rest.subspan(1)));
+  popScope();
+  used = rest.size();
+  return ir::LetStmt::make(var, value, body);
 }
 
 ir::Stmt Builder::store(const syntax::Stmt& s) {
@@ -470,7 +498,7 @@ ir::Stmt Builder::block(const syntax::Stmt& with, const Node& call, const std::s
       if ((*path == "reads" ? reads : writes).has_value())
         fail("block", fmt::format("T.{} is given twice", *path), v->loc);
       (*path == "reads" ? reads : writes) = regions(args(*v, "T." + *path, 0, SIZE_MAX, {}));
-    } else if (*path == "block_attr") {
+    } else if (*path == "block_attr" || *path == "sblock_attr") {
       annotations = this->annotations(*args(*v, "T.block_attr", 1, 1, {}).positional[0]);
     } else {
       break;
