@@ -108,6 +108,35 @@ def main(var_A: T.handle, var_B: T.handle):
 )"));
   }
 
+  void sizesNamedInTheSignatureDeclaredAfterIt() {
+    // TVM 0.27 names a size by a string at its first use in the signature and by name
+    // after it, and declares it afterwards: as a scalar parameter, or in the body, several
+    // at once, with their integer type.
+    const std::string scalarParam = R"(@T.prim_func(s_tir=True)
+def main(A: T.Buffer((128, "n"), "float32"), B: T.Buffer((128, n), "float32"), n: T.int32):
+    for i, j in T.grid(128, n):
+        with T.sblock("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2.0)
+)";
+    auto f = parse(scalarParam).module.functions.front();
+    QCOMPARE(f.sizeVars().size(), std::size_t(1));
+    QVERIFY(f.params[0]->shape[1].sameAs(f.params[1]->shape[1]));
+    const std::string declaredInBody = R"(@T.prim_func(s_tir=True)
+def main(A: T.Buffer(("N", 128, "M"), "float32"), B: T.Buffer((N, 128, M), "float32")):
+    N, M = T.int64(), T.int32()
+    for i, j, k in T.grid(N, 128, M):
+        with T.sblock("B"):
+            vi, vj, vk = T.axis.remap("SSS", [i, j, k])
+            B[vi, vj, vk] = A[vi, vj, vk]
+)";
+    auto g = parse(declaredInBody).module.functions.front();
+    QCOMPARE(g.sizeVars().size(), std::size_t(2));
+    QCOMPARE(g.params[1]->shape[0].dtype().str(), std::string("int64"));
+    QVERIFY(g.params[0]->shape[0].sameAs(g.params[1]->shape[0]));
+    QVERIFY(g.params[0]->shape[2].sameAs(g.params[1]->shape[2]));
+  }
+
   void inferredRegionsHullConstantOffsets() {
     const std::string text = R"(@T.prim_func
 def main(A: T.Buffer((10,), "float32"), B: T.Buffer((8,), "float32")):
@@ -290,6 +319,16 @@ def main(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
                                          << "t.py:6:26: error: 'x' is declared int32 but its value is float32\n"
                                             "              x: T.int32 = A[v]\n"
                                             "                           ^~~~\n";
+    QTest::newRow("undeclared size in a shape")
+        << QString("@T.prim_func\ndef main(A: T.Buffer((m, 4), \"float32\")):\n    T.evaluate(0)\n")
+        << "t.py:2:23: error: name 'm' is not defined\n"
+           "  def main(A: T.Buffer((m, 4), \"float32\")):\n"
+           "                        ^\n";
+    QTest::newRow("tuple assignment of values")
+        << head + "    N, M = T.int32(), A[0]\n    T.evaluate(0)\n"
+        << "t.py:3:23: error: a tuple assignment declares size variables only (N, M = T.int32(), T.int32())\n"
+           "      N, M = T.int32(), A[0]\n"
+           "                        ^~~~\n";
     QTest::newRow("syntax error") << head + "    for i in range(4)\n        T.evaluate(0)\n"
                                   << "t.py:3:22: error: expected ':', found end of line\n"
                                      "      for i in range(4)\n"

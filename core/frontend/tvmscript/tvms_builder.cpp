@@ -155,10 +155,37 @@ TvmScriptProgram Builder::module(const syntax::Module& m) {
   return out;
 }
 
+void Builder::scanDeclaredSizes(const syntax::Stmt& def) {
+  m_declaredSizes.clear();
+  auto integerType = [this](const syntax::Node* n) -> std::optional<ir::DataType> {
+    if (!n) return std::nullopt;
+    auto path = tirPath(n->kind == syntax::NodeKind::Call && n->kids.size() == 1 ? *n->kids[0] : *n);
+    auto t = path ? ir::DataType::parse(*path) : std::nullopt;
+    if (t && t->isInteger() && t->isScalar()) return t;
+    return std::nullopt;
+  };
+  for (const auto& p : def.params)
+    if (auto t = integerType(p.annotation.get())) m_declaredSizes.emplace(p.name, *t);
+  for (const auto& s : def.body) {
+    if (s.kind != syntax::StmtKind::Assign || s.targets.size() != 1 || !s.value) continue;
+    const syntax::Node& target = *s.targets[0];
+    const syntax::Node& value = *s.value;
+    if (target.kind == syntax::NodeKind::Name && value.kind == syntax::NodeKind::Call) {
+      if (auto t = integerType(&value)) m_declaredSizes.emplace(target.text, *t);
+    } else if (target.kind == syntax::NodeKind::Tuple && value.kind == syntax::NodeKind::Tuple &&
+               target.kids.size() == value.kids.size()) {
+      for (std::size_t i = 0; i < target.kids.size(); ++i)
+        if (target.kids[i]->kind == syntax::NodeKind::Name && value.kids[i]->kind == syntax::NodeKind::Call)
+          if (auto t = integerType(value.kids[i].get())) m_declaredSizes.emplace(target.kids[i]->text, *t);
+    }
+  }
+}
+
 ir::PrimFunc Builder::function(const syntax::Stmt& def) {
   ir::PrimFunc func;
   func.name = def.name;
   m_sizeVars.clear();
+  scanDeclaredSizes(def);
   pushScope();
   // Parameters: buffers, handles bound later by T.match_buffer, and scalar sizes.
   std::vector<std::pair<std::string, ir::Buffer>> params; // handle name -> buffer (set by match_buffer)

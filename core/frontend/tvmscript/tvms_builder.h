@@ -103,6 +103,14 @@ private:
   std::string m_file;
   std::vector<std::map<std::string, Binding, std::less<>>> m_scopes;
   std::map<std::string, ir::Expr, std::less<>> m_sizeVars; ///< of the function being built
+  /// The integer type each size variable of the function is declared with (`n: T.int64`
+  /// parameters, `n = T.int64()` and `N, M = T.int32(), T.int32()` at the top of its
+  /// body), read before its signature: TVM prints a size first as a string in a shape
+  /// (`T.Buffer(("n", 8))`), then by name, and declares its type after the signature.
+  std::map<std::string, ir::DataType, std::less<>> m_declaredSizes;
+  void scanDeclaredSizes(const syntax::Stmt& def);
+  /// A size variable named in a shape (string or name): declared or already created.
+  ir::Expr shapeSize(const std::string& name, const SourceLocation& loc);
   /// The function being built and its parameters (handle name -> the buffer T.match_buffer
   /// gives it); set while its top-level statements are walked.
   ir::PrimFunc* m_func = nullptr;

@@ -492,7 +492,12 @@ std::vector<ir::Expr> Builder::shape(const Node& n) {
   std::vector<ir::Expr> out;
   for (const Node* d : dims) {
     if (d->kind == NodeKind::Str) {
-      out.push_back(sizeVar(d->text, ir::DataType::int32(), d->loc));
+      out.push_back(shapeSize(d->text, d->loc));
+      continue;
+    }
+    if (d->kind == NodeKind::Name && !lookup(d->text) &&
+        (m_sizeVars.contains(d->text) || m_declaredSizes.contains(d->text))) {
+      out.push_back(shapeSize(d->text, d->loc));
       continue;
     }
     ir::Expr e = intExpr(*d, "a buffer extent");
@@ -501,6 +506,11 @@ std::vector<ir::Expr> Builder::shape(const Node& n) {
     out.push_back(e);
   }
   return out;
+}
+
+ir::Expr Builder::shapeSize(const std::string& name, const SourceLocation& loc) {
+  auto declared = m_declaredSizes.find(name);
+  return sizeVar(name, declared != m_declaredSizes.end() ? declared->second : ir::DataType::int32(), loc);
 }
 
 ir::Expr Builder::sizeVar(const std::string& name, ir::DataType dtype, const SourceLocation& loc) {

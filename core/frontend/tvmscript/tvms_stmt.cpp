@@ -92,6 +92,20 @@ ir::Stmt Builder::stmt(std::span<const syntax::Stmt> rest, std::size_t& used) {
     if (target.kind == NodeKind::Subscript) return store(s);
     const Node& v = *s.value;
     if (s.annotation) return let(s, rest, used);
+    if (target.kind == NodeKind::Tuple && v.kind == NodeKind::Tuple && target.kids.size() == v.kids.size()) {
+      // `N, M = T.int32(), T.int32()`: size variables, as TVM declares several.
+      for (std::size_t i = 0; i < target.kids.size(); ++i) {
+        const Node& name = *target.kids[i];
+        const Node& call = *v.kids[i];
+        auto t = call.kind == NodeKind::Call && call.kids.size() == 1 ? tirPath(*call.kids[0]) : std::nullopt;
+        auto dtype = t ? ir::DataType::parse(*t) : std::nullopt;
+        if (name.kind != NodeKind::Name || !dtype || !dtype->isInteger() || !dtype->isScalar())
+          fail("unsupported", "a tuple assignment declares size variables only (N, M = T.int32(), T.int32())",
+               call.loc);
+        bind(name.text, Binding{Binding::Kind::Value, sizeVar(name.text, *dtype, name.loc), {}, {}});
+      }
+      return {};
+    }
     auto path = v.kind == NodeKind::Call ? tirPath(*v.kids[0]) : std::nullopt;
     if (path) {
       if (auto t = ir::DataType::parse(*path); t && t->isInteger() && t->isScalar() && v.kids.size() == 1) {
