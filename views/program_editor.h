@@ -1,4 +1,4 @@
-// ProgramEditor: the source of the program (.te) with line numbers and syntax
+// ProgramEditor: the source of the program (.te or TVMScript) with line numbers and syntax
 // highlighting. Parse errors are underlined at their location (wave underline) and the
 // message shows as a tooltip over the underlined text. User edits are reported once the
 // user has paused typing (`idleDelayMs`), so the session re-parses once per pause, not
@@ -37,6 +37,9 @@ public:
   /// the last keystrokes are never dropped).
   void flushPendingEdit();
   void setDark(bool dark) { m_highlighter->setDark(dark); }
+  /// The source's language (.te or TVMScript), for highlighting.
+  void setLanguage(TeHighlighter::Language language) { m_highlighter->setLanguage(language); }
+  TeHighlighter::Language language() const { return m_highlighter->language(); }
   int lineNumberAreaWidth() const;
   void paintLineNumbers(QPaintEvent* event);
 

@@ -14,6 +14,13 @@ void TeHighlighter::setDark(bool dark) {
   rehighlight();
 }
 
+void TeHighlighter::setLanguage(Language language) {
+  if (language == m_language) return;
+  m_language = language;
+  buildRules();
+  rehighlight();
+}
+
 void TeHighlighter::buildRules() {
   m_rules.clear();
   auto fmt = [&](const char* light, const char* dark, bool bold = false) {

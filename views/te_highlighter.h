@@ -17,6 +17,9 @@ public:
   TeHighlighter(QTextDocument* document, Language language);
   /// Re-derives the colours for a dark or light background and re-highlights.
   void setDark(bool dark);
+  /// Switches the language's rules (builtins, decorators) and re-highlights.
+  void setLanguage(Language language);
+  Language language() const { return m_language; }
 
 protected:
   void highlightBlock(const QString& text) override;

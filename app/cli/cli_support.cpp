@@ -2,8 +2,7 @@
 
 #include "source_locate.h"
 
-#include "core/frontend/te_frontend.h"
-#include "core/frontend/tvmscript/tvmscript.h"
+#include "core/frontend/program_source.h"
 #include "core/ir/checked_arith.h"
 #include "core/ir/file_read.h"
 #include "core/ir/npy.h"
@@ -38,17 +37,7 @@ std::optional<LoadedProgram> loadProgram(const std::string& path) {
     return std::nullopt;
   }
   const auto ext = std::filesystem::path(path).extension().string();
-  if (ext == ".py" || ext == ".tvmscript") {
-    auto module = frontend::parseTvmScript(*source, path);
-    auto func = module ? frontend::selectFunction(*module, g_functionName, path) : Expected<ir::PrimFunc>(
-                                                                                      Unexpected(module.error()));
-    if (!func) {
-      printDiagnostic(func.error(), *source);
-      return std::nullopt;
-    }
-    return LoadedProgram{path, std::move(*source), std::move(*func)};
-  }
-  if (ext != ".te") {
+  if (ext != ".te" && frontend::languageOfPath(path) != frontend::SourceLanguage::TvmScript) {
     printDiagnostic(Diagnostic::error(
         "cli.unknown-format",
         fmt::format("'{}': unknown program format '{}'; loopscape reads tensor-expression files (.te) and TVMScript "
@@ -56,7 +45,7 @@ std::optional<LoadedProgram> loadProgram(const std::string& path) {
                     path, ext.empty() ? "(no extension)" : ext)));
     return std::nullopt;
   }
-  auto func = frontend::parseTe(*source, path);
+  auto func = frontend::parseProgram(*source, frontend::languageOfPath(path), path, g_functionName);
   if (!func) {
     printDiagnostic(func.error(), *source);
     return std::nullopt;

@@ -1,5 +1,6 @@
 // loopscape [FILE] [--trace T] [--screenshot PNG]: the desktop workbench.
-//   FILE             a .te program or a .lsproj session
+//   FILE             a .te program, a TVMScript file (.py, .tvmscript) or a .lsproj session
+//   --func NAME      the function of a TVMScript module to open (default: main, or the only one)
 //   --trace T        a trace (.py TVM schedule or .json) applied to FILE
 //   --screenshot PNG load, lay out, render the window to PNG and exit (0 on success);
 //                    runs without a display (offscreen) when none is set
@@ -54,7 +55,12 @@ int runWorkbench(int argc, char** argv) {
   parser.setApplicationDescription(QStringLiteral("Loopscape: a workbench for tensor-program schedules"));
   parser.addHelpOption();
   parser.addVersionOption();
-  parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("a .te program or a .lsproj session"));
+  parser.addPositionalArgument(
+      QStringLiteral("FILE"), QStringLiteral("a .te program, a TVMScript file (.py, .tvmscript) or a .lsproj session"));
+  const QCommandLineOption funcOption(QStringLiteral("func"),
+                                      QStringLiteral("the function of a TVMScript module to open (default: main, or "
+                                                     "the only one)"),
+                                      QStringLiteral("NAME"));
   const QCommandLineOption traceOption(QStringLiteral("trace"),
                                        QStringLiteral("apply a trace (.py TVM schedule or .json) to FILE"),
                                        QStringLiteral("T"));
@@ -71,7 +77,7 @@ int runWorkbench(int argc, char** argv) {
   const QCommandLineOption sizeOption(QStringLiteral("size"),
                                       QStringLiteral("window size for --screenshot (default 1600x1000)"),
                                       QStringLiteral("WxH"), QStringLiteral("1600x1000"));
-  parser.addOptions({traceOption, shotOption, darkOption, selectOption, raiseOption, sizeOption});
+  parser.addOptions({traceOption, funcOption, shotOption, darkOption, selectOption, raiseOption, sizeOption});
   parser.process(app);
   const QStringList files = parser.positionalArguments();
   const QString shotPath = parser.value(shotOption);
@@ -89,7 +95,7 @@ int runWorkbench(int argc, char** argv) {
   if (!files.isEmpty()) {
     if (!QFileInfo::exists(files.front())) return fail(QStringLiteral("no such file: %1").arg(files.front()));
     QString why;
-    if (!window.openPath(files.front(), &why))
+    if (!window.openPath(files.front(), &why, parser.value(funcOption)))
       return fail(QStringLiteral("cannot open %1: %2").arg(files.front(), why.trimmed()));
     window.waitIdle();
     if (parser.isSet(traceOption)) {

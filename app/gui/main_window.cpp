@@ -174,6 +174,9 @@ void MainWindow::wireSession() {
     }
   });
   connect(m_session, &Session::sourceReplaced, this, [this](const QString& text) {
+    m_editor->setLanguage(m_session->language() == frontend::SourceLanguage::TvmScript
+                              ? views::TeHighlighter::Language::TvmScript
+                              : views::TeHighlighter::Language::Te);
     m_editor->setSource(text);
     m_code->setCurrentTarget(m_session->target());
     m_profile->setCurrentTarget(m_session->target());

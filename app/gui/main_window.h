@@ -67,7 +67,8 @@ public:
 
   /// Opens a .te or .lsproj file; shows a message box on error unless noPrompts, and
   /// says why in `error` when given.
-  bool openPath(const QString& path, QString* error = nullptr);
+  /// Opens a program or session file; `function` picks a TVMScript module's function.
+  bool openPath(const QString& path, QString* error = nullptr, const QString& function = {});
   bool loadTracePath(const QString& path);
   bool saveSessionTo(const QString& path);
   /// Profiles the current state (the shown trace step while previewing one), or with

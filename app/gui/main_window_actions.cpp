@@ -51,7 +51,8 @@ void MainWindow::createActions() {
             if (!maybeSave()) return;
             const QString path = QFileDialog::getOpenFileName(
                 this, QStringLiteral("Open program or session"), QFileInfo(m_session->sourcePath()).absolutePath(),
-                QStringLiteral("Programs and sessions (*.te *.lsproj);;Tensor expressions (*.te);;Sessions (*.lsproj)"));
+                QStringLiteral("Programs and sessions (*.te *.py *.tvmscript *.lsproj);;Tensor expressions (*.te);;"
+                               "TVMScript (*.py *.tvmscript);;Sessions (*.lsproj)"));
             if (!path.isEmpty()) openPath(path);
           });
   connect(makeAction(QStringLiteral("fileOpenSample"), QStringLiteral("Open &sample…"), QKeySequence(QStringLiteral("Ctrl+Shift+O"))),
@@ -299,9 +300,9 @@ QString MainWindow::samplesDir() {
   return QStringLiteral(LS_SAMPLES_SOURCE_DIR);
 }
 
-bool MainWindow::openPath(const QString& path, QString* errorOut) {
+bool MainWindow::openPath(const QString& path, QString* errorOut, const QString& function) {
   QString error;
-  if (!m_session->openFile(path, &error)) {
+  if (!m_session->openFile(path, &error, function)) {
     if (!m_options.noPrompts) QMessageBox::warning(this, QStringLiteral("Open"), error);
     statusBar()->showMessage(error, 5000);
     if (errorOut) *errorOut = error;

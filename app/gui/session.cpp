@@ -4,7 +4,7 @@
 #include "app/gui/session_file.h"
 #include "app/gui/step_builder.h"
 #include "app/gui/undo_commands.h"
-#include "core/frontend/te_frontend.h"
+#include "core/frontend/program_source.h"
 #include "core/ir/file_read.h"
 #include "core/poly/checked_schedule.h"
 #include "core/poly/poly_schedule.h"
@@ -175,6 +175,8 @@ void Session::updateModified() {
   Q_EMIT modifiedChanged(modified);
 }
 
+frontend::SourceLanguage Session::language() const { return frontend::languageOfPath(m_sourcePath.toStdString()); }
+
 QString Session::displayName() const {
   if (!m_projectPath.isEmpty()) return QFileInfo(m_projectPath).fileName();
   if (!m_sourcePath.isEmpty()) return QFileInfo(m_sourcePath).fileName();
@@ -233,10 +235,11 @@ void Session::openSource(const QString& source, const QString& path, const sched
   startLoad(source, trace, true, true);
 }
 
-bool Session::openFile(const QString& path, QString* error) {
+bool Session::openFile(const QString& path, QString* error, const QString& function) {
   if (path.endsWith(QStringLiteral(".lsproj"))) return openProject(path, error);
   auto text = readInputFile(path, error);
   if (!text) return false;
+  m_function = function;
   openSource(*text, QFileInfo(path).absoluteFilePath());
   return true;
 }
@@ -258,12 +261,13 @@ void Session::startLoad(const QString& source, const schedule::Trace& trace, boo
       m_sourcePath.isEmpty() ? std::string("<source>") : QFileInfo(m_sourcePath).fileName().toStdString();
   m_jobs->run<LoadResult>(
       QStringLiteral("Parsing"),
-      [generation, text, fileName, trace, source](std::stop_token stop, const ProgressFn& progress) {
+      [generation, text, fileName, trace, source, language = language(),
+       function = m_function.toStdString()](std::stop_token stop, const ProgressFn& progress) {
         LoadResult r;
         r.generation = generation;
         r.source = source;
         r.requested = trace;
-        auto func = frontend::parseTe(text, fileName);
+        auto func = frontend::parseProgram(text, language, fileName, function);
         if (!func) {
           r.parseError = func.error();
           return r;
@@ -505,6 +509,7 @@ SessionFile toFile(const Session& s) {
   SessionFile f;
   f.source = s.source();
   f.sourcePath = s.sourcePath();
+  f.function = s.function();
   if (!s.trace().instructions.empty()) f.traceJson = QString::fromStdString(schedule::traceToJson(s.trace()));
   f.target = s.target();
   f.view = s.viewSettings();
@@ -553,6 +558,7 @@ bool Session::openProject(const QString& path, QString* error) {
   }
   m_target = file.target.isEmpty() ? m_target : file.target;
   m_viewSettings = file.view;
+  m_function = file.function;
   openSource(file.source, file.sourcePath, trace);
   m_projectPath = file.projectPath.isEmpty() ? QFileInfo(path).absoluteFilePath() : file.projectPath;
   if (path == recoveryPath()) m_projectPath = file.projectPath;

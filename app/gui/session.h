@@ -17,6 +17,7 @@
 #pragma once
 
 #include "app/gui/job_runner.h"
+#include "core/frontend/program_source.h"
 #include "core/schedule/schedule.h"
 #include "views/diagnostics_model.h"
 #include "views/primitive_request.h"
@@ -65,8 +66,14 @@ public:
 
   // ---- what the views read ----
   const QString& source() const { return m_source; }
-  /// The .te file the source came from (may be empty for an unsaved session).
+  /// The program file the source came from (may be empty for an unsaved session).
   const QString& sourcePath() const { return m_sourcePath; }
+  /// The source's language, told by the program file's extension (.py and .tvmscript are
+  /// TVMScript; anything else, or no file, a .te program).
+  frontend::SourceLanguage language() const;
+  /// The TVMScript module's function the session works on ("": "main", or the only one);
+  /// chosen when the file is opened, kept in the session file.
+  const QString& function() const { return m_function; }
   /// The .lsproj file of the session (empty until saved or opened).
   const QString& projectPath() const { return m_projectPath; }
   /// The current state; null while no program ever parsed.
@@ -89,8 +96,9 @@ public:
   // ---- operations (asynchronous; results arrive as signals) ----
   /// Replaces the whole session with `source` from `path` and applies `trace` to it.
   void openSource(const QString& source, const QString& path, const schedule::Trace& trace = {});
-  /// Opens a .te file (or an .lsproj through openProject). False with `error` when unreadable.
-  bool openFile(const QString& path, QString* error);
+  /// Opens a program file, .te or TVMScript (`function` picks a module's function), or an
+  /// .lsproj through openProject. False with `error` when unreadable.
+  bool openFile(const QString& path, QString* error, const QString& function = {});
   /// The user edited the source: re-parse and re-apply the trace.
   void editSource(const QString& source);
   /// Applies a primitive to the current state (one undo step).
@@ -148,7 +156,7 @@ private:
   /// Starts the background dependence analysis of the current state unless it has one.
   void analyseCurrent();
 
-  QString m_source, m_sourcePath, m_projectPath;
+  QString m_source, m_sourcePath, m_projectPath, m_function;
   QString m_target = QStringLiteral("cpu-c");
   QJsonObject m_viewSettings;
   StatePtr m_state;

@@ -10,6 +10,7 @@ QByteArray writeSessionFile(const SessionFile& file) {
   o[QStringLiteral("version")] = SessionFile::kVersion;
   o[QStringLiteral("source")] = file.source;
   o[QStringLiteral("sourcePath")] = file.sourcePath;
+  if (!file.function.isEmpty()) o[QStringLiteral("function")] = file.function;
   if (!file.projectPath.isEmpty()) o[QStringLiteral("projectPath")] = file.projectPath;
   o[QStringLiteral("trace")] = file.traceJson;
   o[QStringLiteral("target")] = file.target;
@@ -36,6 +37,10 @@ std::variant<SessionFile, QString> readSessionFile(const QByteArray& bytes) {
   f.source = o.value(QStringLiteral("source")).toString();
   f.sourcePath = o.value(QStringLiteral("sourcePath")).toString();
   f.projectPath = o.value(QStringLiteral("projectPath")).toString();
+  const QJsonValue function = o.value(QStringLiteral("function"));
+  if (!function.isString() && !function.isUndefined())
+    return QStringLiteral("the session's \"function\" must be a function name");
+  f.function = function.toString();
   const QJsonValue trace = o.value(QStringLiteral("trace"));
   if (!trace.isString() && !trace.isUndefined() && !trace.isNull())
     return QStringLiteral("the session's \"trace\" must be the trace JSON text");

@@ -1,10 +1,13 @@
 // The `.lsproj` session file: a JSON document (QJsonDocument) with the source text, the
 // trace (the text of trace_json.h, kept as a string: QJsonDocument would print a float
-// attribute 1.0 as the integer 1), the target name and the view settings. Versioned by "format" and "version"; readers refuse other formats and newer
-// versions with a message.
+// attribute 1.0 as the integer 1), the target name and the view settings. Versioned by "format" and "version"; readers
+// refuse other formats and newer versions with a message.
 //
 //   {"format": "loopscape-session", "version": 1, "source": "...", "sourcePath": "...",
-//    "trace": "[[...instructions...], [...decisions...]]", "target": "cpu-c", "view": {...}}
+//    "function": "main", "trace": "[[...instructions...], [...decisions...]]",
+//    "target": "cpu-c", "view": {...}}
+// The source's language follows sourcePath's extension (.py, .tvmscript: TVMScript, whose
+// module function "function" names; absent or "": main, or the only one).
 #pragma once
 
 #include <QJsonObject>
@@ -17,7 +20,8 @@ namespace loopscape::gui {
 struct SessionFile {
   static constexpr int kVersion = 1;
   QString source;
-  QString sourcePath;   ///< the .te file the source came from ("" if none)
+  QString sourcePath;   ///< the program file the source came from ("" if none)
+  QString function;     ///< TVMScript: the module's function ("" : main or the only one)
   QString projectPath;  ///< recovery files only: the .lsproj the session was saved as
   QString traceJson;    ///< trace_json.h text ("" for an empty trace)
   QString target;

@@ -1,8 +1,13 @@
-// loopscape-cli on TVMScript input: print/check/legal/run accept a printed program (.py)
-// and pick a module's function with --func; `equal` says equal or shows the first
-// difference with exit 1.
+// loopscape-cli on TVMScript input: print/check/legal/run/poly/export accept a printed
+// program (.py) and pick a module's function with --func; run reads and writes .npy arrays
+// named by the parameters; `equal` says equal or shows the first difference with exit 1.
 #include "cli_test_helpers.h"
 
+#include "core/ir/ndarray.h"
+#include "core/ir/npy.h"
+
+#include <QFile>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -64,6 +69,37 @@ private Q_SLOTS:
     auto r = runCli({"legal", "tests/frontend/golden/samples/matmul.py", "--trace", "samples/traces/matmul_tile.py"});
     QCOMPARE(r.exitCode, 0);
     QCOMPARE(r.out, QString("legal\n"));
+  }
+
+  void runPolyAndExportAModuleFunction() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("m.py");
+    writeFile(path, kModule);
+    // run: the parameter A is read (never written first) from DIR/A.npy, B saved to DIR/B.npy.
+    loopscape::ir::NDArray a({8}, loopscape::ir::DataType::float32());
+    for (int i = 0; i < 8; ++i)
+      a.setDouble(i, 0.5 * i - 1);
+    QVERIFY(loopscape::ir::saveNpy(dir.filePath("A.npy").toStdString(), a).has_value());
+    auto run = runCli({"run", path, "--func", "double", "--target", "cpu-c", "--verify", "--repeat", "1", "--number",
+                       "1", "--no-peak", "--inputs", dir.path(), "--save", dir.path()});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
+    QVERIFY2(run.out.contains("input  A            float32  (8,)               from " + dir.filePath("A.npy")),
+             qPrintable(run.out));
+    QVERIFY2(run.out.contains(QRegularExpression("\noutput B\\s+float32\\s+\\(8,\\)\\s+ok ")), qPrintable(run.out));
+    auto b = loopscape::ir::loadNpy(dir.filePath("B.npy").toStdString());
+    QVERIFY(b.has_value());
+    for (int i = 0; i < 8; ++i)
+      QCOMPARE(b->getDouble(i), 2 * (0.5 * i - 1));
+    // poly: the isl scheduler on the module's main.
+    auto poly = runCli({"poly", path, "--auto", "--tile", "4"});
+    QVERIFY2(poly.exitCode == 0, qPrintable(poly.out + poly.err));
+    QVERIFY2(poly.out.contains("B[v] = A[v] + T.float32(1)"), qPrintable(poly.out));
+    QVERIFY2(poly.out.contains("sch.poly_auto("), qPrintable(poly.out));
+    // export: the kernel of the chosen function as C with its header.
+    auto exp = runCli({"export", path, "--func", "double", "--target", "cpu-c", "--out", dir.filePath("out")});
+    QVERIFY2(exp.exitCode == 0, qPrintable(exp.out + exp.err));
+    QVERIFY(QFile::exists(dir.filePath("out/kernel.c")));
+    QVERIFY(QFile::exists(dir.filePath("out/kernel.h")));
   }
 
   void parseErrorIsLocated() {

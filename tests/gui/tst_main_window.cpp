@@ -116,6 +116,20 @@ private Q_SLOTS:
     QVERIFY(!prims.contains(QStringLiteral("compute_inline")));
   }
 
+  void opensTvmScriptWithItsHighlighting() {
+    // The golden TVMScript of matmul opens as the same program as matmul.te, in an editor
+    // highlighting TVMScript; a .te file switches the editor back.
+    auto w = makeWindow();
+    QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/tests/frontend/golden/samples/matmul.py")));
+    QVERIFY(settle(*w));
+    QCOMPARE(viewText(*w).toStdString(), ir::printPrimFunc(parseSample(QStringLiteral("matmul.te"))));
+    QVERIFY(w->editor()->language() == views::TeHighlighter::Language::TvmScript);
+    QCOMPARE(w->windowTitle(), QStringLiteral("matmul.py[*] — Loopscape"));
+    QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te")));
+    QVERIFY(settle(*w));
+    QVERIFY(w->editor()->language() == views::TeHighlighter::Language::Te);
+  }
+
   void selectingABlockOffersBlockPrimitives() {
     auto w = makeWindow();
     QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te")));

@@ -127,6 +127,76 @@ private Q_SLOTS:
     QVERIFY(s.diagnostics().empty());
   }
 
+  void tvmScriptModuleOpensAndReparses() {
+    // A TVMScript file is read as TVMScript (by its extension), a module's function picked
+    // at open and kept in the session file, and an edit that breaks it is located.
+    const QString module = QStringLiteral(R"(# from tvm.script import ir as I
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def double(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+        for i in range(64):
+            with T.block("B"):
+                v = T.axis.spatial(64, i)
+                B[v] = A[v] * T.float32(2)
+
+    @T.prim_func
+    def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+        for i in range(64):
+            with T.block("B"):
+                v = T.axis.spatial(64, i)
+                B[v] = A[v] + T.float32(1)
+)");
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("m.py"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(module.toUtf8());
+    f.close();
+    const QString project = dir.filePath(QStringLiteral("m.lsproj"));
+    {
+      gui::Session s;
+      QString error;
+      QVERIFY2(s.openFile(path, &error, QStringLiteral("double")), qPrintable(error));
+      QVERIFY(s.jobs()->waitForIdle(30000));
+      QVERIFY(s.language() == frontend::SourceLanguage::TvmScript);
+      QVERIFY(s.state());
+      QVERIFY2(s.state()->program()->text.find("B[v] = A[v] * T.float32(2)") != std::string::npos,
+               s.state()->program()->text.c_str());
+      s.applyPrimitive(splitRequest(s, "i", {nullptr, std::int64_t(16)}));
+      QVERIFY(s.jobs()->waitForIdle(30000));
+      QVERIFY2(s.state()->program()->text.find("for i_0, i_1 in T.grid(4, 16):") != std::string::npos,
+               s.state()->program()->text.c_str());
+      QVERIFY2(s.saveProject(project, &error), qPrintable(error));
+      QString broken = module;
+      broken.replace(QStringLiteral("A[v] * T.float32(2)"), QStringLiteral("A[w] * T.float32(2)"));
+      s.editSource(broken);
+      QVERIFY(s.jobs()->waitForIdle(30000));
+      QCOMPARE(s.diagnostics().size(), std::size_t(1));
+      const views::DiagnosticItem& d = s.diagnostics()[0];
+      QCOMPARE(d.message, std::string("name 'w' is not defined"));
+      QCOMPARE(d.line, 11);
+      QCOMPARE(d.column, 26);
+    }
+    gui::Session s;
+    QString error;
+    QVERIFY2(s.openProject(project, &error), qPrintable(error));
+    QVERIFY(s.jobs()->waitForIdle(30000));
+    QCOMPARE(s.function(), QStringLiteral("double"));
+    QVERIFY(s.state());
+    QCOMPARE(s.trace().instructions.size(), std::size_t(3));
+    QVERIFY2(s.state()->program()->text.find("B[v] = A[v] * T.float32(2)") != std::string::npos,
+             s.state()->program()->text.c_str());
+    // Without a function name the module's main is taken.
+    gui::Session m;
+    QVERIFY2(m.openFile(path, &error), qPrintable(error));
+    QVERIFY(m.jobs()->waitForIdle(30000));
+    QVERIFY2(m.state()->program()->text.find("B[v] = A[v] + T.float32(1)") != std::string::npos,
+             m.state()->program()->text.c_str());
+  }
+
   void sessionFileFormat() {
     gui::SessionFile f;
     f.source = QStringLiteral("x = 1\n");
