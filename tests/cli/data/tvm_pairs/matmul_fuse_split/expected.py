@@ -1,0 +1,20 @@
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((64, 32), "float32"), B: T.Buffer((32, 48), "float32"), C: T.Buffer((64, 48), "float32")):
+        # with T.sblock("root"):
+        for i_j_fused_0, i_j_fused_1 in T.grid(48, 64):
+            for k in T.unroll(32):
+                with T.sblock("C"):
+                    vi = T.axis.spatial(64, (i_j_fused_0 * 64 + i_j_fused_1) // 48)
+                    vj = T.axis.spatial(48, (i_j_fused_0 * 64 + i_j_fused_1) % 48)
+                    vk = T.axis.reduce(32, k)
+                    T.reads(A[vi, vk], B[vk, vj])
+                    T.writes(C[vi, vj])
+                    with T.init():
+                        C[vi, vj] = T.float32(0.0)
+                    C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
