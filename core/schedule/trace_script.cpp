@@ -144,8 +144,10 @@ private:
       return Unexpected(error(callee, "trace.unsupported",
                               fmt::format("only methods of the schedule '{}' can be called", m_schName)));
     }
-    const InstructionKind* kind = findInstructionKind(callee.text);
-    if (!kind || kind->name != callee.text) {
+    // TVM >= 0.21 spells get_block `get_sblock` (its blocks became s_tir SBlocks).
+    const std::string_view method = callee.text == "get_sblock" ? std::string_view("get_block") : callee.text;
+    const InstructionKind* kind = findInstructionKind(method);
+    if (!kind || kind->name != method) {
       const int methodColumn = callee.column + static_cast<int>(object.text.size()) + 1;
       return Unexpected(errorAt(callee.line, methodColumn, static_cast<int>(callee.text.size()),
                                 "trace.unknown-primitive",
