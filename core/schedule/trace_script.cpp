@@ -252,6 +252,19 @@ private:
     if (decision && decision->isNone()) decision.reset();
 
     if (!m_sch) return Unexpected(error(call, "trace.unsupported", "no schedule to apply primitives to"));
+    // TVM takes a block's name wherever it takes a block (`sch.get_loops("C")`): the name
+    // becomes a get_block instruction of its own before the call.
+    for (std::size_t i = 0; i < inputs.size() && !kind->variadic && kind->name != "get_block"; ++i)
+      if (const auto* name = inputs[i].get<std::string>();
+          name && (i >= kind->inputSpecs.size() || kind->inputSpecs[i].kind == ParamKind::Selection)) {
+        auto block = m_sch->apply("get_block", {}, {TraceValue(*name), TraceValue(m_sch->func().name)});
+          if (!block) {
+            Diagnostic d = block.error();
+            d.location = SourceLocation{m_file, call.line, call.column, call.length};
+            return Unexpected(std::move(d));
+          }
+          inputs[i] = block->front();
+        }
     auto outputs = m_sch->apply(*kind, std::move(inputs), std::move(attrValues), std::move(decision));
     if (!outputs) {
       Diagnostic d = outputs.error();

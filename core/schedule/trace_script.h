@@ -17,6 +17,8 @@
 //   attributes by keyword. Missing attributes take their defaults; a missing input, an
 //   unknown keyword, an argument given twice or too many arguments is an error naming
 //   the primitive and the argument.
+// - Where a primitive takes a block, a string names it, as in TVM (`sch.get_loops("C")`):
+//   the script applies `get_block("C")` first (its own instruction in the trace).
 // - A call's value is its single RV, None when it defines none, and a list of RVs for
 //   kinds with variadic outputs (get_loops, split) or several outputs. A tuple target
 //   needs exactly as many values ("get_loops returned 3 values, but 2 names are

@@ -266,6 +266,11 @@ private Q_SLOTS:
                                     "    l6, l7 = s.split(loop=l2, factors=(None, 8))\n"
                                     "    s.reorder(l4, l6, l3, l5, l7)\n"
                                     "    l8, = [s.fuse(l4, l6, preserve_unit_iters=False)]\n";
+    QTest::newRow("blocks by name") << "i, j, k = sch.get_loops(\"C\")\n"
+                                       "io, ii = sch.split(i, [None, 16])\n"
+                                       "jo, ji = sch.split(j, [None, 8])\n"
+                                       "sch.reorder(io, jo, k, ii, ji)\n"
+                                       "sch.fuse(io, jo, preserve_unit_iters=False)\n";
     QTest::newRow("TVM 0.27 as_python") << "b0 = sch.get_sblock(name=\"C\", func_name=\"main\")\n"
                                            "l1, l2, l3 = sch.get_loops(block=b0)\n"
                                            "l4, l5 = sch.split(loop=l1, factors=[None, 16], preserve_unit_iters=True, "
