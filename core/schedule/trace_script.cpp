@@ -258,13 +258,13 @@ private:
       if (const auto* name = inputs[i].get<std::string>();
           name && (i >= kind->inputSpecs.size() || kind->inputSpecs[i].kind == ParamKind::Selection)) {
         auto block = m_sch->apply("get_block", {}, {TraceValue(*name), TraceValue(m_sch->func().name)});
-          if (!block) {
-            Diagnostic d = block.error();
-            d.location = SourceLocation{m_file, call.line, call.column, call.length};
-            return Unexpected(std::move(d));
-          }
-          inputs[i] = block->front();
+        if (!block) {
+          Diagnostic d = block.error();
+          d.location = SourceLocation{m_file, call.line, call.column, call.length};
+          return Unexpected(std::move(d));
         }
+        inputs[i] = block->front();
+      }
     auto outputs = m_sch->apply(*kind, std::move(inputs), std::move(attrValues), std::move(decision));
     if (!outputs) {
       Diagnostic d = outputs.error();
