@@ -35,6 +35,12 @@ ir::PrimFunc program(const QString& id) {
   if (id == "two-writers") return p::twoWritersProgram();
   if (id == "two-outputs") return p::twoOutputsProgram();
   if (id == "lone") return p::loneProgram();
+  if (id == "overcomputed")
+    // B is computed on 8 x 8 elements, C reads only 7 x 7 of them (TVM's test
+    // elementwise_overcomputed_producer): inlining C into B would store past C's end.
+    return testing::parseProgram("A = placeholder((8, 8), name=\"A\")\n"
+                                 "B = compute((8, 8), lambda i, j: A[i, j] * 2.0, name=\"B\")\n"
+                                 "C = compute((7, 7), lambda i, j: B[i, j] + 1.0, name=\"C\")\n");
   qFatal("unknown program %s", qPrintable(id));
 }
 
@@ -194,6 +200,14 @@ void TestComputeInline::refused_data() {
       << "block:C,block:B,block:D"
       << "reverse_compute_inline: the producer 'B' of block 'C' has another consumer, block 'D'; it must feed only "
          "the inlined block";
+  QTest::newRow("reverse:overcomputed-producer")
+      << "overcomputed"
+      << "reverse_compute_inline"
+      << "C"
+      << "schedule.reverse_compute_inline.overcomputed-producer"
+      << "block:C,block:B"
+      << "reverse_compute_inline: block 'C' reads 'B' in dimension 0 over [0, 7), but its producer 'B' writes it over "
+         "[0, 8): the inlined store would also run where 'C' computes nothing";
   QTest::newRow("reverse:body-pattern")
       << "two-loads" << "reverse_compute_inline" << "C" << "schedule.reverse_compute_inline.body-pattern"
       << "block:C"

@@ -363,6 +363,31 @@ Expected<std::vector<RV>> reverseComputeInline(Schedule& sch, const std::vector<
                                          "cannot be removed",
                                          name, scope->block()->name));
 
+  // 9. the consumer reads all the producer writes: where both index a dimension by an
+  //    iterator of constant range, the producer's range lies within the consumer's (else the
+  //    inlined store would also run for elements the consumer never computes, past the end
+  //    of its output).
+  auto iterOf = [](const ir::Block& b, const ir::Expr& e) -> const ir::IterVar* {
+    for (const auto& iv : b.iterVars)
+      if (iv.var.sameAs(e)) return &iv;
+    return nullptr;
+  };
+  for (std::size_t k = 0; k < loads.front()->indices.size() && k < producerStore->indices.size(); ++k) {
+    const ir::IterVar* c = iterOf(blk, loads.front()->indices[k]);
+    const ir::IterVar* p = iterOf(*producer.block(), producerStore->indices[k]);
+    if (!c || !p) continue;
+    const auto cMin = ir::asConstInt(c->dom.min), cExtent = ir::asConstInt(c->dom.extent);
+    const auto pMin = ir::asConstInt(p->dom.min), pExtent = ir::asConstInt(p->dom.extent);
+    if (!cMin || !cExtent || !pMin || !pExtent) continue;
+    if (*pMin < *cMin || *pMin + *pExtent > *cMin + *cExtent)
+      return fail("overcomputed-producer",
+                  fmt::format("reverse_compute_inline: block '{}' reads '{}' in dimension {} over [{}, {}), but its "
+                              "producer '{}' writes it over [{}, {}): the inlined store would also run where '{}' "
+                              "computes nothing",
+                              name, buffer->name, k, *cMin, *cMin + *cExtent, pname, *pMin, *pMin + *pExtent, name),
+                  {pname});
+  }
+
   // The producer's stores of the buffer become the consumer's store.
   const std::vector<ir::Expr> loadIndices = loads.front()->indices;
   const ir::BufferStore consumerStore = *store;
