@@ -379,12 +379,14 @@ Expected<std::vector<RV>> reverseComputeInline(Schedule& sch, const std::vector<
     const auto cMin = ir::asConstInt(c->dom.min), cExtent = ir::asConstInt(c->dom.extent);
     const auto pMin = ir::asConstInt(p->dom.min), pExtent = ir::asConstInt(p->dom.extent);
     if (!cMin || !cExtent || !pMin || !pExtent) continue;
-    if (*pMin < *cMin || *pMin + *pExtent > *cMin + *cExtent)
+    // In 128 bits: the ends of ranges read from the program must not wrap.
+    const __int128 cEnd = static_cast<__int128>(*cMin) + *cExtent, pEnd = static_cast<__int128>(*pMin) + *pExtent;
+    if (*pMin < *cMin || pEnd > cEnd)
       return fail("overcomputed-producer",
                   fmt::format("reverse_compute_inline: block '{}' reads '{}' in dimension {} over [{}, {}), but its "
                               "producer '{}' writes it over [{}, {}): the inlined store would also run where '{}' "
                               "computes nothing",
-                              name, buffer->name, k, *cMin, *cMin + *cExtent, pname, *pMin, *pMin + *pExtent, name),
+                              name, buffer->name, k, *cMin, cEnd, pname, *pMin, pEnd, name),
                   {pname});
   }
 
