@@ -45,12 +45,27 @@ std::optional<LoadedProgram> loadProgram(const std::string& path) {
                     path, ext.empty() ? "(no extension)" : ext)));
     return std::nullopt;
   }
-  auto func = frontend::parseProgram(*source, frontend::languageOfPath(path), path, g_functionName);
+  ir::ScriptDialect dialect = ir::ScriptDialect::Tir;
+  auto func = frontend::parseProgram(*source, frontend::languageOfPath(path), path, g_functionName, &dialect);
   if (!func) {
     printDiagnostic(func.error(), *source);
     return std::nullopt;
   }
-  return LoadedProgram{path, std::move(*source), std::move(*func)};
+  return LoadedProgram{path, std::move(*source), std::move(*func), dialect};
+}
+
+namespace {
+std::string g_printDialect;
+}
+
+void setPrintDialect(std::string dialect) { g_printDialect = std::move(dialect); }
+
+ir::PrintOptions printOptionsFor(const LoadedProgram& program) {
+  ir::PrintOptions options;
+  options.dialect = g_printDialect == "tirx"  ? ir::ScriptDialect::Tirx
+                    : g_printDialect == "tir" ? ir::ScriptDialect::Tir
+                                              : program.dialect;
+  return options;
 }
 
 namespace {

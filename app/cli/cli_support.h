@@ -7,6 +7,7 @@
 #include "core/ir/interpreter.h"
 #include "core/ir/ndarray.h"
 #include "core/ir/prim_func.h"
+#include "core/ir/printer.h"
 #include "core/schedule/schedule.h"
 
 #include <cstdint>
@@ -27,7 +28,14 @@ struct LoadedProgram {
   std::string path;
   std::string source;
   ir::PrimFunc func;
+  ir::ScriptDialect dialect = ir::ScriptDialect::Tir; ///< the TVMScript spelling of the file
 };
+
+/// How programs are printed: in the dialect of --dialect when given, else in the one
+/// `program` was written in (tir for .te files).
+ir::PrintOptions printOptionsFor(const LoadedProgram& program);
+/// --dialect tir|tirx ("" : the file's).
+void setPrintDialect(std::string dialect);
 
 /// Reads `path` and runs the front end chosen by its extension: a tensor-expression file
 /// (.te) or TVMScript (.py, .tvmscript: the function --func names). On failure

@@ -120,7 +120,7 @@ int runPoly(const PolyOptions& opt) {
       return r.error().code.starts_with("schedule.poly_auto.illegal") ? kExitIllegalSchedule : kExitBadInput;
     }
   }
-  std::fputs(ir::printPrimFunc(sch->func()).c_str(), stdout);
+  std::fputs(ir::printPrimFunc(sch->func(), printOptionsFor(*program)).c_str(), stdout);
   std::fputs("\n# trace (poly_* steps are Loopscape-only, not TVM tir.Schedule methods)\n", stdout);
   std::fputs(schedule::traceToPython(sch->trace()).c_str(), stdout);
   if (opt.check) return checkResults(program->func, sch->func(), opt);

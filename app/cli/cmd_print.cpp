@@ -75,7 +75,7 @@ int runPrint(const PrintOptions& opt) {
   else if (opt.format == "trace-json")
     std::fputs(schedule::traceToJson(sch.trace()).c_str(), stdout);
   else
-    std::fputs(ir::printPrimFunc(sch.func()).c_str(), stdout);
+    std::fputs(ir::printPrimFunc(sch.func(), printOptionsFor(*program)).c_str(), stdout);
   return kExitOk;
 }
 } // namespace

@@ -28,6 +28,12 @@ int runCli(int argc, char** argv) {
          "--func", [](const std::string& name) { loopscape::cli::setFunctionName(name); },
          "The function of a TVMScript module (.py) to use (default: main, or the module's only function)")
       ->trigger_on_parse();
+  app.add_option_function<std::string>(
+         "--dialect", [](const std::string& d) { loopscape::cli::setPrintDialect(d); },
+         "TVMScript spelling of printed programs: tir (TVM 0.12-0.20: T.block) or tirx (TVM 0.25-0.27: T.sblock, "
+         "@T.prim_func(s_tir=True)); default: the input file's (tir for .te)")
+      ->check(CLI::IsMember({"tir", "tirx"}))
+      ->trigger_on_parse();
   app.fallthrough();
   loopscape::cli::CommandResult result;
   loopscape::poly::registerPolyInstructionKinds(); // poly_* steps in traces

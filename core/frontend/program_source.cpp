@@ -10,10 +10,12 @@ SourceLanguage languageOfPath(std::string_view path) {
 }
 
 Expected<ir::PrimFunc> parseProgram(std::string_view source, SourceLanguage language, const std::string& fileName,
-                                    std::string_view function) {
+                                    std::string_view function, ir::ScriptDialect* dialect) {
+  if (dialect) *dialect = ir::ScriptDialect::Tir;
   if (language == SourceLanguage::Te) return parseTe(source, fileName);
   auto program = parseTvmScript(source, fileName);
   if (!program) return Unexpected(program.error());
+  if (dialect) *dialect = program->dialect;
   return selectFunction(*program, function, fileName);
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/ir/diagnostic.h"
 #include "core/ir/prim_func.h"
+#include "core/ir/printer.h"
 
 #include <string>
 #include <string_view>
@@ -19,7 +20,8 @@ SourceLanguage languageOfPath(std::string_view path);
 
 /// Parses a program; for TVMScript `function` names the module's function to take ("":
 /// "main", or the only one), and an error lists the functions when there is no such one.
+/// `dialect`, when given, receives the TVMScript spelling the file used (Tir for .te).
 Expected<ir::PrimFunc> parseProgram(std::string_view source, SourceLanguage language, const std::string& fileName,
-                                    std::string_view function = {});
+                                    std::string_view function = {}, ir::ScriptDialect* dialect = nullptr);
 
 } // namespace loopscape::frontend

@@ -99,18 +99,28 @@ bool isSimpleParam(const Buffer& b) {
   return std::all_of(b->shape.begin(), b->shape.end(), [](const Expr& s) { return s.is<IntImm>(); });
 }
 
+/// A buffer parameter whose extents are constants or int32 size variables (TVM 0.25-0.27
+/// print it as `T.Buffer(("n", 8))`; an int64 size there is a typing.TypeVar, which
+/// Loopscape does not print: such a buffer stays a handle bound by T.match_buffer).
+bool isSimpleSymbolicParam(const Buffer& b) {
+  if (!b->strides.empty() || b->scope != MemoryScope::Global) return false;
+  return std::all_of(b->shape.begin(), b->shape.end(),
+                     [](const Expr& s) { return s.is<IntImm>() || (s.is<Var>() && s.dtype() == DataType::int32()); });
+}
+
 std::string iterKindLetter(IterKind k) { return k == IterKind::Spatial ? "S" : "R"; }
 
 class Printer {
 public:
-  explicit Printer(int baseIndent = 0) : m_base(baseIndent) {}
+  explicit Printer(int baseIndent = 0, PrintOptions options = {}) : m_base(baseIndent), m_options(options) {}
 
   std::string text() && { return std::move(m_out); }
   std::vector<PrintedSpan> spans() && { return std::move(m_spans); }
 
   void header(bool module) {
     if (module) emitRaw("# from tvm.script import ir as I");
-    emitRaw("# from tvm.script import tir as T");
+    emitRaw(tirx() ? "# from tvm.script import tirx as T" : "# from tvm.script import tir as T");
+    if (tirx()) emitRaw("# from tvm.tirx.layout import Axis"); // TVM 0.27 prints it on every script
     emitRaw("");
   }
   void emitRaw(std::string_view text) {
@@ -134,7 +144,15 @@ private:
     m_spans.push_back({node, line, 4 * (m_base + indent) + offset + 1, static_cast<int>(length)});
   }
 
-  std::string expr(const Expr& e) { return detail::printExpr(e, m_names); }
+  std::string expr(const Expr& e) { return detail::printExpr(e, m_names, m_options.dialect); }
+  bool tirx() const { return m_options.dialect == ScriptDialect::Tirx; }
+  /// T.block / T.sblock, T.alloc_buffer / T.sblock_alloc_buffer, ... in the dialect.
+  std::string blockFn(std::string_view fn) const {
+    if (!tirx()) return std::string(fn);
+    if (fn == "block") return "sblock";
+    if (fn == "block_attr") return "sblock_attr";
+    return "sblock_" + std::string(fn);
+  }
   std::string tuple(const std::vector<Expr>& items) {
     std::string out = "(";
     for (std::size_t i = 0; i < items.size(); ++i)
@@ -146,6 +164,21 @@ private:
     bool first = true;
     for (const auto& [key, value] : ann) {
       out += (first ? "" : ", ") + quoteString(key) + ": " + expr(value);
+      first = false;
+    }
+    return out + "}";
+  }
+  /// T.func_attr's dictionary; TVM 0.25-0.27 spell "tir." keys "tirx." and booleans
+  /// True/False there.
+  std::string functionAttrs(const Annotations& ann) {
+    if (!tirx()) return annotations(ann);
+    std::string out = "{";
+    bool first = true;
+    for (const auto& [key, value] : ann) {
+      const std::string k = key.starts_with("tir.") ? "tirx." + key.substr(4) : key;
+      const std::string v =
+          value.dtype().isBool() && value.is<IntImm>() ? (isConstInt(value, 1) ? "True" : "False") : expr(value);
+      out += (first ? "" : ", ") + quoteString(k) + ": " + v;
       first = false;
     }
     return out + "}";
@@ -193,6 +226,7 @@ private:
   void iterVars(const Block& blk, const BlockRealize* realize, int indent);
 
   int m_base;
+  PrintOptions m_options;
   int m_line = 0;
   std::string m_out;
   std::vector<PrintedSpan> m_spans;
@@ -201,17 +235,32 @@ private:
 };
 
 void Printer::function(const PrimFunc& func) {
-  emit(0, "@T.prim_func");
+  emit(0, tirx() ? "@T.prim_func(s_tir=True)" : "@T.prim_func");
   m_names = NameTable();
   m_names.pushScope();
   // Parameters.
   std::string params;
   std::vector<std::pair<Buffer, std::string>> matched; // buffer, handle name
+  std::vector<Expr> namedByString;                     // tirx: sizes first named in a shape
   for (const auto& b : func.params) {
     if (!params.empty()) params += ", ";
     if (isSimpleParam(b)) {
       std::string name = m_names.define(b.get(), b->name);
       params += fmt::format("{}: T.Buffer({}, {})", name, tuple(b->shape), quoteString(b->dtype.str()));
+    } else if (tirx() && isSimpleSymbolicParam(b)) {
+      // TVM 0.25-0.27: an undefined size is a string at its first use, a name after it.
+      std::vector<std::string> dims;
+      for (const auto& d : b->shape) {
+        if (d.is<Var>() && !m_names.isDefined(d.get())) {
+          dims.push_back(quoteString(m_names.define(d.get(), d.as<Var>()->name)));
+          namedByString.push_back(d);
+        } else {
+          dims.push_back(expr(d));
+        }
+      }
+      std::string name = m_names.define(b.get(), b->name);
+      params += fmt::format("{}: T.Buffer(({}{}), {})", name, fmt::join(dims, ", "), dims.size() == 1 ? "," : "",
+                            quoteString(b->dtype.str()));
     } else {
       std::string handle = m_names.define(&b->shape, "var_" + b->name); // a stand-in node for the handle
       params += handle + ": T.handle";
@@ -219,7 +268,9 @@ void Printer::function(const PrimFunc& func) {
     }
   }
   emit(0, fmt::format("def {}({}):", func.name, params));
-  if (!func.attrs.empty()) emit(1, "T.func_attr(" + annotations(func.attrs) + ")");
+  for (const auto& v : namedByString)
+    emit(1, fmt::format("{} = T.{}()", m_names.nameOf(v.get(), v.as<Var>()->name), v.dtype().str()));
+  if (!func.attrs.empty()) emit(1, "T.func_attr(" + functionAttrs(func.attrs) + ")");
   for (const auto& [b, handle] : matched) {
     defineSizeVars(b);
     std::string rhs = bufferCall("match_buffer", b, handle);
@@ -239,10 +290,10 @@ void Printer::function(const PrimFunc& func) {
                    (!inner && containsBlockRealize(root->body));
   }
   if (implicitRoot) {
-    std::string comment = fmt::format("with T.block({}):", quoteString(root->name));
+    std::string comment = fmt::format("with T.{}({}):", blockFn("block"), quoteString(root->name));
     record(root, emit(1, "# " + comment), 1, 2, comment.size());
     for (const auto& b : root->allocBuffers) {
-      std::string rhs = bufferCall("alloc_buffer", b);
+      std::string rhs = bufferCall(blockFn("alloc_buffer"), b);
       emit(1, m_names.define(b.get(), b->name) + " = " + rhs);
     }
     body(root->body, 1);
@@ -306,7 +357,8 @@ void Printer::stmt(const Stmt& s, int indent, bool concise) {
       body(op->body, indent + 1);
     } else {
       std::string lhs = m_names.define(op->var.get(), op->var.as<Var>()->name);
-      if (concise) {
+      // TVM 0.25-0.27 have no T.LetStmt: a let is a flat binding (tirx.Bind) there.
+      if (concise || tirx()) {
         emit(indent, fmt::format("{}: {} = {}", lhs, type, rhs));
         body(op->body, indent);
       } else {
@@ -322,7 +374,7 @@ void Printer::stmt(const Stmt& s, int indent, bool concise) {
     std::string rhs = bufferCall("decl_buffer", op->buffer);
     m_names.pushScope();
     std::string lhs = m_names.define(op->buffer.get(), op->buffer->name);
-    if (concise) {
+    if (concise || tirx()) { // flat in TVM 0.25-0.27, as lets are
       emit(indent, lhs + " = " + rhs);
       body(op->body, indent);
     } else {
@@ -436,8 +488,9 @@ void Printer::iterVars(const Block& blk, const BlockRealize* realize, int indent
 }
 
 void Printer::block(const Block& blk, const BlockRealize* realize, int indent) {
-  std::string header = realize ? fmt::format("with T.block({}):", quoteString(blk.name))
-                               : fmt::format("with T.block({}, no_realize=True):", quoteString(blk.name));
+  std::string header = realize
+                           ? fmt::format("with T.{}({}):", blockFn("block"), quoteString(blk.name))
+                           : fmt::format("with T.{}({}, no_realize=True):", blockFn("block"), quoteString(blk.name));
   record(&blk, emit(indent, header), indent, 0, header.size());
   m_names.pushScope();
   int in = indent + 1;
@@ -451,9 +504,9 @@ void Printer::block(const Block& blk, const BlockRealize* realize, int indent) {
   };
   regions("reads", blk.reads);
   regions("writes", blk.writes);
-  if (!blk.annotations.empty()) emit(in, "T.block_attr(" + annotations(blk.annotations) + ")");
+  if (!blk.annotations.empty()) emit(in, "T." + blockFn("block_attr") + "(" + annotations(blk.annotations) + ")");
   for (const auto& b : blk.allocBuffers) {
-    std::string rhs = bufferCall("alloc_buffer", b);
+    std::string rhs = bufferCall(blockFn("alloc_buffer"), b);
     emit(in, m_names.define(b.get(), b->name) + " = " + rhs);
   }
   if (blk.init.defined()) {
@@ -468,8 +521,8 @@ void Printer::block(const Block& blk, const BlockRealize* realize, int indent) {
 
 } // namespace
 
-PrintedProgram printPrimFuncWithSpans(const PrimFunc& func) {
-  Printer p;
+PrintedProgram printPrimFuncWithSpans(const PrimFunc& func, const PrintOptions& options) {
+  Printer p(0, options);
   p.header(false);
   p.function(func);
   PrintedProgram out;
@@ -478,9 +531,11 @@ PrintedProgram printPrimFuncWithSpans(const PrimFunc& func) {
   return out;
 }
 
-std::string printPrimFunc(const PrimFunc& func) { return printPrimFuncWithSpans(func).text; }
+std::string printPrimFunc(const PrimFunc& func, const PrintOptions& options) {
+  return printPrimFuncWithSpans(func, options).text;
+}
 
-std::string printModule(const IRModule& module) {
+std::string printModule(const IRModule& module, const PrintOptions& options) {
   std::vector<const PrimFunc*> funcs;
   for (const auto& f : module.functions)
     funcs.push_back(&f);
@@ -490,7 +545,7 @@ std::string printModule(const IRModule& module) {
     std::string_view y = b->name == "main" ? std::string_view() : std::string_view(b->name);
     return x < y;
   });
-  Printer p(1);
+  Printer p(1, options);
   p.header(true);
   p.emitRaw("@I.ir_module");
   p.emitRaw("class Module:");

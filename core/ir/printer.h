@@ -22,6 +22,7 @@
 
 #include "core/ir/prim_func.h"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -47,13 +48,30 @@ struct PrintedProgram {
   std::vector<PrintedSpan> spans; ///< every For and Block, in printing order
 };
 
-/// The whole function, starting with `# from tvm.script import tir as T`, a blank line,
-/// `@T.prim_func`; every line ends with '\n'.
-PrintedProgram printPrimFuncWithSpans(const PrimFunc& func);
-std::string printPrimFunc(const PrimFunc& func);
+/// The spelling of TVMScript to print.
+enum class ScriptDialect : std::uint8_t {
+  /// TVM 0.12-0.20: `from tvm.script import tir as T`, `@T.prim_func`, T.block,
+  /// T.alloc_buffer, "tir.noalias", integral floats as `T.float32(0)`, buffers of
+  /// symbolic shape as handles bound by T.match_buffer.
+  Tir,
+  /// TVM 0.25-0.27: `from tvm.script import tirx as T`, `@T.prim_func(s_tir=True)`,
+  /// T.sblock, T.sblock_alloc_buffer, T.sblock_attr, {"tirx.noalias": True}, integral
+  /// floats as `T.float32(0.0)`, a size named by a string at its first use in a parameter's
+  /// shape (`T.Buffer(("n", 8))`) and declared at the top of the body (`n = T.int32()`).
+  Tirx,
+};
+
+struct PrintOptions {
+  ScriptDialect dialect = ScriptDialect::Tir;
+};
+
+/// The whole function, starting with `# from tvm.script import tir as T` (or tirx), a
+/// blank line, `@T.prim_func`; every line ends with '\n'.
+PrintedProgram printPrimFuncWithSpans(const PrimFunc& func, const PrintOptions& options = {});
+std::string printPrimFunc(const PrimFunc& func, const PrintOptions& options = {});
 /// Every function of a module, as `@I.ir_module class Module:`; like TVM, "main" comes
 /// first and the other functions follow sorted by name, separated by blank lines.
-std::string printModule(const IRModule& module);
+std::string printModule(const IRModule& module, const PrintOptions& options = {});
 /// An expression as it appears inside a printed program (`A[i, k] * B[k, j]`).
 std::string printExpr(const Expr& e);
 /// A statement at indentation zero (for debugging and tests).
@@ -98,7 +116,7 @@ private:
 };
 
 /// `e` printed with the names of `names` (undefined variables get defined globally).
-std::string printExpr(const Expr& e, NameTable& names);
+std::string printExpr(const Expr& e, NameTable& names, ScriptDialect dialect = ScriptDialect::Tir);
 /// `A[i, j]`-style subscript list (without the buffer name): `[i, j]`, `[()]` for a
 /// 0-dim buffer; a Ramp index with constant stride prints as a slice `i:i + 8`.
 std::string printIndices(const std::vector<Expr>& indices, NameTable& names);

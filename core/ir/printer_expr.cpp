@@ -206,7 +206,8 @@ BinarySugar binarySugar(ExprKind kind) {
 
 class ExprPrinter final : public ExprFunctor<Doc> {
 public:
-  explicit ExprPrinter(NameTable& names) : m_names(names) {}
+  explicit ExprPrinter(NameTable& names, ScriptDialect dialect = ScriptDialect::Tir)
+      : m_names(names), m_dialect(dialect) {}
 
   std::string str(const Expr& e) { return visitExpr(e).text; }
 
@@ -234,6 +235,8 @@ protected:
       lit = op.value < 0 ? "\"-inf\"" : "\"inf\"";
     else
       lit = formatFloatLiteral(op.value, op.dtype.bits());
+    // TVM 0.25-0.27 print an integral float with its ".0" (T.float32(0.0)).
+    if (m_dialect == ScriptDialect::Tirx && lit.find_first_of(".e\"") == std::string::npos) lit += ".0";
     return {fmt::format("T.{}({})", op.dtype.str(), lit)};
   }
   Doc visitStringImm(const StringImm& op, const Expr&) override { return {quoteString(op.value)}; }
@@ -304,6 +307,7 @@ private:
   }
 
   NameTable& m_names;
+  ScriptDialect m_dialect;
 };
 
 } // namespace
@@ -351,7 +355,9 @@ Expr addFolded(const Expr& a, const Expr& b) {
   return Add::make(a, b);
 }
 
-std::string printExpr(const Expr& e, NameTable& names) { return ExprPrinter(names).str(e); }
+std::string printExpr(const Expr& e, NameTable& names, ScriptDialect dialect) {
+  return ExprPrinter(names, dialect).str(e);
+}
 
 std::string printIndices(const std::vector<Expr>& indices, NameTable& names) {
   return ExprPrinter(names).indices(indices);

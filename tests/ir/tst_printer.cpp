@@ -220,6 +220,11 @@ def main(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128, 128), "float32"),
     QTest::newRow("duplicate_names") << "duplicate_names";
     QTest::newRow("explicit_root") << "explicit_root";
     QTest::newRow("module") << "module";
+    // The TVM 0.25-0.27 spelling: T.sblock, sizes as strings in the signature, "tirx."
+    // attributes, integral floats with ".0".
+    QTest::newRow("symbolic_shape_tirx") << "symbolic_shape_tirx";
+    QTest::newRow("allocs_statements_tirx") << "allocs_statements_tirx";
+    QTest::newRow("module_tirx") << "module_tirx";
   }
   void golden() {
     QFETCH(QString, name);
@@ -237,6 +242,14 @@ def main(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128, 128), "float32"),
            other.name = "split";
            mod.functions = {other, matmul()}; // printed main first, like TVM
            return printModule(mod);
+         }},
+        {"symbolic_shape_tirx", [] { return printPrimFunc(symbolic(), {ScriptDialect::Tirx}); }},
+        {"allocs_statements_tirx", [] { return printPrimFunc(allocsAndStatements(), {ScriptDialect::Tirx}); }},
+        {"module_tirx",
+         [] {
+           IRModule mod;
+           mod.functions = {matmul()};
+           return printModule(mod, {ScriptDialect::Tirx});
          }},
     };
     const std::string actual = programs.at(name)();

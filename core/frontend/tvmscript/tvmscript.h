@@ -11,6 +11,7 @@
 
 #include "core/ir/diagnostic.h"
 #include "core/ir/prim_func.h"
+#include "core/ir/printer.h"
 
 #include <cstdint>
 #include <string>
@@ -18,11 +19,10 @@
 
 namespace loopscape::frontend {
 
-/// Which spelling of TVMScript a file used.
-enum class TvmScriptDialect : std::uint8_t {
-  Tir,  ///< `from tvm.script import tir as T`, T.block, "tir.noalias"
-  Tirx, ///< `from tvm.script import tirx as T`, T.sblock, "tirx.noalias"
-};
+/// Which spelling of TVMScript a file used (Tir: `from tvm.script import tir as T`,
+/// T.block, "tir.noalias"; Tirx: `from tvm.script import tirx as T`, T.sblock,
+/// "tirx.noalias"); the printer writes either.
+using TvmScriptDialect = ir::ScriptDialect;
 
 struct TvmScriptProgram {
   ir::IRModule module; ///< the functions in file order
