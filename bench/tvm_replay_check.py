@@ -57,7 +57,8 @@ def main():
         sample = ROOT / "samples" / (re.search(r"Applies to samples/(\w+)\.te", trace.read_text()) or
                                      re.search(r"samples/(\w+)\.te", trace.read_text())).group(1)
         sample = sample.with_suffix(".te")
-        ours = subprocess.run([CLI, "print", str(sample), "--trace", str(trace)], capture_output=True, text=True)
+        ours = subprocess.run([CLI, "print", str(sample), "--trace", str(trace), "--dialect", "tirx"],
+                              capture_output=True, text=True)
         script = subprocess.run([CLI, "print", str(sample), "--trace", str(trace), "--format", "trace-py"],
                                 capture_output=True, text=True)
         if ours.returncode or script.returncode:

@@ -18,6 +18,22 @@ namespace loopscape::ir {
 // ---------------------------------------------------------------------------------------
 // Literals
 
+namespace {
+
+/// A finite float as TVM 0.25-0.27 print the double a literal holds: an integral value in
+/// all its digits with ".0" (`T.float32(-340282346638528859811704183484516925440.0)`),
+/// any other with 17 significant digits (`T.float32(1.0000000000000001e-05)`). TVM keeps
+/// the literal's double; Loopscape keeps it rounded to the literal's type, so a fraction
+/// is taken back to the double of its shortest digits in that type (the digits the user
+/// wrote, in the usual case) before it is printed.
+std::string tirxFloatLiteral(double value, int bits) {
+  if (value == std::floor(value)) return fmt::format("{:.1f}", value);
+  const double written = std::strtod(formatFloatLiteral(value, bits).c_str(), nullptr);
+  return fmt::format("{:.17g}", written);
+}
+
+} // namespace
+
 std::string formatFloatLiteral(double value, int bits) {
   char buf[64];
   // The shortest digits that round-trip in the literal's own precision: a float32 1e-05
@@ -233,10 +249,10 @@ protected:
       lit = "\"nan\"";
     else if (std::isinf(op.value))
       lit = op.value < 0 ? "\"-inf\"" : "\"inf\"";
+    else if (m_dialect == ScriptDialect::Tirx)
+      lit = tirxFloatLiteral(op.value, op.dtype.bits());
     else
       lit = formatFloatLiteral(op.value, op.dtype.bits());
-    // TVM 0.25-0.27 print an integral float with its ".0" (T.float32(0.0)).
-    if (m_dialect == ScriptDialect::Tirx && lit.find_first_of(".e\"") == std::string::npos) lit += ".0";
     return {fmt::format("T.{}({})", op.dtype.str(), lit)};
   }
   Doc visitStringImm(const StringImm& op, const Expr&) override { return {quoteString(op.value)}; }

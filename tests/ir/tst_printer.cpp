@@ -346,6 +346,21 @@ def main(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128, 128), "float32"),
     QCOMPARE(QString::fromStdString(printStmt(s)), QString("A[0] = T.float32(1)\nif i < 2:\n    T.evaluate(i)\n"));
   }
 
+  void tirxFloatLiterals() {
+    // TVM 0.27 prints the literal's double: 17 significant digits, or all the digits of an
+    // integral value with ".0".
+    auto tirx = [](double v, DataType t) {
+      detail::NameTable names;
+      return QString::fromStdString(detail::printExpr(FloatImm::make(t, v), names, ScriptDialect::Tirx));
+    };
+    QCOMPARE(tirx(1e-05, DataType::float32()), QString("T.float32(1.0000000000000001e-05)"));
+    QCOMPARE(tirx(0.5, DataType::float32()), QString("T.float32(0.5)"));
+    QCOMPARE(tirx(2.0, DataType::float32()), QString("T.float32(2.0)"));
+    QCOMPARE(tirx(-3.4028234663852886e38, DataType::float32()),
+             QString("T.float32(-340282346638528859811704183484516925440.0)"));
+    QCOMPARE(tirx(0.1, DataType::float64()), QString("T.float64(0.10000000000000001)"));
+  }
+
   void floatLiterals_data() {
     QTest::addColumn<double>("value");
     QTest::addColumn<QString>("expected");
