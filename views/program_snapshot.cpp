@@ -171,12 +171,12 @@ void attachTree(ProgramSnapshot& snap, poly::TreeFacts facts) {
   }
 }
 
-ProgramSnapshot makeStructure(const schedule::StatePtr& state) {
+ProgramSnapshot makeStructure(const schedule::StatePtr& state, ir::ScriptDialect dialect) {
   ProgramSnapshot snap;
   snap.state = state;
   snap.func = state->func();
   // The IrTree of the state indexes the same nodes as snap.func (shared handles).
-  ir::PrintedProgram printed = ir::printPrimFuncWithSpans(snap.func);
+  ir::PrintedProgram printed = ir::printPrimFuncWithSpans(snap.func, {dialect});
   snap.text = std::move(printed.text);
   const schedule::IrTree& tree = state->tree();
   std::unordered_map<const ir::StmtNode*, int> indexByNode;
@@ -229,39 +229,55 @@ ProgramSnapshot makeStructure(const schedule::StatePtr& state) {
   return snap;
 }
 
-/// The two snapshots as analyses of the state (distinct types, distinct slots).
-struct StructureSnapshot {
+/// The two snapshots of each dialect as analyses of the state (distinct types, distinct
+/// slots).
+template <ir::ScriptDialect D> struct StructureSnapshot {
   std::shared_ptr<const ProgramSnapshot> snap;
 };
-struct AnalysedSnapshot {
+template <ir::ScriptDialect D> struct AnalysedSnapshot {
   std::shared_ptr<const ProgramSnapshot> snap;
 };
 
-} // namespace
-
-std::shared_ptr<const ProgramSnapshot> structureSnapshot(const schedule::StatePtr& state) {
-  auto s = state->analysis<StructureSnapshot>([&]() -> Expected<StructureSnapshot> {
-    return StructureSnapshot{std::make_shared<const ProgramSnapshot>(makeStructure(state))};
+template <ir::ScriptDialect D> std::shared_ptr<const ProgramSnapshot> structureOf(const schedule::StatePtr& state) {
+  auto s = state->analysis<StructureSnapshot<D>>([&]() -> Expected<StructureSnapshot<D>> {
+    return StructureSnapshot<D>{std::make_shared<const ProgramSnapshot>(makeStructure(state, D))};
   });
   return (*s)->snap;
 }
 
-std::shared_ptr<const ProgramSnapshot> analysedSnapshot(const schedule::StatePtr& state) {
-  auto s = state->analysis<AnalysedSnapshot>([&]() -> Expected<AnalysedSnapshot> {
-    auto full = std::make_shared<ProgramSnapshot>(*structureSnapshot(state));
+template <ir::ScriptDialect D> std::shared_ptr<const ProgramSnapshot> analysedOf(const schedule::StatePtr& state) {
+  auto s = state->analysis<AnalysedSnapshot<D>>([&]() -> Expected<AnalysedSnapshot<D>> {
+    auto full = std::make_shared<ProgramSnapshot>(*structureOf<D>(state));
     full->analysisPending = false;
     attachDependences(*full);
     attachTree(*full, poly::TreeFacts::WithDependences);
-    return AnalysedSnapshot{std::move(full)};
+    return AnalysedSnapshot<D>{std::move(full)};
   });
   return (*s)->snap;
 }
 
-std::shared_ptr<const ProgramSnapshot> currentSnapshot(const schedule::StatePtr& state) {
-  if (!state) return nullptr;
-  if (auto a = state->cachedAnalysis<AnalysedSnapshot>()) return a->snap;
-  if (auto s = state->cachedAnalysis<StructureSnapshot>()) return s->snap;
+template <ir::ScriptDialect D> std::shared_ptr<const ProgramSnapshot> currentOf(const schedule::StatePtr& state) {
+  if (auto a = state->cachedAnalysis<AnalysedSnapshot<D>>()) return a->snap;
+  if (auto s = state->cachedAnalysis<StructureSnapshot<D>>()) return s->snap;
   return nullptr;
+}
+
+} // namespace
+
+std::shared_ptr<const ProgramSnapshot> structureSnapshot(const schedule::StatePtr& state, ir::ScriptDialect dialect) {
+  return dialect == ir::ScriptDialect::Tirx ? structureOf<ir::ScriptDialect::Tirx>(state)
+                                            : structureOf<ir::ScriptDialect::Tir>(state);
+}
+
+std::shared_ptr<const ProgramSnapshot> analysedSnapshot(const schedule::StatePtr& state, ir::ScriptDialect dialect) {
+  return dialect == ir::ScriptDialect::Tirx ? analysedOf<ir::ScriptDialect::Tirx>(state)
+                                            : analysedOf<ir::ScriptDialect::Tir>(state);
+}
+
+std::shared_ptr<const ProgramSnapshot> currentSnapshot(const schedule::StatePtr& state, ir::ScriptDialect dialect) {
+  if (!state) return nullptr;
+  return dialect == ir::ScriptDialect::Tirx ? currentOf<ir::ScriptDialect::Tirx>(state)
+                                            : currentOf<ir::ScriptDialect::Tir>(state);
 }
 
 } // namespace loopscape::views

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "core/ir/prim_func.h"
+#include "core/ir/printer.h"
 
 #include <cstdint>
 #include <memory>
@@ -100,16 +101,20 @@ struct ProgramSnapshot {
 /// The structure snapshot of `state`: text, nodes and schedule-tree structure, without the
 /// dependence analysis (`analysisPending`), for views that update at once. Computed once
 /// per state.
-std::shared_ptr<const ProgramSnapshot> structureSnapshot(const schedule::StatePtr& state);
+/// `dialect` is the TVMScript spelling of the text (each dialect its own snapshot).
+std::shared_ptr<const ProgramSnapshot> structureSnapshot(const schedule::StatePtr& state,
+                                                         ir::ScriptDialect dialect = ir::ScriptDialect::Tir);
 
 /// The snapshot with the dependence facts and the full schedule tree (the same text and
 /// node indices as the structure snapshot). Computed once per state: the first caller
 /// computes it, the others wait for it.
-std::shared_ptr<const ProgramSnapshot> analysedSnapshot(const schedule::StatePtr& state);
+std::shared_ptr<const ProgramSnapshot> analysedSnapshot(const schedule::StatePtr& state,
+                                                        ir::ScriptDialect dialect = ir::ScriptDialect::Tir);
 
 /// What the views show of `state` now, without computing anything that is not there: the
 /// analysed snapshot when it is ready, the structure snapshot otherwise (null when neither
 /// was computed).
-std::shared_ptr<const ProgramSnapshot> currentSnapshot(const schedule::StatePtr& state);
+std::shared_ptr<const ProgramSnapshot> currentSnapshot(const schedule::StatePtr& state,
+                                                       ir::ScriptDialect dialect = ir::ScriptDialect::Tir);
 
 } // namespace loopscape::views

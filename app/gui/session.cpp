@@ -28,10 +28,11 @@ namespace loopscape::gui {
 
 using views::DiagnosticItem;
 
-StatePtr makeState(schedule::Schedule sch, std::optional<const ir::StmtNode*> produced) {
+StatePtr makeState(schedule::Schedule sch, ir::ScriptDialect dialect, std::optional<const ir::StmtNode*> produced) {
   auto state = std::make_shared<ProgramState>(std::move(sch));
   state->produced = produced;
-  (void)views::structureSnapshot(state->schedule.state());
+  state->dialect = dialect;
+  (void)views::structureSnapshot(state->schedule.state(), dialect);
   state->trace = views::makeTraceSnapshot(state->schedule.trace());
   return state;
 }
@@ -210,8 +211,8 @@ void Session::analyseCurrent() {
   m_analysing = state;
   m_jobs->run<std::shared_ptr<const views::ProgramSnapshot>>(
       QStringLiteral("Analysing dependences"),
-      [program = state->schedule.state()](std::stop_token, const ProgressFn&) {
-        return views::analysedSnapshot(program); // kept on the program state (undo/redo reuse it)
+      [program = state->schedule.state(), dialect = state->dialect](std::stop_token, const ProgressFn&) {
+        return views::analysedSnapshot(program, dialect); // kept on the program state (undo/redo reuse it)
       },
       [this, state](std::shared_ptr<const views::ProgramSnapshot>) {
         if (m_analysing == state) m_analysing.reset();
@@ -267,7 +268,8 @@ void Session::startLoad(const QString& source, const schedule::Trace& trace, boo
         r.generation = generation;
         r.source = source;
         r.requested = trace;
-        auto func = frontend::parseProgram(text, language, fileName, function);
+        ir::ScriptDialect dialect = ir::ScriptDialect::Tir;
+        auto func = frontend::parseProgram(text, language, fileName, function, &dialect);
         if (!func) {
           r.parseError = func.error();
           return r;
@@ -275,7 +277,7 @@ void Session::startLoad(const QString& source, const schedule::Trace& trace, boo
         // Every step is checked against the original program's dependences (refused
         // with a counterexample when it would reorder dependent instances).
         schedule::Schedule sch = poly::makeSchedule(*func);
-        r.base = makeState(sch);
+        r.base = makeState(sch, dialect);
         const std::vector<int> ends = views::stepEnds(trace);
         int begin = 0;
         for (std::size_t s = 0; s < ends.size(); ++s) {
@@ -292,7 +294,7 @@ void Session::startLoad(const QString& source, const schedule::Trace& trace, boo
             r.dropped = scheduleItem(diag, sch.func(), DiagnosticItem::Origin::Trace, prefix + ": ");
             break;
           }
-          r.steps.push_back(makeState(sch));
+          r.steps.push_back(makeState(sch, dialect));
           r.stepTexts.push_back(stepText(trace.instructions[ends[s] - 1]));
           begin = ends[s];
           progress(static_cast<int>(s) + 1, static_cast<int>(ends.size()));
@@ -394,7 +396,7 @@ void Session::applyPrimitive(const views::PrimitiveRequest& request) {
         }
         r.text = stepText(sch.trace().instructions.back());
         const ir::StmtNode* produced = producedNode(sch, sch.trace().instructions.back());
-        r.after = makeState(std::move(sch), produced);
+        r.after = makeState(std::move(sch), before->dialect, produced);
         return r;
       },
       [this, generation, before](ApplyResult r) {
@@ -432,7 +434,7 @@ void Session::loadTrace(const QString& text, const QString& fileName) {
                                  text);
           return r;
         }
-        r.after = makeState(std::move(sch));
+        r.after = makeState(std::move(sch), before->dialect);
         return r;
       },
       [this, generation, before, fileName](TraceResult r) {
@@ -492,7 +494,7 @@ void Session::previewInstruction(int row) {
           if (applyRange(sch, trace, i, i + 1)) return nullptr; // cannot happen: the trace applied before
           progress(i + 1, end);
         }
-        return views::analysedSnapshot(sch.state());
+        return views::analysedSnapshot(sch.state(), state->dialect);
       },
       [this, generation, state, row](std::shared_ptr<const views::ProgramSnapshot> snap) {
         if (generation != m_previewGeneration || m_state != state || !snap) return;

@@ -49,14 +49,19 @@ struct ProgramState {
   /// the step left nothing selectable (poly steps, a consumed loop). Absent for states
   /// not made by a step (a load, an edit).
   std::optional<const ir::StmtNode*> produced;
+  /// The TVMScript spelling the views print the program in: the source file's.
+  ir::ScriptDialect dialect = ir::ScriptDialect::Tir;
   /// The snapshot the views show now: the analysed one once it is ready, the structure
   /// snapshot before (never computes on the caller's thread).
-  std::shared_ptr<const views::ProgramSnapshot> program() const { return views::currentSnapshot(schedule.state()); }
+  std::shared_ptr<const views::ProgramSnapshot> program() const {
+    return views::currentSnapshot(schedule.state(), dialect);
+  }
 };
 using StatePtr = std::shared_ptr<const ProgramState>;
 
 /// Builds the step (and the structure snapshot of its program) of a schedule.
-StatePtr makeState(schedule::Schedule sch, std::optional<const ir::StmtNode*> produced = std::nullopt);
+StatePtr makeState(schedule::Schedule sch, ir::ScriptDialect dialect,
+                   std::optional<const ir::StmtNode*> produced = std::nullopt);
 
 class Session : public QObject {
   Q_OBJECT

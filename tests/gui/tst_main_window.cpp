@@ -130,6 +130,27 @@ private Q_SLOTS:
     QVERIFY(w->editor()->language() == views::TeHighlighter::Language::Te);
   }
 
+  void tirxFileShowsInTirx() {
+    // A file in TVM 0.27's tirx spelling is shown in that spelling, before and after a
+    // trace, and TVM 0.27's own print of the scheduled program is what the view shows.
+    auto w = makeWindow();
+    const QString pair = QStringLiteral(LS_SOURCE_DIR "/tests/cli/data/tvm_pairs/matmul_tile/");
+    QVERIFY(w->openPath(pair + "before.py"));
+    QVERIFY(settle(*w));
+    QVERIFY2(viewText(*w).startsWith("# from tvm.script import tirx as T\n"), qPrintable(viewText(*w)));
+    QVERIFY(viewText(*w).contains("with T.sblock(\"C\"):"));
+    QVERIFY(w->loadTracePath(pair + "trace.py"));
+    QVERIFY(settle(*w));
+    QFile expected(pair + "expected.py");
+    QVERIFY(expected.open(QIODevice::ReadOnly));
+    // expected.py is the module TVM printed: its function, one level less indented.
+    QStringList body;
+    for (const QString& line : QString::fromUtf8(expected.readAll()).split(u'\n'))
+      if (line.startsWith(QStringLiteral("    "))) body << line.mid(4);
+    const QString view = viewText(*w);
+    QVERIFY2(view.endsWith(body.join(u'\n') + u'\n'), qPrintable(view));
+  }
+
   void selectingABlockOffersBlockPrimitives() {
     auto w = makeWindow();
     QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te")));
