@@ -271,6 +271,25 @@ private:
         case 't': value += '\t'; break;
         case 'r': value += '\r'; break;
         case '0': value += '\0'; break;
+        case 'x': {
+          // \xHH, two hex digits (what the printers write for control characters).
+          auto hex = [](char h) {
+            return h >= '0' && h <= '9'   ? h - '0'
+                   : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                   : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                          : -1;
+          };
+          const int hi = m_pos + 2 < m_src.size() ? hex(m_src[m_pos + 1]) : -1;
+          const int lo = hi >= 0 ? hex(m_src[m_pos + 2]) : -1;
+          if (lo < 0) {
+            value += "\\x";
+            break;
+          }
+          value += static_cast<char>(hi * 16 + lo);
+          advance();
+          advance();
+          break;
+        }
         case '\\':
         case '\'':
         case '"': value += e; break;

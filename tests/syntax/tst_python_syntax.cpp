@@ -194,6 +194,17 @@ private Q_SLOTS:
     QCOMPARE((*toks)[12].fval, 25.0);
   }
 
+  void hexEscapes() {
+    // \xHH is the character (the printers write control characters so); a malformed one
+    // stays as written.
+    auto toks = tokenize("'a\\x00b\\x1Fc' '\\xZ1'", "t.py", plain());
+    QVERIFY(toks);
+    QCOMPARE((*toks)[0].text, std::string("a\0b\x1f"
+                                          "c",
+                                          5));
+    QCOMPARE((*toks)[1].text, std::string("\\xZ1"));
+  }
+
   void dedentsAtEndOfFile() {
     auto toks = tokenize("if a:\n  if b:\n    c", "t.py", plain());
     QVERIFY(toks);
