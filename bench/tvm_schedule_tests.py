@@ -98,7 +98,7 @@ class Recorder:
         def init(sch, *args, **kwargs):
             original_init(sch, *args, **kwargs)
             case = {"test": recorder.test, "before": None, "calls": [], "error": None, "after": None,
-                    "skip": None, "names": [], "index": len(recorder.live)}
+                    "skip": None, "names": []}
             try:
                 case["before"] = sch.mod.script()
                 if len(sch.mod.functions) != 1:

@@ -159,25 +159,17 @@ private:
       out += (i ? ", " : "") + expr(items[i]);
     return out + (items.size() == 1 ? ",)" : ")");
   }
-  std::string annotations(const Annotations& ann) {
+  /// An annotation dictionary. In T.func_attr (`function`), TVM 0.25-0.27 spell "tir."
+  /// keys "tirx." and booleans True/False.
+  std::string annotations(const Annotations& ann, bool function = false) {
+    const bool tirxAttrs = function && tirx();
     std::string out = "{";
     bool first = true;
     for (const auto& [key, value] : ann) {
-      out += (first ? "" : ", ") + quoteString(key) + ": " + expr(value);
-      first = false;
-    }
-    return out + "}";
-  }
-  /// T.func_attr's dictionary; TVM 0.25-0.27 spell "tir." keys "tirx." and booleans
-  /// True/False there.
-  std::string functionAttrs(const Annotations& ann) {
-    if (!tirx()) return annotations(ann);
-    std::string out = "{";
-    bool first = true;
-    for (const auto& [key, value] : ann) {
-      const std::string k = key.starts_with("tir.") ? "tirx." + key.substr(4) : key;
-      const std::string v =
-          value.dtype().isBool() && value.is<IntImm>() ? (isConstInt(value, 1) ? "True" : "False") : expr(value);
+      const std::string k = tirxAttrs && key.starts_with("tir.") ? "tirx." + key.substr(4) : key;
+      const std::string v = tirxAttrs && value.dtype().isBool() && value.is<IntImm>()
+                                ? (isConstInt(value, 1) ? "True" : "False")
+                                : expr(value);
       out += (first ? "" : ", ") + quoteString(k) + ": " + v;
       first = false;
     }
@@ -270,7 +262,7 @@ void Printer::function(const PrimFunc& func) {
   emit(0, fmt::format("def {}({}):", func.name, params));
   for (const auto& v : namedByString)
     emit(1, fmt::format("{} = T.{}()", m_names.nameOf(v.get(), v.as<Var>()->name), v.dtype().str()));
-  if (!func.attrs.empty()) emit(1, "T.func_attr(" + functionAttrs(func.attrs) + ")");
+  if (!func.attrs.empty()) emit(1, "T.func_attr(" + annotations(func.attrs, true) + ")");
   for (const auto& [b, handle] : matched) {
     defineSizeVars(b);
     std::string rhs = bufferCall("match_buffer", b, handle);
