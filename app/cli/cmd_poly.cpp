@@ -1,4 +1,6 @@
 // `poly FILE --auto [--fusion max|smart|min] [--tile 32,32] [--exact-deps] [--check] [--trace T]`: runs the isl
+// scheduler; `poly FILE --optimize [--no-parallel] [--no-vectorize] [--unroll-jam 8,32] [--tile auto|64,256,128]
+// [--machine l1=48K,...]` runs poly_optimize and prints its decisions as comments. Both run the isl
 // scheduler (the poly_auto primitive, after the steps of --trace when given) and prints
 // the regenerated program and the trace as TVM-style Python (poly_* steps are
 // Loopscape-only). `--check` interprets the original and the result on the same seeded
@@ -14,6 +16,7 @@
 #include "core/ir/interpreter.h"
 #include "core/ir/ndarray.h"
 #include "core/ir/printer.h"
+#include "core/poly/poly_optimize.h"
 #include "core/poly/poly_schedule.h"
 #include "core/schedule/instruction.h"
 #include "core/schedule/trace_python.h"
@@ -28,6 +31,11 @@ namespace {
 struct PolyOptions {
   std::string file;
   bool autoSchedule = false;
+  bool optimize = false;
+  bool noParallel = false;
+  bool noVectorize = false;
+  std::string unrollJam;
+  std::string machine;
   std::string fusion = "max";
   std::string tile;
   bool exactDeps = false;
@@ -120,7 +128,60 @@ int runPoly(const PolyOptions& opt) {
       return r.error().code.starts_with("schedule.poly_auto.illegal") ? kExitIllegalSchedule : kExitBadInput;
     }
   }
+  std::vector<std::string> explained;
+  if (opt.optimize) {
+    if (opt.autoSchedule) {
+      std::fprintf(stderr, "error: --optimize runs the isl scheduler itself; give --auto or --optimize, not both\n");
+      return kExitBadInput;
+    }
+    poly::PolyOptimizeOptions options;
+    options.fusion = opt.fusion;
+    options.parallel = !opt.noParallel;
+    options.vectorize = !opt.noVectorize;
+    if (!opt.tile.empty() && opt.tile != "auto") {
+      auto sizes = parseSizes(opt.tile);
+      if (!sizes) {
+        std::fprintf(stderr, "error: --tile expects auto or positive sizes separated by commas, e.g. 32,32,32\n");
+        return kExitBadInput;
+      }
+      options.tile = *sizes;
+    }
+    if (!opt.unrollJam.empty()) {
+      auto sizes = parseSizes(opt.unrollJam);
+      if (!sizes || sizes->size() > 2) {
+        std::fprintf(stderr, "error: --unroll-jam expects ROWS or ROWS,LANES, e.g. 8,32 (1: no unroll-and-jam)\n");
+        return kExitBadInput;
+      }
+      options.unrollJam = *sizes;
+    }
+    if (!opt.machine.empty()) {
+      std::string why;
+      options.machine = poly::MachineModel::parse(opt.machine, &why);
+      if (!options.machine) {
+        std::fprintf(stderr, "error: --machine %s: %s\n", opt.machine.c_str(), why.c_str());
+        return kExitBadInput;
+      }
+    }
+    auto report = poly::explainPolyOptimize(sch->func(), options);
+    if (!report) {
+      printDiagnostic(report.error());
+      return kExitBadInput;
+    }
+    explained.push_back("machine: " + report->machine.str());
+    for (auto& line : report->lines)
+      explained.push_back(std::move(line));
+    auto r = poly::polyOptimize(*sch, options);
+    if (!r) {
+      printDiagnostic(r.error());
+      return r.error().code.ends_with(".illegal") ? kExitIllegalSchedule : kExitBadInput;
+    }
+  }
   std::fputs(ir::printPrimFunc(sch->func(), printOptionsFor(*program)).c_str(), stdout);
+  if (!explained.empty()) {
+    std::fputs("\n# poly_optimize decisions\n", stdout);
+    for (const auto& line : explained)
+      std::fprintf(stdout, "#   %s\n", line.c_str());
+  }
   std::fputs("\n# trace (poly_* steps are Loopscape-only, not TVM tir.Schedule methods)\n", stdout);
   std::fputs(schedule::traceToPython(sch->trace()).c_str(), stdout);
   if (opt.check) return checkResults(program->func, sch->func(), opt);
@@ -136,7 +197,19 @@ void registerPoly(CLI::App& app, CommandResult& result) {
   cmd->add_option("--fusion", opt->fusion, "Fusion strategy of the scheduler: max (whole components, AKG), smart (fuse SCCs where no parallelism "
                   "is lost, PPCG) or min (serialize SCCs)")
       ->check(CLI::IsMember({"max", "smart", "min"}));
-  cmd->add_option("--tile", opt->tile, "Tile the outermost bands of the computed schedule, e.g. 32,32");
+  cmd->add_flag("--optimize", opt->optimize,
+                "The whole polyhedral pipeline (poly_optimize): the isl scheduler, then cache and register tiling "
+                "from a model of this machine, intra-tile order, unroll-and-jam, vector and parallel marks");
+  cmd->add_option("--tile", opt->tile,
+                  "Tile the outermost bands of the computed schedule, e.g. 32,32 (with --optimize: auto, the default, "
+                  "or the cache tile sizes)");
+  cmd->add_flag("--no-parallel", opt->noParallel, "With --optimize: no parallel loop");
+  cmd->add_flag("--no-vectorize", opt->noVectorize, "With --optimize: no vectorized loop");
+  cmd->add_option("--unroll-jam", opt->unrollJam,
+                  "With --optimize: register tile ROWS[,LANES] (default from the vector registers; 1: none)");
+  cmd->add_option("--machine", opt->machine,
+                  "With --optimize: the cache and register model instead of this machine's, e.g. "
+                  "l1=48K,l2=1M,l3=32M,vector=64,registers=32");
   cmd->add_flag("--exact-deps", opt->exactDeps,
                 "Schedule on the exact dependences (PPCG) instead of the ones simplified against the domains "
                 "(Polly's default; much faster for fusion max, same result for smart and min)");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/poly/dependences.h"
+#include "core/poly/poly_optimize.h"
 #include "core/poly/poly_schedule.h"
 #include "core/poly/scop.h"
 
@@ -18,5 +19,25 @@ Expected<isl::schedule> computeIslSchedule(const Scop& scop, const PolyAutoOptio
 /// The same with the dependences of `scop` given: validity = coincidence = RAW + WAR +
 /// WAW, proximity = RAW.
 Expected<isl::schedule> computeIslSchedule(const Scop& scop, const Dependences& deps, const PolyAutoOptions& options);
+
+namespace detail {
+
+/// poly_optimize's tree: isl's schedule with every outermost band rewritten after its plan.
+struct OptimizedSchedule {
+  isl::schedule schedule;
+  std::vector<std::vector<std::int64_t>> decisions; ///< per band: cache tile sizes, then register tile sizes
+  std::vector<std::string> notes;                   ///< the plans in words
+};
+
+/// `decided` (a recorded decision) fixes the sizes band by band. Errors as computeIslSchedule.
+Expected<OptimizedSchedule> optimizeIslSchedule(const Scop& scop, const Dependences& deps,
+                                                const PolyOptimizeOptions& options, const MachineModel& machine,
+                                                const std::vector<std::vector<std::int64_t>>* decided);
+
+/// decompose_reduction on every block with an init, at the outermost loop that feeds one
+/// of its reduce iterators; `renamed` gets the names of the blocks that became `<b>_update`.
+Expected<ir::PrimFunc> hoistReductionInits(const ir::PrimFunc& func, std::vector<std::string>* renamed);
+
+} // namespace detail
 
 } // namespace loopscape::poly

@@ -5,6 +5,7 @@
 #include "core/poly/isl_util.h"
 #include "core/poly/legality.h"
 #include "core/poly/poly_auto_detail.h"
+#include "core/poly/poly_optimize.h"
 #include "core/poly/poly_schedule.h"
 #include "core/poly/program_analysis.h"
 #include "core/poly/tree_transform.h"
@@ -16,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -116,7 +118,11 @@ Expected<void> checkScheduleRange(const isl::schedule& tree, const Scop& scop, i
 /// dependences, for an edit that needs them) are the current state's analyses; the new
 /// program is checked against the original by the schedule's legality policy (replace),
 /// which reports a violation as every other step's.
-Expected<std::vector<RV>> polyStep(Schedule& sch, std::string_view prim, const Edit& edit, bool needsDependences = false) {
+/// A rewrite of the regenerated program before it replaces the current one.
+using PostEdit = std::function<Expected<ir::PrimFunc>(const ir::PrimFunc&)>;
+
+Expected<std::vector<RV>> polyStep(Schedule& sch, std::string_view prim, const Edit& edit,
+                                   bool needsDependences = false, const PostEdit& post = {}) {
   std::shared_ptr<const detail::ProgramAnalysis> analysis;
   if (needsDependences) {
     auto a = detail::analyzeProgram(*sch.state());
@@ -164,6 +170,10 @@ Expected<std::vector<RV>> polyStep(Schedule& sch, std::string_view prim, const E
   auto func = generateFunc(sch.func(), *scop, *tree);
   if (!func) return Unexpected(stopScope.cancelled() ? cancelled() : func.error());
   if (stopScope.cancelled()) return Unexpected(cancelled());
+  if (post) {
+    func = post(*func);
+    if (!func) return Unexpected(func.error());
+  }
   if (auto ok = sch.replace(std::move(*func)); !ok) return Unexpected(ok.error());
   return std::vector<RV>{};
 }
@@ -307,6 +317,79 @@ Expected<std::vector<RV>> applyComputeAtTile(Schedule& sch, const std::vector<Tr
   });
 }
 
+Expected<std::vector<RV>> applyOptimize(Schedule& sch, const std::vector<TraceValue>&,
+                                        const std::vector<TraceValue>& attrs) {
+  const std::string_view prim = "poly_optimize";
+  PolyOptimizeOptions o;
+  auto fusion = stringAttr(attrs[0], prim, "fusion");
+  if (!fusion) return Unexpected(fusion.error());
+  o.fusion = *fusion;
+  auto tile = intListAttr(sch, attrs[1], prim, "tile");
+  if (!tile) return Unexpected(tile.error());
+  for (std::int64_t size : *tile) {
+    if (size < 1) return Unexpected(scheduleError(prim, "bad-size", fmt::format("tile size {} is not positive", size)));
+    if (auto ok = checkFits(size, regeneratedLoopType(sch.func()), prim, "tile size"); !ok)
+      return Unexpected(ok.error());
+  }
+  o.tile = *tile;
+  auto unrollJam = intListAttr(sch, attrs[2], prim, "unroll_jam");
+  if (!unrollJam) return Unexpected(unrollJam.error());
+  if (unrollJam->size() > 2 ||
+      std::any_of(unrollJam->begin(), unrollJam->end(), [](std::int64_t v) { return v < 1 || v > 64; }))
+    return Unexpected(scheduleError(
+        prim, "bad-size", "unroll_jam is [rows] or [rows, lanes], each between 1 and 64 ([1]: no unroll-and-jam)"));
+  o.unrollJam = *unrollJam;
+  const auto* parallel = attrs[3].get<bool>();
+  const auto* vectorize = attrs[4].get<bool>();
+  if (!parallel || !vectorize)
+    return Unexpected(
+        scheduleError(prim, "bad-arguments", "poly_optimize expects booleans for parallel and vectorize"));
+  o.parallel = *parallel;
+  o.vectorize = *vectorize;
+  auto machineText = stringAttr(attrs[5], prim, "machine");
+  if (!machineText) return Unexpected(machineText.error());
+  MachineModel machine = MachineModel::host();
+  if (!machineText->empty()) {
+    std::string why;
+    auto parsed = MachineModel::parse(*machineText, &why);
+    if (!parsed)
+      return Unexpected(scheduleError(prim, "bad-option", fmt::format("machine \"{}\": {}", *machineText, why)));
+    machine = *parsed;
+  }
+  // A recorded decision fixes the sizes band by band (replay on any machine).
+  std::optional<std::vector<std::vector<std::int64_t>>> decided;
+  if (const auto& d = sch.pendingDecision(); d && !d->isNone()) {
+    const auto* bands = d->get<TraceList>();
+    if (!bands) return Unexpected(scheduleError(prim, "bad-decision", "the decision must be a list of integer lists"));
+    decided.emplace();
+    for (const auto& band : *bands) {
+      auto sizes = intListAttr(sch, band, prim, "decision");
+      if (!sizes || std::any_of(sizes->begin(), sizes->end(), [](std::int64_t v) { return v < 1; }))
+        return Unexpected(scheduleError(prim, "bad-decision", "the decision must be lists of positive sizes"));
+      decided->push_back(*sizes);
+    }
+  }
+  std::vector<std::vector<std::int64_t>> made;
+  std::vector<std::string> renamed;
+  auto out = polyStep(
+      sch, prim,
+      [&](const Scop& scop, const Dependences* deps) -> Expected<isl::schedule> {
+        auto r = detail::optimizeIslSchedule(scop, *deps, o, machine, decided ? &*decided : nullptr);
+        if (!r) return Unexpected(r.error());
+        made = r->decisions;
+        return r->schedule;
+      },
+      /*needsDependences=*/true, [&](const ir::PrimFunc& f) { return detail::hoistReductionInits(f, &renamed); });
+  if (!out) return out;
+  for (const auto& name : renamed)
+    sch.renameBlock(name, name + "_update");
+  TraceList decision;
+  for (const auto& band : made)
+    decision.push_back(TraceList(band.begin(), band.end()));
+  sch.setDecision(std::move(decision));
+  return out;
+}
+
 } // namespace
 
 void registerPolyInstructionKinds() {
@@ -342,6 +425,33 @@ void registerPolyInstructionKinds() {
          .appliesTo = AppliesTo::BlockOrLoop,
          .description = "run the isl scheduler on the whole program",
          .shortcut = "Ctrl+Alt+Y"},
+        {.name = "poly_optimize",
+         .jsonName = "PolyOptimize",
+         .attrs = {{.name = "fusion",
+                    .defaultValue = "max",
+                    .kind = ParamKind::Choice,
+                    .help = "fusion of the isl scheduler (as poly_auto)",
+                    .choices = {"max", "smart", "min"}},
+                   {.name = "tile",
+                    .defaultValue = TraceList{},
+                    .help = "cache tile sizes of each outermost band; empty: from L1/L2 of the machine"},
+                   {.name = "unroll_jam",
+                    .defaultValue = TraceList{},
+                    .help = "register tile [rows, lanes]; empty: from the vector registers; [1]: no unroll-and-jam"},
+                   {.name = "parallel",
+                    .defaultValue = true,
+                    .help = "mark the outermost coincident tile loop parallel"},
+                   {.name = "vectorize",
+                    .defaultValue = true,
+                    .help = "vectorize the innermost coincident stride-1 point loop"},
+                   {.name = "machine",
+                    .defaultValue = "",
+                    .help = "cache and register model, e.g. l1=48K,l2=1M,vector=64,registers=32; empty: this machine"}},
+         .isSampling = true,
+         .apply = applyOptimize,
+         .appliesTo = AppliesTo::BlockOrLoop,
+         .description = "isl scheduler, then cache and register tiling, intra-tile order, vector and parallel marks",
+         .shortcut = "Ctrl+Alt+O"},
         {.name = "poly_tile",
          .jsonName = "PolyTile",
          .attrs = {{"band", "", ParamKind::SelectionName},
@@ -461,6 +571,12 @@ Expected<void> polyDistribute(Schedule& sch, std::string_view band) {
 
 Expected<void> polyMark(Schedule& sch, std::string_view band, std::int64_t member, std::string_view kind) {
   return applyPoly(sch, "poly_mark", {}, {text(band), member, text(kind)});
+}
+
+Expected<void> polyOptimize(Schedule& sch, const PolyOptimizeOptions& o) {
+  return applyPoly(sch, "poly_optimize", {},
+                   {o.fusion, intList(o.tile), intList(o.unrollJam), o.parallel, o.vectorize,
+                    text(o.machine ? o.machine->str() : std::string())});
 }
 
 Expected<void> polyComputeAtTile(Schedule& sch, std::string_view block, std::string_view loop) {

@@ -438,15 +438,45 @@ Expected<isl::schedule> markMember(const isl::schedule& s, const std::string& lo
     return Unexpected(scheduleError(prim, "bad-member", fmt::format("member {} is negative", member), {loopAddrRef(loop)}));
   auto band = findBand(s, loop, static_cast<int>(member + 1), prim);
   if (!band) return Unexpected(band.error());
-  isl::schedule_node node = *band;
+  return markBandMemberNode(*band, static_cast<int>(member), mark).schedule();
+}
+
+isl::schedule_node markBandMemberNode(const isl::schedule_node& band, int member, const std::string& mark) {
+  isl::schedule_node node = band;
   std::vector<std::string> names = bandMemberNames(node);
   if (member > 0) {
-    node = isl::manage(check(isl_schedule_node_band_split(node.release(), static_cast<int>(member)), "split"));
+    node = isl::manage(check(isl_schedule_node_band_split(node.release(), member), "split"));
     node = setBandMemberNames(node, std::vector<std::string>(names.begin(), names.begin() + member));
     node = setBandMemberNames(node.child(0), std::vector<std::string>(names.begin() + member, names.end()));
   }
   node = isl::manage(check(isl_schedule_node_insert_mark(node.release(), makeId(mark).release()), "mark"));
-  return node.schedule();
+  return member > 0 ? node.parent() : node;
+}
+
+isl::schedule_node tileBandNode(const isl::schedule_node& band, const std::vector<std::int64_t>& sizes) {
+  return tileAt(band, sizes);
+}
+
+isl::schedule_node permuteBandNode(const isl::schedule_node& band, const std::vector<int>& permutation) {
+  const std::vector<std::string> names = bandMemberNames(band);
+  const bool permutable = isl_schedule_node_band_get_permutable(band.get()) == isl_bool_true;
+  std::vector<bool> coincident;
+  for (int i = 0; i < nMembers(band); ++i)
+    coincident.push_back(isl_schedule_node_band_member_get_coincident(band.get(), i) == isl_bool_true);
+  isl::multi_union_pw_aff mupa = band.as<isl::schedule_node_band>().get_partial_schedule();
+  isl::multi_union_pw_aff out = mupa;
+  std::vector<std::string> newNames;
+  for (std::size_t i = 0; i < permutation.size(); ++i) {
+    out = out.set_at(static_cast<int>(i), mupa.at(permutation[i]));
+    newNames.push_back(names[permutation[i]]);
+  }
+  isl_schedule_node* n = isl_schedule_node_delete(band.copy());
+  n = isl_schedule_node_insert_partial_schedule(n, out.release());
+  n = isl_schedule_node_band_set_permutable(n, permutable);
+  for (std::size_t i = 0; i < permutation.size(); ++i)
+    n = isl_schedule_node_band_member_set_coincident(n, static_cast<int>(i), coincident[permutation[i]]);
+  isl::schedule_node result = isl::manage(check(n, "permuting a band"));
+  return setBandMemberNames(result, newNames);
 }
 
 Expected<isl::schedule> computeAtTile(const isl::schedule& s, const Scop& scop, const std::string& producer,

@@ -52,6 +52,18 @@ Expected<isl::schedule> distributeBand(const isl::schedule& s, const std::string
 /// Errors: no-band, not-perfectly-nested, bad-kind.
 Expected<isl::schedule> markMember(const isl::schedule& s, const std::string& loop, std::int64_t member,
                                    const std::string& kind);
+// Node-level edits (poly_optimize builds its tree with them). Each returns the node at
+// the position `band` had; they throw isl exceptions (or detail::IslError) on failure.
+
+/// Tiles the band (tile members `<m>_0` over point members `<m>_1` starting at 0).
+isl::schedule_node tileBandNode(const isl::schedule_node& band, const std::vector<std::int64_t>& sizes);
+/// New member i is old member permutation[i]; the permutable flag, the coincident flags
+/// (which follow their members) and the names are kept.
+isl::schedule_node permuteBandNode(const isl::schedule_node& band, const std::vector<int>& permutation);
+/// Puts the mark on member `member`: the band is split before it and the mark inserted
+/// above the part that starts with it.
+isl::schedule_node markBandMemberNode(const isl::schedule_node& band, int member, const std::string& mark);
+
 /// AKG's post-tiling fusion: the instances of `producer` needed by the statements inside
 /// loop `loop` are computed inside it (an extension node grafted before the loop's body;
 /// tiles overlap where the footprint needs it), and removed from their old place.

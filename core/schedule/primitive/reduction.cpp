@@ -22,6 +22,7 @@
 //      restarts and the partial sums would accumulate. TVM performs this decomposition
 //      and changes the result; Loopscape refuses it (decompose at a loop below the
 //      redundant one instead).
+//   5. no loop the init copies has bounds that use a loop the init drops (dependent-bounds)
 //
 // rfactor(loop, factor_axis) -> the rf block: see rfactor.cpp.
 #include "core/schedule/primitive/buffer_util.h"
@@ -213,6 +214,19 @@ Expected<std::vector<RV>> applyDecomposeReduction(Schedule& sch, const std::vect
       chosen.push_back(*it);
     else
       discarded.push_back(var.get());
+  }
+  // 5. a copied loop's bounds do not use a dropped loop (a loop fused from a spatial and
+  //    a reduce dimension bounds the spatial loop below it: the copy would name a
+  //    variable that is not in scope).
+  for (const TreeNode* l : chosen) {
+    const ir::For& f = *l->loop();
+    if (!usesAnyVar(f.min, discarded) && !usesAnyVar(f.extent, discarded)) continue;
+    return Unexpected(scheduleError(
+        prim, "dependent-bounds",
+        fmt::format("the bounds of loop '{}', which the init of block '{}' needs, depend on a loop the init does not "
+                    "iterate; decompose at a loop below them",
+                    loopName(*l), block.name),
+        {loopRef(loopN), blockRef(block.name), loopRef(loopName(*l))}));
   }
   std::vector<ir::Expr> kept;
   for (const auto& c : conjuncts(realize.predicate))

@@ -1,0 +1,300 @@
+// poly_optimize (see poly_optimize.h): the band models read from the isl tree, the tree
+// rewritten after the plans of tile_model.h, and the reduction inits hoisted.
+#include "core/poly/poly_optimize.h"
+
+#include "core/poly/ast_to_tir.h"
+#include "core/poly/isl_util.h"
+#include "core/poly/poly_auto_detail.h"
+#include "core/poly/tree_transform.h"
+
+#include "core/ir/visitor.h"
+#include "core/schedule/ir_tree.h"
+#include "core/schedule/primitives.h"
+#include "core/schedule/schedule.h"
+
+#include <isl/aff.h>
+#include <isl/map.h>
+#include <isl/schedule_node.h>
+#include <isl/set.h>
+#include <isl/union_map.h>
+#include <isl/union_set.h>
+#include <isl/val.h>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <set>
+
+namespace loopscape::poly {
+
+using namespace detail;
+
+namespace {
+
+bool isBandNode(const isl::schedule_node& n) { return isl_schedule_node_get_type(n.get()) == isl_schedule_node_band; }
+
+/// { [m] -> [m + e_d] } on the space of the band's schedule values.
+isl::map stepMap(const isl::space& setSpace, int d) {
+  isl_space* mapSpace = isl_space_map_from_set(setSpace.copy());
+  isl_multi_aff* ma = isl_multi_aff_identity(mapSpace);
+  isl_aff* a = isl_multi_aff_get_at(ma, d);
+  a = isl_aff_add_constant_si(a, 1);
+  ma = isl_multi_aff_set_at(ma, d, a);
+  return isl::manage(check(isl_map_from_multi_aff(ma), "step map"));
+}
+
+/// The band's members' extents (constant only when the band's values over its domain
+/// form a box) and its statements' accesses as deltas per member.
+BandModel bandModel(const isl::schedule_node& band, const Scop& scop) {
+  BandModel m;
+  m.members = bandMemberNames(band);
+  const int n = static_cast<int>(m.members.size());
+  m.permutable = isl_schedule_node_band_get_permutable(band.get()) == isl_bool_true;
+  for (int d = 0; d < n; ++d)
+    m.coincident.push_back(isl_schedule_node_band_member_get_coincident(band.get(), d) == isl_bool_true);
+  isl::union_set domain = isl::manage(check(isl_schedule_node_get_domain(band.get()), "band domain"));
+  isl::union_map partial =
+      isl::manage(check(isl_schedule_node_band_get_partial_schedule_union_map(band.get()), "partial schedule"))
+          .intersect_domain(domain);
+  isl::set range = isl::manage(check(isl_set_from_union_set(partial.range().release()), "band range"));
+  m.extent.assign(n, std::nullopt);
+  isl_set* box = isl_set_universe(range.get_space().release());
+  bool bounded = true;
+  std::vector<std::int64_t> lo(n), hi(n);
+  for (int d = 0; d < n; ++d) {
+    isl::val a = range.dim_min_val(d), b = range.dim_max_val(d);
+    if (!a.is_int() || !b.is_int()) {
+      bounded = false;
+      break;
+    }
+    lo[d] = a.get_num_si();
+    hi[d] = b.get_num_si();
+    box = isl_set_lower_bound_val(box, isl_dim_set, d, a.release());
+    box = isl_set_upper_bound_val(box, isl_dim_set, d, b.release());
+  }
+  isl::set boxSet = isl::manage(check(box, "band box"));
+  if (bounded && boxSet.is_subset(range))
+    for (int d = 0; d < n; ++d)
+      m.extent[d] = hi[d] - lo[d] + 1;
+
+  // Accesses are read through the prefix and the band together (a band below another one
+  // does not identify the instances alone); a step advances one member of the band.
+  isl::union_map prefix =
+      isl::manage(check(isl_schedule_node_get_prefix_schedule_union_map(band.get()), "prefix schedule"));
+  isl::union_map full = isl::manage(
+      check(isl_union_map_flat_range_product(prefix.intersect_domain(domain).release(), partial.copy()), "schedule"));
+  isl::set fullRange = isl::manage(check(isl_set_from_union_set(full.range().release()), "schedule range"));
+  const int outer = static_cast<int>(isl_set_dim(fullRange.get(), isl_dim_set)) - n;
+  std::vector<isl::map> steps;
+  for (int d = 0; d < n; ++d)
+    steps.push_back(stepMap(fullRange.get_space(), outer + d));
+  for (const auto& st : scop.statements) {
+    isl::union_set sd = domain.intersect(isl::union_set(st.domain));
+    if (sd.is_empty()) continue;
+    isl::union_map inverse = full.intersect_domain(sd).reverse();
+    auto addAccesses = [&](const isl::union_map& accesses, bool write) {
+      accesses.foreach_map([&](isl::map a) {
+        isl::union_map am = inverse.apply_range(isl::union_map(a));
+        if (am.is_empty()) return;
+        AccessModel x;
+        const char* tuple = isl_map_get_tuple_name(a.get(), isl_dim_out);
+        x.array = tuple ? tuple : "?";
+        if (auto it = scop.buffers.find(x.array); it != scop.buffers.end()) x.elemBytes = it->second->dtype.bytes();
+        x.write = write;
+        for (int d = 0; d < n; ++d) {
+          isl::union_map pairs = am.reverse().apply_range(isl::union_map(steps[d])).apply_range(am);
+          isl::union_set deltas = pairs.deltas();
+          // No two instances one step apart along d (an init, whose reduce member takes one
+          // value): the access does not move along d.
+          std::optional<std::vector<std::int64_t>> delta;
+          if (deltas.is_empty())
+            delta = std::vector<std::int64_t>(isl_map_dim(a.get(), isl_dim_out), 0);
+          else {
+            isl::set ds = isl::manage(check(isl_set_from_union_set(deltas.release()), "deltas"));
+            if (isl_set_is_singleton(ds.get()) == isl_bool_true) delta = pointCoordinates(ds.sample_point());
+          }
+          x.delta.push_back(std::move(delta));
+        }
+        m.accesses.push_back(std::move(x));
+      });
+    };
+    addAccesses(st.reads, false);
+    addAccesses(st.mustWrites, true);
+    addAccesses(st.mayWrites, true);
+  }
+  return m;
+}
+
+/// Rewrites one outermost band after its plan; returns the node at the band's position.
+isl::schedule_node applyPlan(isl::schedule_node node, const BandPlan& plan) {
+  const int n = static_cast<int>(plan.tile.size());
+  if (!plan.tiled) {
+    if (plan.parallelMember >= 0) node = markBandMemberNode(node, plan.parallelMember, "parallel");
+    return node;
+  }
+  isl::schedule_node tile = tileBandNode(node, plan.tile);
+  isl::schedule_node point = tile.child(0);
+  // Intra-tile order: the inner member last, the others in the band's order.
+  std::vector<int> order;
+  for (int d = 0; d < n; ++d)
+    if (d != plan.innerMember) order.push_back(d);
+  if (plan.innerMember >= 0) order.push_back(plan.innerMember);
+  point = permuteBandNode(point, order);
+  const bool registerLevel =
+      std::any_of(plan.registerTile.begin(), plan.registerTile.end(), [](std::int64_t s) { return s > 1; });
+  if (registerLevel) {
+    std::vector<std::int64_t> sizes;
+    for (int d : order)
+      sizes.push_back(plan.registerTile[d]);
+    point = tileBandNode(point, sizes);
+    // The register band: members of size 1 (single iterations) first, then the
+    // accumulator's member, the jammed one and the vector one.
+    auto position = [&](int member) {
+      return static_cast<int>(std::find(order.begin(), order.end(), member) - order.begin());
+    };
+    std::vector<int> inner;
+    for (int i = 0; i < n; ++i) {
+      const int d = order[i];
+      if (d != plan.reductionMember && d != plan.unrollMember && d != plan.vectorMember) inner.push_back(i);
+    }
+    for (int d : {plan.reductionMember, plan.unrollMember, plan.vectorMember})
+      if (d >= 0) inner.push_back(position(d));
+    isl::schedule_node reg = permuteBandNode(point.child(0), inner);
+    if (plan.vectorMember >= 0) reg = markBandMemberNode(reg, n - 1, "vectorized");
+    if (plan.unrollMember >= 0) reg = markBandMemberNode(reg, n - 2, "unroll");
+    point = reg.parent();
+  }
+  tile = point.parent();
+  if (plan.parallelMember >= 0) tile = markBandMemberNode(tile, plan.parallelMember, "parallel");
+  return tile;
+}
+
+struct Walk {
+  const Scop& scop;
+  const PolyOptimizeOptions& options;
+  const MachineModel& machine;
+  const std::vector<std::vector<std::int64_t>>* decided;
+  std::vector<std::vector<std::int64_t>> decisions;
+  std::vector<std::string> notes;
+
+  /// Whether a band is below `node` (strictly).
+  static bool hasBandBelow(const isl::schedule_node& node) {
+    const int children = static_cast<int>(isl_schedule_node_n_children(node.get()));
+    for (int i = 0; i < children; ++i) {
+      isl::schedule_node c = node.child(i);
+      if (isBandNode(c) || hasBandBelow(c)) return true;
+    }
+    return false;
+  }
+
+  isl::schedule_node visit(isl::schedule_node node, bool insideParallel = false) {
+    if (isBandNode(node) && isl_schedule_node_band_n_member(node.get()) > 0) {
+      BandModel model = bandModel(node, scop);
+      // A single loop around other bands (a fused outer loop over a sequence of nests):
+      // tiling it alone gains nothing; it is marked parallel when it can be, and the
+      // bands below it are optimised.
+      if (model.members.size() == 1 && hasBandBelow(node)) {
+        const bool parallel = options.parallel && !insideParallel && model.coincident[0];
+        decisions.emplace_back();
+        notes.push_back(fmt::format("band ({}) surrounds other bands: {}; the bands inside are optimised",
+                                    model.members[0], parallel ? "parallel" : "not tiled"));
+        if (parallel) node = markBandMemberNode(node, 0, "parallel").child(0);
+        const int children = static_cast<int>(isl_schedule_node_n_children(node.get()));
+        for (int i = 0; i < children; ++i)
+          node = visit(node.child(i), insideParallel || parallel).parent();
+        return parallel ? node.parent() : node;
+      }
+      PlanOptions po{.vectorize = options.vectorize,
+                     .parallel = options.parallel && !insideParallel,
+                     .unrollJam = options.unrollJam,
+                     .tile = options.tile};
+      const std::size_t index = decisions.size();
+      const std::vector<std::int64_t>* fixed = decided && index < decided->size() ? &(*decided)[index] : nullptr;
+      BandPlan plan = planBand(model, machine, po, fixed);
+      std::vector<std::int64_t> decision = plan.tile;
+      decision.insert(decision.end(), plan.registerTile.begin(), plan.registerTile.end());
+      decisions.push_back(std::move(decision));
+      notes.insert(notes.end(), plan.notes.begin(), plan.notes.end());
+      return applyPlan(node, plan);
+    }
+    const int children = static_cast<int>(isl_schedule_node_n_children(node.get()));
+    for (int i = 0; i < children; ++i)
+      node = visit(node.child(i), insideParallel).parent();
+    return node;
+  }
+};
+
+/// The loop to decompose a reduction block at: the outermost loop above it that feeds a
+/// reduce iterator.
+const schedule::TreeNode* reductionLoop(const schedule::IrTree& tree, const schedule::TreeNode& block) {
+  const auto& realize = *block.realize.as<ir::BlockRealize>();
+  const auto& b = *block.block();
+  std::set<const ir::ExprNode*> reduceVars;
+  for (std::size_t i = 0; i < b.iterVars.size() && i < realize.iterValues.size(); ++i) {
+    if (b.iterVars[i].kind != ir::IterKind::Reduce) continue;
+    ir::forEachExpr(realize.iterValues[i], [&](const ir::Expr& e) {
+      if (e.is<ir::Var>()) reduceVars.insert(e.get());
+    });
+  }
+  for (const schedule::TreeNode* loop : tree.loopsAbove(block))
+    if (reduceVars.contains(loop->loop()->loopVar.get())) return loop;
+  return nullptr;
+}
+
+} // namespace
+
+namespace detail {
+
+Expected<OptimizedSchedule> optimizeIslSchedule(const Scop& scop, const Dependences& deps,
+                                                const PolyOptimizeOptions& options, const MachineModel& machine,
+                                                const std::vector<std::vector<std::int64_t>>* decided) {
+  PolyAutoOptions autoOptions;
+  autoOptions.fusion = options.fusion;
+  auto tree = computeIslSchedule(scop, deps, autoOptions);
+  if (!tree) return Unexpected(tree.error());
+  Walk walk{scop, options, machine, decided, {}, {}};
+  isl::schedule_node root = walk.visit(tree->root());
+  return OptimizedSchedule{root.schedule(), std::move(walk.decisions), std::move(walk.notes)};
+}
+
+Expected<ir::PrimFunc> hoistReductionInits(const ir::PrimFunc& func, std::vector<std::string>* renamed) {
+  schedule::Schedule scratch(func);
+  std::vector<std::string> names;
+  for (const schedule::TreeNode* block : scratch.tree().blocks())
+    if (block->block()->init.defined() && block->realize.defined()) names.push_back(block->block()->name);
+  // A block decompose_reduction refuses (e.g. a loop fused from a spatial and a reduce
+  // dimension bounds the spatial loops below it) keeps its init in place.
+  for (const auto& name : names) {
+    const schedule::TreeNode* block = scratch.tree().findBlock(name);
+    const schedule::TreeNode* loop = block ? reductionLoop(scratch.tree(), *block) : nullptr;
+    if (!loop) continue;
+    schedule::BlockRV blockRV{scratch.defineBlock(name)};
+    schedule::LoopRV loopRV{scratch.defineLoop(loop->loop()->loopVar)};
+    if (schedule::decomposeReduction(scratch, blockRV, loopRV) && renamed) renamed->push_back(name);
+  }
+  return scratch.func();
+}
+
+} // namespace detail
+
+Expected<PolyOptimizeReport> explainPolyOptimize(const ir::PrimFunc& func, const PolyOptimizeOptions& options) {
+  auto scop = extractScop(func);
+  if (!scop) return Unexpected(scop.error());
+  try {
+    auto deps = computeDependences(*scop);
+    if (!deps) return Unexpected(deps.error());
+    PolyOptimizeReport report;
+    report.machine = options.machine.value_or(MachineModel::host());
+    auto optimized = optimizeIslSchedule(*scop, *deps, options, report.machine, nullptr);
+    if (!optimized) return Unexpected(optimized.error());
+    report.lines = std::move(optimized->notes);
+    return report;
+  } catch (const isl::exception& e) {
+    return Unexpected(Diagnostic::error("poly.isl", fmt::format("poly_optimize failed in isl: {}", e.what())));
+  } catch (const IslError& e) {
+    return Unexpected(Diagnostic::error("poly.isl", fmt::format("poly_optimize failed in isl: {}", e.what())));
+  }
+}
+
+} // namespace loopscape::poly

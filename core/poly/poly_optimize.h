@@ -1,0 +1,62 @@
+// poly_optimize: the polyhedral pipeline in one step, as Pluto's, PPCG's and Polly's
+// defaults are one flag away. The isl scheduler (poly_auto's options) computes the bands;
+// then, per outermost permutable band, the cost model of tile_model.h decides and the
+// tree is rewritten:
+//   1. cache tiling (sizes from L1/L2 of this machine, or given);
+//   2. intra-tile reordering: the point loops are permuted so the vector (or stride-1)
+//      member is innermost;
+//   3. register tiling / unroll-and-jam: the point band is tiled again, the accumulator's
+//      member outside, the jam member unrolled ("unroll" mark) and the vector member
+//      vectorized ("vectorized" mark) by W lanes;
+//   4. parallel marking: the outermost coincident tile loop with two tiles or more;
+// then the program is regenerated and each reduction's init is hoisted out of its
+// reduction loops (decompose_reduction at the outermost loop that feeds a reduce
+// iterator: scalar replacement, so the compiler keeps the register tile's accumulators in
+// registers across the reduction). The result is checked against the original program's
+// dependences like every step.
+//
+// Trace form (Loopscape-only):
+//   sch.poly_optimize(fusion="max", tile=[], unroll_jam=[], parallel=True, vectorize=True,
+//                     machine="", decision=[[64, 256, 256, 8, 256, 32]])
+// `machine` "" is this machine (MachineModel::host); the decision records, per optimised
+// band, the cache tile and register tile sizes the model chose, so a trace replays to the
+// same program on any machine.
+#pragma once
+
+#include "core/ir/diagnostic.h"
+#include "core/ir/prim_func.h"
+#include "core/poly/tile_model.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loopscape::schedule {
+class Schedule;
+}
+
+namespace loopscape::poly {
+
+struct PolyOptimizeOptions {
+  std::string fusion = "max";          ///< poly_auto's fusion
+  std::vector<std::int64_t> tile;      ///< cache tile sizes (leading members); empty: from the model
+  std::vector<std::int64_t> unrollJam; ///< {Ru} or {Ru, W}; empty: from the model; {1}: no unroll-and-jam
+  bool parallel = true;
+  bool vectorize = true;
+  std::optional<MachineModel> machine; ///< nullopt: this machine
+};
+
+/// What poly_optimize decided, band by band, in words (the CLI prints it as comments).
+struct PolyOptimizeReport {
+  MachineModel machine;
+  std::vector<std::string> lines;
+};
+
+/// The decisions poly_optimize makes on `func` (the isl scheduler runs). Errors as poly_auto's.
+Expected<PolyOptimizeReport> explainPolyOptimize(const ir::PrimFunc& func, const PolyOptimizeOptions& options);
+
+/// Applies poly_optimize through Schedule::apply (recorded in the trace with its decision).
+Expected<void> polyOptimize(schedule::Schedule& sch, const PolyOptimizeOptions& options);
+
+} // namespace loopscape::poly

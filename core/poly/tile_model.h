@@ -1,0 +1,106 @@
+// The cost model behind poly_optimize (isl-free, so that its choices can be tested with
+// given cache sizes): what Pluto, PPCG and Polly do after the isl scheduler, decided per
+// permutable band from the band's access pattern and this machine's caches and registers.
+//
+// A band is described by its members (coincident or not, constant extent or not) and by
+// the accesses of its statements as element-index deltas per member: how far the
+// accessed element moves (per array dimension) when one member advances by one and the
+// others stay (computed with isl from the access relations through the inverse band
+// schedule; unknown when that is not a single vector). From those:
+//   * the vector member: a coincident member along which every access is invariant or
+//     stride 1 (contiguous), the one with the most stride-1 bytes; it goes innermost
+//     (Pluto's intra-tile reordering) and is vectorized. Without one, the member with the
+//     most stride-1 bytes still goes innermost (a reduction the compiler may vectorize);
+//   * register tiling (Pluto's unroll-and-jam, Polly's register tiling): when some write
+//     is invariant along a member r (an accumulator: the reduction of a matmul) and a
+//     coincident member u reuses a read (invariant along u), the point band is tiled again
+//     as r, u, v innermost, u unrolled by Ru and v vectorized by W lanes: Ru x W outputs
+//     stay in vector registers across r (Ru * W / lanes accumulators plus W / lanes loads
+//     and one broadcast fit the register file);
+//   * cache tiles: r's tile is the largest whose strip (Ru rows of the reused read, W
+//     columns of the streamed one) fits half of L1; the other members grow in turn while
+//     the tile's footprint fits half of L2. A member with a constant extent only takes
+//     sizes that divide it (no partial tiles, so the vector and unrolled loops keep
+//     constant trip counts), multiples of its register tile; the outermost coincident
+//     member keeps at least two tiles so that it can run in parallel.
+// The footprint of an access over a tile is the box its deltas span: per array dimension
+// 1 + sum over members |delta| * (size - 1) elements (an unknown delta counts the tile's
+// whole volume).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loopscape::poly {
+
+/// The parts of this machine the model sizes tiles for.
+struct MachineModel {
+  std::int64_t l1Bytes = 32 * 1024;  ///< L1 data cache of one core
+  std::int64_t l2Bytes = 512 * 1024; ///< L2 of one core
+  std::int64_t l3Bytes = 8 << 20;    ///< L3 (shared)
+  int vectorBytes = 32;              ///< widest vector register (64: AVX-512, 32: AVX2, 16: SSE)
+  int vectorRegisters = 16;          ///< vector registers (32 with AVX-512)
+
+  /// This machine: cache sizes from /sys/devices/system/cpu/cpu0/cache (the defaults
+  /// above where absent), vector width and register count from the CPU's features.
+  static MachineModel host();
+  /// "l1=48K,l2=1M,l3=32M,vector=64,registers=32" (any subset; K/M/G suffixes).
+  static std::optional<MachineModel> parse(const std::string& text, std::string* error = nullptr);
+  std::string str() const;
+};
+
+/// One access of a statement of the band.
+struct AccessModel {
+  std::string array;
+  int elemBytes = 4;
+  bool write = false;
+  /// Per member: the element-index delta (one entry per array dimension) when the member
+  /// advances by one; nullopt when it is not one vector.
+  std::vector<std::optional<std::vector<std::int64_t>>> delta;
+};
+
+struct BandModel {
+  std::vector<std::string> members; ///< loop names, outermost first
+  std::vector<bool> coincident;
+  bool permutable = false;
+  std::vector<std::optional<std::int64_t>> extent; ///< trip count of each member when constant
+  std::vector<AccessModel> accesses;
+};
+
+struct PlanOptions {
+  bool vectorize = true;
+  bool parallel = true;
+  /// Register tile {Ru, W} (rows unrolled, vector lanes); empty: from the machine; {1, 1}: off.
+  std::vector<std::int64_t> unrollJam;
+  /// Cache tile sizes given by the user (leading members); empty: from the model.
+  std::vector<std::int64_t> tile;
+};
+
+/// What poly_optimize does to one band. Sizes are per member, in the band's order.
+struct BandPlan {
+  bool tiled = false;
+  std::vector<std::int64_t> tile;         ///< cache tile sizes (when tiled)
+  std::vector<std::int64_t> registerTile; ///< register tile sizes (1: none; the reduction member's = its tile)
+  int vectorMember = -1;                  ///< vectorized member, or -1
+  int innerMember = -1;                   ///< the member placed innermost (the vector member, or the stride-1 one)
+  int unrollMember = -1;                  ///< unrolled-and-jammed member, or -1
+  int reductionMember = -1;               ///< the accumulator's member kept outside the register tile, or -1
+  int parallelMember = -1;                ///< member whose outermost loop is parallel, or -1
+  std::int64_t l1Footprint = 0;           ///< bytes of the register strip over r's tile
+  std::int64_t l2Footprint = 0;           ///< bytes of one cache tile
+  std::vector<std::string> notes;         ///< why, in words (one line each)
+
+  bool registerTiled() const { return unrollMember >= 0 || vectorMember >= 0; }
+};
+
+/// The byte footprint of one tile of `sizes` (see the file comment).
+std::int64_t footprintBytes(const BandModel& band, const std::vector<std::int64_t>& sizes);
+
+/// Plans one band. `decided` (from a recorded trace) fixes the tile and register sizes:
+/// 2n values, tile then register tile.
+BandPlan planBand(const BandModel& band, const MachineModel& machine, const PlanOptions& options,
+                  const std::vector<std::int64_t>* decided = nullptr);
+
+} // namespace loopscape::poly
