@@ -192,8 +192,12 @@ BandPlan planBand(const BandModel& band, const MachineModel& machine, const Plan
       w = options.unrollJam.size() > 1 ? options.unrollJam[1] : lanes * 2;
     } else {
       const auto& ev = band.extent[vector];
-      w = !ev ? lanes * 2
-              : (*ev % (lanes * 2) == 0 ? lanes * 2 : (*ev % lanes == 0 ? lanes : divisorIn(*ev, 4, lanes * 2)));
+      // Two vectors of lanes, else one, else the largest divisor of the extent that is a
+      // multiple of 4 (then any): the vector loop must have a constant trip count.
+      w = !ev ? lanes * 2 : (*ev % (lanes * 2) == 0 ? lanes * 2 : (*ev % lanes == 0 ? lanes : 0));
+      for (std::int64_t c = lanes * 2; ev && w == 0 && c >= 4; --c)
+        if (c % 4 == 0 && *ev % c == 0) w = c;
+      if (ev && w == 0) w = divisorIn(*ev, 2, lanes * 2);
       if (w == 0) w = lanes * 2;
       const std::int64_t vectors = (w + lanes - 1) / lanes;
       ru = std::clamp<std::int64_t>((machine.vectorRegisters - vectors - 2) / vectors, 1, 8);

@@ -34,6 +34,33 @@ inline std::string smallSample(const std::string& file, const std::string& from,
   return text;
 }
 
+/// A sample and the replacement of its size line.
+struct Small {
+  const char* file;
+  const char* from;
+  const char* to;
+  bool integer;
+  const char* from2 = nullptr; ///< a second replacement (dense_dynamic's symbolic n)
+  const char* to2 = nullptr;
+};
+/// Every sample with small sizes (the interpreter runs them in milliseconds).
+inline const Small kSmallSamples[] = {
+    {"matmul.te", "M, N, K = 1024, 1024, 1024", "M, N, K = 8, 6, 5", false},
+    {"batch_matmul.te", "batch, M, K, N = 16, 128, 64, 128", "batch, M, K, N = 2, 4, 3, 5", false},
+    {"conv2d_nchw.te", "batch, in_channel, height, width = 1, 64, 56, 56",
+     "batch, in_channel, height, width = 1, 2, 5, 5", false},
+    {"conv_bias_relu.te", "N, C, H, W = 1, 16, 32, 32", "N, C, H, W = 1, 2, 5, 5", false},
+    {"dense_dynamic.te", "in_dim, units = 512, 1000", "in_dim, units = 4, 3", false, "n = te.var(\"n\")", "n = 3"},
+    {"depthwise_conv2d.te", "batch, channel, height, width = 1, 32, 112, 112",
+     "batch, channel, height, width = 1, 2, 5, 5", false},
+    {"layernorm.te", "rows, cols = 256, 768", "rows, cols = 3, 5", false},
+    {"softmax.te", "m, n = 128, 1024", "m, n = 3, 5", false},
+    {"stencil1d.te", "T, N = 64, 1024", "T, N = 4, 9", false},
+    {"stencil2d.te", "T, H, W = 16, 256, 256", "T, H, W = 3, 5, 5", false},
+    {"prefix_sum.te", "N = 1024", "N = 10", true},
+    {"matvec_chain.te", "N = 512", "N = 6", false},
+};
+
 inline ir::PrimFunc parseTe(const std::string& source) {
   auto f = frontend::parseTe(source, "test.te");
   if (!f) qFatal("%s", renderDiagnostic(f.error(), source).c_str());

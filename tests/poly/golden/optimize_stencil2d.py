@@ -1,0 +1,36 @@
+# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), jacobi: T.Buffer((4, 16, 16), "float32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    # with T.block("root"):
+    for t_i_0, t_j_0 in T.grid(3, 3):
+        if t_i_0 <= 1 and t_j_0 <= 1:
+            for t_i_1, t_j_1 in T.grid(8, 8):
+                with T.block("jacobi_init"):
+                    v__ = T.axis.spatial(1, 0)
+                    v_i = T.axis.spatial(16, t_i_0 * 8 + t_i_1)
+                    v_j = T.axis.spatial(16, t_j_0 * 8 + t_j_1)
+                    T.reads(A[v_i, v_j])
+                    T.writes(jacobi[v__, v_i, v_j])
+                    jacobi[v__, v_i, v_j] = A[v_i, v_j]
+        for t_1 in range(1, 4):
+            for t_i_1 in range(T.max(0, t_1 - t_i_0 * 8), T.min(7, t_1 - t_i_0 * 8 + 15) + 1):
+                for t_j_1 in range(T.max(0, t_1 - t_j_0 * 8), T.min(7, t_1 - t_j_0 * 8 + 15) + 1):
+                    with T.block("jacobi_update"):
+                        v_t = T.axis.spatial((1, 4), t_1)
+                        v_i = T.axis.spatial(16, t_i_0 * 8 + t_i_1 - t_1)
+                        v_j = T.axis.spatial(16, t_j_0 * 8 + t_j_1 - t_1)
+                        T.reads(jacobi[v_t - 1, v_i - 1:v_i - 1 + 3, v_j - 1:v_j - 1 + 3])
+                        T.writes(jacobi[v_t, v_i, v_j])
+                        jacobi[v_t, v_i, v_j] = T.Select(v_i > 0 and v_i < 15 and v_j > 0 and v_j < 15, T.float32(0.2) * (jacobi[v_t - 1, v_i, v_j] + jacobi[v_t - 1, v_i - 1, v_j] + jacobi[v_t - 1, v_i + 1, v_j] + jacobi[v_t - 1, v_i, v_j - 1] + jacobi[v_t - 1, v_i, v_j + 1]), jacobi[v_t - 1, v_i, v_j])
+
+# decisions
+#   band (t, t_i, t_j): permutable, coincident: none
+#   no member is vectorized: no coincident member has only contiguous or invariant accesses; t_j goes innermost for its stride-1 accesses
+#   cache tile 16 x 8 x 8: 9 KiB per tile (L2 32 KiB)
+#   innermost: t_j (stride-1 accesses)
+#   not parallel: no coincident member has two tiles or more
+
+# from tvm import tir
+sch.poly_optimize(fusion="max", tile=[], unroll_jam=[], parallel=True, vectorize=True, machine="l1=8K,l2=32K,l3=8M,vector=32,registers=16", decision=[[16, 8, 8, 1, 1, 1]])

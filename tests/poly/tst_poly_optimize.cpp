@@ -1,0 +1,278 @@
+// poly_optimize: the cost model's choices for given cache and register sizes (tile sizes,
+// intra-tile order, register tile, vector and parallel members), golden programs on
+// matmul and a 2-D stencil, every small sample computing what the original computes and
+// legal against its dependences, the decision replaying on another machine model, and
+// bad options refused with their codes.
+#include "poly_codegen_test_util.h"
+
+#include "core/ir/printer.h"
+#include "core/poly/checked_schedule.h"
+#include "core/poly/legality.h"
+#include "core/poly/poly_optimize.h"
+#include "core/poly/poly_schedule.h"
+#include "core/schedule/schedule.h"
+#include "core/schedule/trace_python.h"
+
+#include <QtTest>
+
+using namespace loopscape;
+using namespace loopscape::polytest;
+
+class TstPolyOptimize : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void initTestCase() { poly::registerPolyInstructionKinds(); }
+  void tileModelMatmul();
+  void tileModelDivisors();
+  void tileModelNoVector();
+  void machineText();
+  void samples_data();
+  void samples();
+  void goldens_data();
+  void goldens();
+  void decisionReplays();
+  void badOptions();
+};
+
+namespace {
+
+/// C[i, j] += A[i, k] * B[k, j] as the band model sees it (members i, j, k).
+poly::BandModel matmulBand(std::int64_t m, std::int64_t n, std::int64_t k) {
+  using V = std::vector<std::int64_t>;
+  poly::BandModel b;
+  b.members = {"i", "j", "k"};
+  b.coincident = {true, true, false};
+  b.permutable = true;
+  b.extent = {m, n, k};
+  b.accesses = {
+      {"C", 4, true, {V{1, 0}, V{0, 1}, V{0, 0}}},
+      {"C", 4, false, {V{1, 0}, V{0, 1}, V{0, 0}}},
+      {"A", 4, false, {V{1, 0}, V{0, 0}, V{0, 1}}},
+      {"B", 4, false, {V{0, 0}, V{0, 1}, V{1, 0}}},
+  };
+  return b;
+}
+
+poly::MachineModel machine(const char* text) {
+  auto m = poly::MachineModel::parse(text);
+  if (!m) qFatal("bad machine %s", text);
+  return *m;
+}
+
+std::string printed(const std::vector<std::int64_t>& v) {
+  std::string out;
+  for (auto x : v)
+    out += (out.empty() ? "" : ",") + std::to_string(x);
+  return out;
+}
+
+} // namespace
+
+void TstPolyOptimize::tileModelMatmul() {
+  // AVX-512 with 48 KiB L1 and 1 MiB L2 (Zen 4): 8 rows x 2 vectors of 16 lanes = 16
+  // accumulators of 32 registers; the k strip (8 x 128 of A, 128 x 32 of B, 8 x 32 of C)
+  // is 21 KiB, half of L1 at most; 256 x 256 x 128 fills half of L2 exactly.
+  auto p = poly::planBand(matmulBand(1024, 1024, 1024), machine("l1=48K,l2=1M,vector=64,registers=32"), {});
+  QVERIFY(p.tiled);
+  QCOMPARE(QString::fromStdString(printed(p.tile)), QString("256,256,128"));
+  QCOMPARE(QString::fromStdString(printed(p.registerTile)), QString("8,32,128"));
+  QCOMPARE(p.vectorMember, 1);
+  QCOMPARE(p.innerMember, 1);
+  QCOMPARE(p.unrollMember, 0);
+  QCOMPARE(p.reductionMember, 2);
+  QCOMPARE(p.parallelMember, 0);
+  QCOMPARE(p.l1Footprint, std::int64_t((8 * 128 + 128 * 32 + 8 * 32) * 4));
+  QCOMPARE(p.l2Footprint, std::int64_t((256 * 128 + 128 * 256 + 256 * 256) * 4));
+  // AVX2, 32 KiB L1, 512 KiB L2: 16 registers leave 6 rows x 2 vectors of 8 lanes; 6 does
+  // not divide 1024, so the rows unrolled are the largest divisor below it (4); the k
+  // strip (4 x 128 of A, 128 x 16 of B) is 9 KiB, the next size (256) would pass 16 KiB.
+  auto q = poly::planBand(matmulBand(1024, 1024, 1024), machine("l1=32K,l2=512K,vector=32,registers=16"), {});
+  QCOMPARE(QString::fromStdString(printed(q.registerTile)), QString("4,16,128"));
+  // 64 x 256 x 128 is 224 KiB; 128 rows would make it 320 KiB, past half of L2.
+  QCOMPARE(QString::fromStdString(printed(q.tile)), QString("64,256,128"));
+  QCOMPARE(q.parallelMember, 0);
+  // Given sizes and register tile are kept; vectorize=false keeps j innermost unvectorized.
+  poly::PlanOptions given{.vectorize = true, .parallel = true, .unrollJam = {4, 16}, .tile = {64, 64, 32}};
+  auto g = poly::planBand(matmulBand(1024, 1024, 1024), machine("vector=64,registers=32"), given);
+  QCOMPARE(QString::fromStdString(printed(g.tile)), QString("64,64,32"));
+  QCOMPARE(QString::fromStdString(printed(g.registerTile)), QString("4,16,32"));
+  poly::PlanOptions scalar{.vectorize = false};
+  auto s = poly::planBand(matmulBand(1024, 1024, 1024), machine("vector=64,registers=32"), scalar);
+  QCOMPARE(s.vectorMember, -1);
+  QCOMPARE(s.innerMember, 1);
+  QCOMPARE(s.unrollMember, -1);
+}
+
+void TstPolyOptimize::tileModelDivisors() {
+  // PolyBench MEDIUM gemm, 200 x 220 x 240: 32 lanes do not divide 220 and neither do 16,
+  // so j's vector loop takes 20 lanes (the largest divisor that is a multiple of 4); every
+  // tile size divides its extent, so no loop of the tile has a partial trip count; i
+  // keeps two tiles for the threads; k's strip of 120 fits half of L1.
+  auto p = poly::planBand(matmulBand(200, 220, 240), machine("l1=48K,l2=1M,vector=64,registers=32"), {});
+  QCOMPARE(QString::fromStdString(printed(p.registerTile)), QString("8,20,120"));
+  for (int d = 0; d < 3; ++d) {
+    QVERIFY(std::int64_t(std::vector<std::int64_t>{200, 220, 240}[d]) % p.tile[d] == 0);
+    QVERIFY(p.tile[d] % p.registerTile[d] == 0);
+  }
+  QVERIFY(200 / p.tile[0] >= 2);
+}
+
+void TstPolyOptimize::tileModelNoVector() {
+  // y[i] += A[j, i] * x[j]: A and y are contiguous along i and x is invariant, so i is
+  // the vector member; no other coincident member is left to unroll and jam.
+  using V = std::vector<std::int64_t>;
+  poly::BandModel b;
+  b.members = {"i", "j"};
+  b.coincident = {true, false};
+  b.permutable = true;
+  b.extent = {512, 512};
+  b.accesses = {{"y", 4, true, {V{1}, V{0}}}, {"A", 4, false, {V{0, 1}, V{1, 0}}}, {"x", 4, false, {V{0}, V{1}}}};
+  auto p = poly::planBand(b, machine("vector=32,registers=16"), {});
+  QCOMPARE(p.vectorMember, 0);
+  QCOMPARE(p.reductionMember, -1); // no coincident member left to jam
+  // A[i, j] instead (row-major matvec): i is strided for A, so no member is vectorizable;
+  // j has the stride-1 access and goes innermost (the compiler's reduction vectorizer).
+  b.accesses = {{"y", 4, true, {V{1}, V{0}}}, {"A", 4, false, {V{1, 0}, V{0, 1}}}, {"x", 4, false, {V{0}, V{1}}}};
+  auto q = poly::planBand(b, machine("vector=32,registers=16"), {});
+  QCOMPARE(q.vectorMember, -1);
+  QCOMPARE(q.innerMember, 1);
+  QVERIFY(q.notes.size() > 1);
+  QCOMPARE(QString::fromStdString(q.notes[1]),
+           QString("no member is vectorized: no coincident member has only contiguous or invariant accesses; j goes "
+                   "innermost for its stride-1 accesses"));
+  // A band that is not permutable is not tiled; its outermost coincident member is parallel.
+  b.permutable = false;
+  auto r = poly::planBand(b, machine("vector=32,registers=16"), {});
+  QVERIFY(!r.tiled);
+  QCOMPARE(r.parallelMember, 0);
+}
+
+void TstPolyOptimize::machineText() {
+  auto m = machine("l1=48K,l2=1M,l3=32M,vector=64,registers=32");
+  QCOMPARE(m.l1Bytes, std::int64_t(48 * 1024));
+  QCOMPARE(QString::fromStdString(m.str()), QString("l1=48K,l2=1M,l3=32M,vector=64,registers=32"));
+  std::string why;
+  QVERIFY(!poly::MachineModel::parse("l1=48Q", &why));
+  QCOMPARE(QString::fromStdString(why), QString("'48Q' is not a positive size (K, M or G suffix allowed)"));
+  QVERIFY(!poly::MachineModel::parse("l4=1M", &why));
+  QCOMPARE(QString::fromStdString(why), QString("unknown or out-of-range key 'l4' (l1, l2, l3, vector, registers)"));
+  const auto host = poly::MachineModel::host();
+  QVERIFY(host.l1Bytes > 0 && host.l2Bytes >= host.l1Bytes && host.vectorBytes >= 16);
+}
+
+void TstPolyOptimize::samples_data() {
+  QTest::addColumn<int>("index");
+  QTest::addColumn<QString>("machine");
+  for (int i = 0; i < int(std::size(kSmallSamples)); ++i)
+    for (const char* m : {"l1=256,l2=2K,vector=16,registers=16", "l1=48K,l2=1M,vector=64,registers=32"})
+      QTest::newRow(qPrintable(QString("%1/%2").arg(kSmallSamples[i].file, m))) << i << m;
+}
+
+void TstPolyOptimize::samples() {
+  QFETCH(int, index);
+  QFETCH(QString, machine);
+  const Small& s = kSmallSamples[index];
+  std::string text = smallSample(s.file, s.from, s.to);
+  if (s.from2) text.replace(text.find(s.from2), std::string(s.from2).size(), s.to2);
+  ir::PrimFunc f = parseTe(text);
+  schedule::Schedule sch = poly::makeSchedule(f);
+  poly::PolyOptimizeOptions o;
+  o.machine = poly::MachineModel::parse(machine.toStdString());
+  auto r = poly::polyOptimize(sch, o);
+  QVERIFY2(r.has_value(), r ? "" : renderDiagnostic(r.error()).c_str());
+  const std::string diff = compareRuns(f, sch.func(), s.integer ? 0.0 : 1e-5);
+  QVERIFY2(diff.empty(), (diff + "\n" + ir::printPrimFunc(sch.func())).c_str());
+  auto legal = poly::checkLegality(f, sch.func());
+  QVERIFY2(legal.has_value(), legal ? "" : renderDiagnostic(legal.error()).c_str());
+  QVERIFY2(legal->legal, legal->legal ? "" : poly::counterexampleMessage(*legal->counterexample).c_str());
+}
+
+void TstPolyOptimize::goldens_data() {
+  QTest::addColumn<QString>("file");
+  QTest::addColumn<QString>("from");
+  QTest::addColumn<QString>("to");
+  QTest::addColumn<QString>("golden");
+  // matmul: 16 x 64 x 32 tiles, k outside a 4 x 16 register tile (i unrolled, j
+  // vectorized by two 8-lane vectors), the init hoisted before k, i's tiles parallel.
+  QTest::newRow("matmul") << "matmul.te"
+                          << "M, N, K = 1024, 1024, 1024"
+                          << "M, N, K = 64, 64, 64"
+                          << "optimize_matmul";
+  // 2-D Jacobi: isl skews i and j by t into one permutable band with no coincident member
+  // (every member carries a dependence): tiled in time, innermost t_j for its stride-1
+  // accesses, nothing parallel or vectorized (the notes say why).
+  QTest::newRow("stencil2d") << "stencil2d.te"
+                             << "T, H, W = 16, 256, 256"
+                             << "T, H, W = 4, 16, 16"
+                             << "optimize_stencil2d";
+}
+
+void TstPolyOptimize::goldens() {
+  QFETCH(QString, file);
+  QFETCH(QString, from);
+  QFETCH(QString, to);
+  QFETCH(QString, golden);
+  ir::PrimFunc f = parseTe(smallSample(file.toStdString(), from.toStdString(), to.toStdString()));
+  poly::PolyOptimizeOptions o;
+  o.machine = poly::MachineModel::parse("l1=8K,l2=32K,vector=32,registers=16");
+  auto report = poly::explainPolyOptimize(f, o);
+  QVERIFY2(report.has_value(), report ? "" : renderDiagnostic(report.error()).c_str());
+  schedule::Schedule sch = poly::makeSchedule(f);
+  auto r = poly::polyOptimize(sch, o);
+  QVERIFY2(r.has_value(), r ? "" : renderDiagnostic(r.error()).c_str());
+  std::string text = ir::printPrimFunc(sch.func()) + "\n# decisions\n";
+  for (const auto& line : report->lines)
+    text += "#   " + line + "\n";
+  text += "\n" + schedule::traceToPython(sch.trace());
+  const QString msg = checkPolyGolden(golden, text);
+  QVERIFY2(msg.isEmpty(), qPrintable(msg));
+  const std::string diff = compareRuns(f, sch.func(), 1e-5);
+  QVERIFY2(diff.empty(), diff.c_str());
+}
+
+void TstPolyOptimize::decisionReplays() {
+  // The decision fixes the sizes: replayed, or applied under another machine model, the
+  // trace gives the same program.
+  ir::PrimFunc f = parseTe(smallSample("matmul.te", "M, N, K = 1024, 1024, 1024", "M, N, K = 48, 64, 40"));
+  schedule::Schedule a = poly::makeSchedule(f);
+  poly::PolyOptimizeOptions o;
+  o.machine = poly::MachineModel::parse("l1=2K,l2=16K,vector=32,registers=16");
+  QVERIFY(poly::polyOptimize(a, o).has_value());
+  const auto& inst = a.trace().instructions.at(0);
+  QVERIFY(inst.decision.has_value());
+  auto replay = poly::replaySchedule(f, a.trace());
+  QVERIFY2(replay.has_value(), replay ? "" : renderDiagnostic(replay.error()).c_str());
+  QCOMPARE(ir::printPrimFunc(replay->func()), ir::printPrimFunc(a.func()));
+  schedule::Schedule b = poly::makeSchedule(f);
+  auto attrs = inst.attrs;
+  attrs[5] = std::string("l1=48K,l2=1M,vector=64,registers=32");
+  auto r = b.apply("poly_optimize", {}, attrs, inst.decision);
+  QVERIFY2(r.has_value(), r ? "" : renderDiagnostic(r.error()).c_str());
+  QCOMPARE(ir::printPrimFunc(b.func()), ir::printPrimFunc(a.func()));
+  // Without the decision the other machine's model chooses other sizes.
+  schedule::Schedule c = poly::makeSchedule(f);
+  QVERIFY(c.apply("poly_optimize", {}, attrs).has_value());
+  QVERIFY(ir::printPrimFunc(c.func()) != ir::printPrimFunc(a.func()));
+}
+
+void TstPolyOptimize::badOptions() {
+  ir::PrimFunc f = parseTe(smallSample("matmul.te", "M, N, K = 1024, 1024, 1024", "M, N, K = 8, 6, 5"));
+  schedule::Schedule sch = poly::makeSchedule(f);
+  using schedule::TraceList;
+  auto r = sch.apply("poly_optimize", {}, {"max", TraceList{}, TraceList{}, true, true, "l1=1M,l7=2"});
+  QVERIFY(!r.has_value());
+  QCOMPARE(QString::fromStdString(r.error().code), QString("schedule.poly_optimize.bad-option"));
+  QCOMPARE(QString::fromStdString(r.error().message),
+           QString("machine \"l1=1M,l7=2\": unknown or out-of-range key 'l7' (l1, l2, l3, vector, registers)"));
+  r = sch.apply("poly_optimize", {}, {"max", TraceList{}, TraceList{std::int64_t(0)}, true, true, ""});
+  QVERIFY(!r.has_value());
+  QCOMPARE(QString::fromStdString(r.error().code), QString("schedule.poly_optimize.bad-size"));
+  r = sch.apply("poly_optimize", {}, {"most", TraceList{}, TraceList{}, true, true, ""});
+  QVERIFY(!r.has_value());
+  QCOMPARE(QString::fromStdString(r.error().code), QString("schedule.poly_auto.bad-option"));
+  QVERIFY(sch.func().body.sameAs(f.body));
+  QCOMPARE(sch.trace().instructions.size(), std::size_t(0));
+}
+
+QTEST_GUILESS_MAIN(TstPolyOptimize)
+#include "tst_poly_optimize.moc"
