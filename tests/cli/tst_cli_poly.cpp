@@ -55,6 +55,48 @@ private Q_SLOTS:
              qPrintable(r.out));
   }
 
+  void optimizePrintsDecisionsAndTrace() {
+    // --optimize with a given machine model: the program, the decisions as comments, and
+    // the trace with the model and the decision; --check compares it with the original.
+    writeFile(m_dir.filePath("mm32.te"),
+              "A = placeholder((32, 24), \"float32\", name=\"A\")\n"
+              "B = placeholder((24, 48), \"float32\", name=\"B\")\n"
+              "k = reduce_axis((0, 24), name=\"k\")\n"
+              "C = compute((32, 48), lambda i, j: sum(A[i, k] * B[k, j], axis=k), name=\"C\")\n");
+    auto r = runCli({"poly", m_dir.filePath("mm32.te"), "--optimize", "--machine",
+                     "l1=2K,l2=16K,vector=32,registers=16", "--check"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("    for i_0 in T.parallel(2):\n"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("                for j_1_1 in T.vectorized(16):\n"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("with T.block(\"C_init\"):"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("\n# poly_optimize decisions\n"
+                            "#   machine: l1=2K,l2=16K,l3=8M,vector=32,registers=16\n"
+                            "#   band (i, j, k): permutable, coincident: i, j\n"),
+             qPrintable(r.out));
+    QVERIFY2(r.out.contains(QString(kTraceHeader) +
+                            "sch.poly_optimize(fusion=\"max\", tile=[], unroll_jam=[], parallel=True, vectorize=True, "
+                            "machine=\"l1=2K,l2=16K,l3=8M,vector=32,registers=16\", decision=[["),
+             qPrintable(r.out));
+    QVERIFY2(r.out.contains("check: C equal (rtol 1e-5)\n"), qPrintable(r.out));
+    // Without vectorization and unroll-and-jam, with the user's tile sizes.
+    auto plain = runCli({"poly", m_dir.filePath("mm32.te"), "--optimize", "--no-vectorize", "--no-parallel", "--tile",
+                         "16,16,8", "--machine", "vector=32,registers=16"});
+    QCOMPARE(plain.exitCode, 0);
+    QVERIFY2(!plain.out.contains("T.vectorized") && !plain.out.contains("T.parallel") &&
+                 !plain.out.contains("T.unroll"),
+             qPrintable(plain.out));
+    QVERIFY2(plain.out.contains("#   cache tile 16 x 16 x 8:"), qPrintable(plain.out));
+    // Refusals.
+    auto both = runCli({"poly", m_dir.filePath("mm32.te"), "--optimize", "--auto"});
+    QCOMPARE(both.exitCode, 2);
+    QCOMPARE(both.err,
+             QString("error: --optimize runs the isl scheduler itself; give --auto or --optimize, not both\n"));
+    auto machine = runCli({"poly", m_dir.filePath("mm32.te"), "--optimize", "--machine", "l1=fast"});
+    QCOMPARE(machine.exitCode, 2);
+    QCOMPARE(machine.err,
+             QString("error: --machine l1=fast: 'fast' is not a positive size (K, M or G suffix allowed)\n"));
+  }
+
   void singleTileKeepsLoopNames() {
     // Tiling i (8) by 8 leaves one tile: isl drops that loop from the AST, and the loops
     // after it keep their own names (j's tile loop is j_0, not the name of the dropped one).

@@ -183,6 +183,7 @@ private Q_SLOTS:
         {"blockize", "Ctrl+Alt+K"},
         {"transform_layout", "Ctrl+Alt+Shift+L"},
         {"poly_auto", "Ctrl+Alt+Y"},
+        {"poly_optimize", "Ctrl+Alt+O"},
         {"poly_tile", "Ctrl+Alt+T"},
         {"poly_interchange", "Ctrl+Alt+1"},
         {"poly_skew", "Ctrl+Alt+2"},

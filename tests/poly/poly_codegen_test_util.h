@@ -107,8 +107,8 @@ inline std::string compareRuns(const ir::PrimFunc& a, const ir::PrimFunc& b, dou
   return {};
 }
 
-inline QString checkPolyGolden(const QString& name, const std::string& text) {
-  const QString path = QStringLiteral(LS_SOURCE_DIR "/tests/poly/golden/") + name + ".py";
+inline QString checkPolyGolden(const QString& name, const std::string& text, const QString& extension = ".py") {
+  const QString path = QStringLiteral(LS_SOURCE_DIR "/tests/poly/golden/") + name + extension;
   if (qEnvironmentVariableIsSet("LS_UPDATE_GOLDEN")) {
     QFile out(path);
     if (!out.open(QIODevice::WriteOnly)) return "cannot write " + path;

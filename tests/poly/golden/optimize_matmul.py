@@ -24,13 +24,3 @@ def main(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"), C: 
                         T.reads(C[v_i, v_j], A[v_i, v_k], B[v_k, v_j])
                         T.writes(C[v_i, v_j])
                         C[v_i, v_j] = C[v_i, v_j] + A[v_i, v_k] * B[v_k, v_j]
-
-# decisions
-#   band (i, j, k): permutable, coincident: i, j
-#   cache tile 16 x 64 x 32: 14 KiB per tile (L2 32 KiB)
-#   innermost: j vectorized by 16 (contiguous accesses; 8 lanes of 4-byte elements)
-#   register tile: k outside, i unrolled by 4 and jammed: 8 vector accumulators of 16 registers; strip over k: 3 KiB (L1 8 KiB)
-#   parallel: the tile loop of i
-
-# from tvm import tir
-sch.poly_optimize(fusion="max", tile=[], unroll_jam=[], parallel=True, vectorize=True, machine="l1=8K,l2=32K,l3=8M,vector=32,registers=16", decision=[[16, 64, 32, 4, 16, 32]])

@@ -24,13 +24,3 @@ def main(A: T.Buffer((16, 16), "float32"), jacobi: T.Buffer((4, 16, 16), "float3
                         T.reads(jacobi[v_t - 1, v_i - 1:v_i - 1 + 3, v_j - 1:v_j - 1 + 3])
                         T.writes(jacobi[v_t, v_i, v_j])
                         jacobi[v_t, v_i, v_j] = T.Select(v_i > 0 and v_i < 15 and v_j > 0 and v_j < 15, T.float32(0.2) * (jacobi[v_t - 1, v_i, v_j] + jacobi[v_t - 1, v_i - 1, v_j] + jacobi[v_t - 1, v_i + 1, v_j] + jacobi[v_t - 1, v_i, v_j - 1] + jacobi[v_t - 1, v_i, v_j + 1]), jacobi[v_t - 1, v_i, v_j])
-
-# decisions
-#   band (t, t_i, t_j): permutable, coincident: none
-#   no member is vectorized: no coincident member has only contiguous or invariant accesses; t_j goes innermost for its stride-1 accesses
-#   cache tile 16 x 8 x 8: 9 KiB per tile (L2 32 KiB)
-#   innermost: t_j (stride-1 accesses)
-#   not parallel: no coincident member has two tiles or more
-
-# from tvm import tir
-sch.poly_optimize(fusion="max", tile=[], unroll_jam=[], parallel=True, vectorize=True, machine="l1=8K,l2=32K,l3=8M,vector=32,registers=16", decision=[[16, 8, 8, 1, 1, 1]])
