@@ -36,7 +36,7 @@ struct PolyOptions {
   bool noVectorize = false;
   std::string unrollJam;
   std::string machine;
-  std::string fusion = "max";
+  std::string fusion; // empty: poly_auto's max, poly_optimize's smart
   std::string tile;
   bool exactDeps = false;
   bool check = false;
@@ -111,7 +111,7 @@ int runPoly(const PolyOptions& opt) {
   }
   if (opt.autoSchedule) {
     poly::PolyAutoOptions options;
-    options.fusion = opt.fusion;
+    if (!opt.fusion.empty()) options.fusion = opt.fusion;
     options.simplifyDependences = !opt.exactDeps;
     if (!opt.tile.empty()) {
       auto sizes = parseSizes(opt.tile);
@@ -135,7 +135,7 @@ int runPoly(const PolyOptions& opt) {
       return kExitBadInput;
     }
     poly::PolyOptimizeOptions options;
-    options.fusion = opt.fusion;
+    if (!opt.fusion.empty()) options.fusion = opt.fusion;
     options.parallel = !opt.noParallel;
     options.vectorize = !opt.noVectorize;
     if (!opt.tile.empty() && opt.tile != "auto") {
@@ -194,8 +194,10 @@ void registerPoly(CLI::App& app, CommandResult& result) {
   auto opt = std::make_shared<PolyOptions>();
   cmd->add_option("FILE", opt->file, "Program file (.te)")->required();
   cmd->add_flag("--auto", opt->autoSchedule, "Run the isl scheduler (poly_auto) on the dependences");
-  cmd->add_option("--fusion", opt->fusion, "Fusion strategy of the scheduler: max (whole components, AKG), smart (fuse SCCs where no parallelism "
-                  "is lost, PPCG) or min (serialize SCCs)")
+  cmd->add_option(
+         "--fusion", opt->fusion,
+         "Fusion strategy of the scheduler: max (whole components, AKG), smart (fuse SCCs where no parallelism "
+         "is lost, PPCG) or min (serialize SCCs); default max with --auto, smart with --optimize")
       ->check(CLI::IsMember({"max", "smart", "min"}));
   cmd->add_flag("--optimize", opt->optimize,
                 "The whole polyhedral pipeline (poly_optimize): the isl scheduler, then cache and register tiling "

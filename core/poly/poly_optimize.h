@@ -16,7 +16,7 @@
 // dependences like every step.
 //
 // Trace form (Loopscape-only):
-//   sch.poly_optimize(fusion="max", tile=[], unroll_jam=[], parallel=True, vectorize=True,
+//   sch.poly_optimize(fusion="smart", tile=[], unroll_jam=[], parallel=True, vectorize=True,
 //                     machine="", decision=[[64, 256, 256, 8, 256, 32]])
 // `machine` "" is this machine (MachineModel::host); the decision records, per optimised
 // band, the cache tile and register tile sizes the model chose, so a trace replays to the
@@ -39,7 +39,10 @@ class Schedule;
 namespace loopscape::poly {
 
 struct PolyOptimizeOptions {
-  std::string fusion = "max";          ///< poly_auto's fusion
+  /// poly_auto's fusion; smart (PPCG's default) by default: fusion max puts a reduction's
+  /// consumer in the reduction's spatial band, leaving the reduce loop in a band of its
+  /// own below a sequence, where it cannot join the tile (gemm's k).
+  std::string fusion = "smart";
   std::vector<std::int64_t> tile;      ///< cache tile sizes (leading members); empty: from the model
   std::vector<std::int64_t> unrollJam; ///< {Ru} or {Ru, W}; empty: from the model; {1}: no unroll-and-jam
   bool parallel = true;

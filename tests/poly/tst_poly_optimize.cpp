@@ -104,17 +104,24 @@ void TstPolyOptimize::tileModelMatmul() {
 }
 
 void TstPolyOptimize::tileModelDivisors() {
-  // PolyBench MEDIUM gemm, 200 x 220 x 240: 32 lanes do not divide 220 and neither do 16,
-  // so j's vector loop takes 20 lanes (the largest divisor that is a multiple of 4); every
-  // tile size divides its extent, so no loop of the tile has a partial trip count; i
-  // keeps two tiles for the threads; k's strip of 120 fits half of L1.
+  // PolyBench MEDIUM gemm, 200 x 220 x 240: 32 lanes do not divide 220 and neither do 16
+  // or 8, so j's vector loop takes 4 lanes (the largest power of two dividing 220: an odd
+  // width such as 20 would be legalised lane by lane); with one vector per row, 8 rows;
+  // every tile size divides its extent, so no loop of the tile has a partial trip count;
+  // i keeps two tiles for the threads.
   auto p = poly::planBand(matmulBand(200, 220, 240), machine("l1=48K,l2=1M,vector=64,registers=32"), {});
-  QCOMPARE(QString::fromStdString(printed(p.registerTile)), QString("8,20,120"));
+  QCOMPARE(QString::fromStdString(printed(p.registerTile)), QString("8,4,240"));
   for (int d = 0; d < 3; ++d) {
     QVERIFY(std::int64_t(std::vector<std::int64_t>{200, 220, 240}[d]) % p.tile[d] == 0);
     QVERIFY(p.tile[d] % p.registerTile[d] == 0);
   }
   QVERIFY(200 / p.tile[0] >= 2);
+  // An odd extent has no vector width: j stays innermost, unvectorized, and says why.
+  auto q = poly::planBand(matmulBand(200, 221, 240), machine("l1=48K,l2=1M,vector=64,registers=32"), {});
+  QCOMPARE(q.vectorMember, -1);
+  QCOMPARE(q.innerMember, 1);
+  QVERIFY(std::find(q.notes.begin(), q.notes.end(),
+                    "j is not vectorized: its extent 221 has no power-of-two divisor of 4 or more") != q.notes.end());
 }
 
 void TstPolyOptimize::tileModelNoVector() {

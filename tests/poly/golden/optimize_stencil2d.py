@@ -4,22 +4,23 @@
 def main(A: T.Buffer((16, 16), "float32"), jacobi: T.Buffer((4, 16, 16), "float32")):
     T.func_attr({"tir.noalias": T.bool(True)})
     # with T.block("root"):
-    for t_i_0, t_j_0 in T.grid(3, 3):
-        if t_i_0 <= 1 and t_j_0 <= 1:
-            for t_i_1, t_j_1 in T.grid(8, 8):
+    for i_0 in T.parallel(2):
+        for i_1_0 in range(8):
+            for j_1_1 in T.vectorized(16):
                 with T.block("jacobi_init"):
                     v__ = T.axis.spatial(1, 0)
-                    v_i = T.axis.spatial(16, t_i_0 * 8 + t_i_1)
-                    v_j = T.axis.spatial(16, t_j_0 * 8 + t_j_1)
+                    v_i = T.axis.spatial(16, i_0 * 8 + i_1_0)
+                    v_j = T.axis.spatial(16, j_1_1)
                     T.reads(A[v_i, v_j])
                     T.writes(jacobi[v__, v_i, v_j])
                     jacobi[v__, v_i, v_j] = A[v_i, v_j]
+    for t_i_0, t_j_0 in T.grid(2, 3):
         for t_1 in range(1, 4):
-            for t_i_1 in range(T.max(0, t_1 - t_i_0 * 8), T.min(7, t_1 - t_i_0 * 8 + 15) + 1):
+            for t_i_1 in range(T.max(0, t_1 - t_i_0 * 16), T.min(15, t_1 - t_i_0 * 16 + 15) + 1):
                 for t_j_1 in range(T.max(0, t_1 - t_j_0 * 8), T.min(7, t_1 - t_j_0 * 8 + 15) + 1):
                     with T.block("jacobi_update"):
                         v_t = T.axis.spatial((1, 4), t_1)
-                        v_i = T.axis.spatial(16, t_i_0 * 8 + t_i_1 - t_1)
+                        v_i = T.axis.spatial(16, t_i_0 * 16 + t_i_1 - t_1)
                         v_j = T.axis.spatial(16, t_j_0 * 8 + t_j_1 - t_1)
                         T.reads(jacobi[v_t - 1, v_i - 1:v_i - 1 + 3, v_j - 1:v_j - 1 + 3])
                         T.writes(jacobi[v_t, v_i, v_j])
