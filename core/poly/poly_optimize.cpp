@@ -74,9 +74,10 @@ BandModel bandModel(const isl::schedule_node& band, const Scop& scop) {
     box = isl_set_upper_bound_val(box, isl_dim_set, d, b.release());
   }
   isl::set boxSet = isl::manage(check(box, "band box"));
-  if (bounded && boxSet.is_subset(range))
-    for (int d = 0; d < n; ++d)
-      m.extent[d] = hi[d] - lo[d] + 1;
+  m.span.assign(n, std::nullopt);
+  for (int d = 0; d < n && bounded; ++d)
+    m.span[d] = hi[d] - lo[d] + 1;
+  if (bounded && boxSet.is_subset(range)) m.extent = m.span;
 
   // Accesses are read through the prefix and the band together (a band below another one
   // does not identify the instances alone); a step advances one member of the band.
@@ -126,6 +127,26 @@ BandModel bandModel(const isl::schedule_node& band, const Scop& scop) {
   return m;
 }
 
+/// The tile band as a wavefront: member 0 := the sum of all members (Pluto's tile
+/// wavefront); the others become coincident.
+isl::schedule_node wavefrontNode(const isl::schedule_node& tile) {
+  const std::vector<std::string> names = bandMemberNames(tile);
+  isl::multi_union_pw_aff mupa = tile.as<isl::schedule_node_band>().get_partial_schedule();
+  const int n = static_cast<int>(names.size());
+  isl::union_pw_aff sum = mupa.at(0);
+  for (int d = 1; d < n; ++d)
+    sum = sum.add(mupa.at(d));
+  mupa = mupa.set_at(0, sum);
+  isl_schedule_node* node = isl_schedule_node_delete(tile.copy());
+  node = isl_schedule_node_insert_partial_schedule(node, mupa.release());
+  node = isl_schedule_node_band_set_permutable(node, 1);
+  for (int d = 1; d < n; ++d)
+    node = isl_schedule_node_band_member_set_coincident(node, d, 1);
+  std::vector<std::string> wave = names;
+  wave[0] = "wave";
+  return setBandMemberNames(isl::manage(check(node, "wavefront")), wave);
+}
+
 /// Rewrites one outermost band after its plan; returns the node at the band's position.
 isl::schedule_node applyPlan(isl::schedule_node node, const BandPlan& plan) {
   const int n = static_cast<int>(plan.tile.size());
@@ -166,6 +187,7 @@ isl::schedule_node applyPlan(isl::schedule_node node, const BandPlan& plan) {
     point = reg.parent();
   }
   tile = point.parent();
+  if (plan.wavefront) tile = wavefrontNode(tile);
   if (plan.parallelMember >= 0) tile = markBandMemberNode(tile, plan.parallelMember, "parallel");
   return tile;
 }

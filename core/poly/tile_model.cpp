@@ -273,7 +273,10 @@ BandPlan planBand(const BandModel& band, const MachineModel& machine, const Plan
   }
   plan.l2Footprint = footprintBytes(band, T);
 
-  // 4. Parallel: the outermost coincident member with at least two tiles.
+  // 4. Parallel: the outermost coincident member with at least two tiles (a mark on a
+  // tile loop of one iteration would pass to the loop generated below it).
+  auto span = [&](int d) { return d < static_cast<int>(band.span.size()) ? band.span[d] : band.extent[d]; };
+  auto twoTiles = [&](int d) { return span(d) && (*span(d) + T[d] - 1) / T[d] >= 2; };
   for (int d = 0; d < n && options.parallel; ++d) {
     if (!band.coincident[d]) continue;
     const auto& e = band.extent[d];
@@ -281,10 +284,24 @@ BandPlan planBand(const BandModel& band, const MachineModel& machine, const Plan
       for (std::int64_t c : sizeCandidates(e, R[d]))
         if (c <= *e / 2) T[d] = c;
     }
-    if (!e || (*e + T[d] - 1) / T[d] >= 2) {
+    if (twoTiles(d)) {
       plan.parallelMember = d;
       break;
     }
+  }
+  // A wavefront needs two tiles along the first two members: the sum would otherwise
+  // determine member 1 and leave no loop to run in parallel.
+  if (plan.parallelMember < 0 && options.parallel && n >= 2 && !decided && options.tile.empty() &&
+      std::none_of(band.coincident.begin(), band.coincident.end(), [](bool c) { return c; }) && span(0) &&
+      *span(0) >= 2 && !twoTiles(0)) {
+    while (T[0] > 1 && !twoTiles(0))
+      T[0] /= 2;
+  }
+  if (plan.parallelMember < 0 && options.parallel && n >= 2 &&
+      std::none_of(band.coincident.begin(), band.coincident.end(), [](bool c) { return c; }) && twoTiles(0) &&
+      twoTiles(1)) {
+    plan.wavefront = true;
+    plan.parallelMember = 1;
   }
   plan.l2Footprint = footprintBytes(band, T);
 
@@ -313,9 +330,14 @@ BandPlan planBand(const BandModel& band, const MachineModel& machine, const Plan
   } else if (vector >= 0) {
     plan.notes.push_back("no unroll-and-jam: no write is invariant along another member with a reused read");
   }
-  plan.notes.push_back(plan.parallelMember >= 0
-                           ? fmt::format("parallel: the tile loop of {}", band.members[plan.parallelMember])
-                           : std::string("not parallel: no coincident member has two tiles or more"));
+  if (plan.wavefront)
+    plan.notes.push_back(fmt::format("parallel: tiles in wavefronts ({} summed over the tile loops), the tile loop of "
+                                     "{} parallel within a wavefront",
+                                     band.members[0], band.members[1]));
+  else
+    plan.notes.push_back(plan.parallelMember >= 0
+                             ? fmt::format("parallel: the tile loop of {}", band.members[plan.parallelMember])
+                             : std::string("not parallel: no coincident member has two tiles or more"));
   return plan;
 }
 

@@ -22,7 +22,11 @@
 //     the tile's footprint fits half of L2. A member with a constant extent only takes
 //     sizes that divide it (no partial tiles, so the vector and unrolled loops keep
 //     constant trip counts), multiples of its register tile; the outermost coincident
-//     member keeps at least two tiles so that it can run in parallel.
+//     member keeps at least two tiles so that it can run in parallel;
+//   * a band with no coincident member (a stencil skewed in time) runs its tiles as a
+//     wavefront (Pluto): the outer tile loop is the sum of the tile loops, and the tiles
+//     of one wavefront are independent (every dependence distance of a permutable band is
+//     non-negative in every member, so one with a zero sum stays inside its tile).
 // The footprint of an access over a tile is the box its deltas span: per array dimension
 // 1 + sum over members |delta| * (size - 1) elements (an unknown delta counts the tile's
 // whole volume).
@@ -66,6 +70,9 @@ struct BandModel {
   std::vector<bool> coincident;
   bool permutable = false;
   std::vector<std::optional<std::int64_t>> extent; ///< trip count of each member when constant
+  /// Width of each member's range (max - min + 1) when bounded, even where the band's
+  /// values are not a box (a skewed band): how many tiles a size gives at most.
+  std::vector<std::optional<std::int64_t>> span;
   std::vector<AccessModel> accesses;
 };
 
@@ -88,6 +95,10 @@ struct BandPlan {
   int unrollMember = -1;                  ///< unrolled-and-jammed member, or -1
   int reductionMember = -1;               ///< the accumulator's member kept outside the register tile, or -1
   int parallelMember = -1;                ///< member whose outermost loop is parallel, or -1
+  /// No member is coincident (a time-iterated stencil skewed by isl): the tile loops run
+  /// as a wavefront, Pluto's pipelined parallelism: the first tile loop becomes the sum of
+  /// all of them, and the tiles of one wavefront (member parallelMember = 1) are parallel.
+  bool wavefront = false;
   std::int64_t l1Footprint = 0;           ///< bytes of the register strip over r's tile
   std::int64_t l2Footprint = 0;           ///< bytes of one cache tile
   std::vector<std::string> notes;         ///< why, in words (one line each)

@@ -206,8 +206,9 @@ void TstPolyOptimize::goldens_data() {
                           << "M, N, K = 64, 64, 64"
                           << "optimize_matmul";
   // 2-D Jacobi: isl skews i and j by t into one permutable band with no coincident member
-  // (every member carries a dependence): tiled in time, innermost t_j for its stride-1
-  // accesses, nothing parallel or vectorized (the notes say why).
+  // (every member carries a dependence): tiled in time (t's tile halved to give two time
+  // tiles), innermost t_j for its stride-1 accesses, and the tiles run as wavefronts
+  // (wave = t_0 + t_i_0 + t_j_0) with t_i_0 parallel inside one wavefront.
   QTest::newRow("stencil2d") << "stencil2d.te"
                              << "T, H, W = 16, 256, 256"
                              << "T, H, W = 4, 16, 16"
