@@ -201,6 +201,19 @@ def child_env(threads: int | None = None) -> dict[str, str]:
     return env
 
 
+def run_tool(cmd: list[str], **kw) -> subprocess.CompletedProcess:
+    """subprocess.run, retried for a minute while the executable cannot be started (another
+    build relinking build/app/cli/loopscape-cli)."""
+    for attempt in range(30):
+        try:
+            return subprocess.run(cmd, **kw)
+        except OSError:  # EACCES, ENOENT, ETXTBSY while the file is rewritten
+            if attempt == 29:
+                raise
+            time.sleep(2)
+    raise AssertionError("unreachable")
+
+
 def first_error_line(text: str) -> str:
     for ln in text.splitlines():
         if "error" in ln:
@@ -222,7 +235,7 @@ def run_cli(args, cli: Path, program: Path, trace: Path, threads: int, inputs: P
            "--repeat", str(args.repeat), "--warmup", str(args.warmup), "--min-repeat-ms", str(args.min_repeat_ms),
            "--timeout", "600"]
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, env=child_env(), timeout=args.cli_timeout)
+        p = run_tool(cmd, capture_output=True, text=True, env=child_env(), timeout=args.cli_timeout)
     except subprocess.TimeoutExpired:
         return Row(name, note=f"n/a (loopscape-cli run took over {args.cli_timeout:g} s: --cli-timeout)")
     text = p.stdout + p.stderr
@@ -295,7 +308,7 @@ def bench_kernel(args, cli: Path, kernel: str, work: Path) -> dict[int, list[Row
     subprocess.run([str(exes["clang -O3"]), "--dump-inputs", str(inputs), "--warmup", "0", "--repeat", "1"], check=True,
                    capture_output=True, env=child_env(1))
     t0 = time.time()
-    p = subprocess.run([str(cli), "check", str(program), "--inputs", str(inputs), "--save", str(ref)], capture_output=True,
+    p = run_tool([str(cli), "check", str(program), "--inputs", str(inputs), "--save", str(ref)], capture_output=True,
                        text=True)
     if p.returncode != 0:
         raise SystemExit(f"{kernel}: loopscape-cli check failed:\n{p.stdout}{p.stderr}")
@@ -347,7 +360,7 @@ def main() -> int:
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--min-repeat-ms", type=float, default=50, help="least duration of one repeat of our runs")
     ap.add_argument("--c-budget-ms", type=float, default=400, help="about this much of timed calls per C row")
-    ap.add_argument("--cli-timeout", type=float, default=120, help="seconds one loopscape-cli run may take (default 120)")
+    ap.add_argument("--cli-timeout", type=float, default=60, help="seconds one loopscape-cli run may take (default 60)")
     ap.add_argument("--cli", default=str(ROOT / "build" / "app" / "cli" / "loopscape-cli"))
     ap.add_argument("--work", default=str(BENCH / "build"), help="resized programs, binaries, inputs and outputs")
     args = ap.parse_args()
