@@ -33,6 +33,7 @@ struct PolyOptions {
   bool autoSchedule = false;
   bool optimize = false;
   bool noParallel = false;
+  bool wavefront = false;
   bool noVectorize = false;
   std::string unrollJam;
   std::string machine;
@@ -137,6 +138,7 @@ int runPoly(const PolyOptions& opt) {
     poly::PolyOptimizeOptions options;
     if (!opt.fusion.empty()) options.fusion = opt.fusion;
     options.parallel = !opt.noParallel;
+    options.wavefront = opt.wavefront;
     options.vectorize = !opt.noVectorize;
     if (!opt.tile.empty() && opt.tile != "auto") {
       auto sizes = parseSizes(opt.tile);
@@ -206,6 +208,9 @@ void registerPoly(CLI::App& app, CommandResult& result) {
                   "Tile the outermost bands of the computed schedule, e.g. 32,32 (with --optimize: auto, the default, "
                   "or the cache tile sizes)");
   cmd->add_flag("--no-parallel", opt->noParallel, "With --optimize: no parallel loop");
+  cmd->add_flag("--wavefront", opt->wavefront,
+                "With --optimize: run the tiles of a band with no coincident member (a time-iterated stencil) in "
+                "parallel wavefronts (its exact legality check can take tens of seconds)");
   cmd->add_flag("--no-vectorize", opt->noVectorize, "With --optimize: no vectorized loop");
   cmd->add_option("--unroll-jam", opt->unrollJam,
                   "With --optimize: register tile ROWS[,LANES] (default from the vector registers; 1: none)");

@@ -229,6 +229,7 @@ struct Walk {
       }
       PlanOptions po{.vectorize = options.vectorize,
                      .parallel = options.parallel && !insideParallel,
+                     .wavefront = options.wavefront,
                      .unrollJam = options.unrollJam,
                      .tile = options.tile};
       const std::size_t index = decisions.size();

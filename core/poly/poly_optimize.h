@@ -16,8 +16,8 @@
 // dependences like every step.
 //
 // Trace form (Loopscape-only):
-//   sch.poly_optimize(fusion="smart", tile=[], unroll_jam=[], parallel=True, vectorize=True,
-//                     machine="", decision=[[64, 256, 256, 8, 256, 32]])
+//   sch.poly_optimize(fusion="smart", tile=[], unroll_jam=[], parallel=True, wavefront=False,
+//                     vectorize=True, machine="", decision=[[64, 256, 256, 8, 256, 32]])
 // `machine` "" is this machine (MachineModel::host); the decision records, per optimised
 // band, the cache tile and register tile sizes the model chose, so a trace replays to the
 // same program on any machine.
@@ -46,6 +46,7 @@ struct PolyOptimizeOptions {
   std::vector<std::int64_t> tile;      ///< cache tile sizes (leading members); empty: from the model
   std::vector<std::int64_t> unrollJam; ///< {Ru} or {Ru, W}; empty: from the model; {1}: no unroll-and-jam
   bool parallel = true;
+  bool wavefront = false; ///< tiles of a band with no coincident member in parallel wavefronts
   bool vectorize = true;
   std::optional<MachineModel> machine; ///< nullopt: this machine
 };

@@ -340,13 +340,15 @@ Expected<std::vector<RV>> applyOptimize(Schedule& sch, const std::vector<TraceVa
         prim, "bad-size", "unroll_jam is [rows] or [rows, lanes], each between 1 and 64 ([1]: no unroll-and-jam)"));
   o.unrollJam = *unrollJam;
   const auto* parallel = attrs[3].get<bool>();
-  const auto* vectorize = attrs[4].get<bool>();
-  if (!parallel || !vectorize)
+  const auto* wavefront = attrs[4].get<bool>();
+  const auto* vectorize = attrs[5].get<bool>();
+  if (!parallel || !wavefront || !vectorize)
     return Unexpected(
-        scheduleError(prim, "bad-arguments", "poly_optimize expects booleans for parallel and vectorize"));
+        scheduleError(prim, "bad-arguments", "poly_optimize expects booleans for parallel, wavefront and vectorize"));
   o.parallel = *parallel;
+  o.wavefront = *wavefront;
   o.vectorize = *vectorize;
-  auto machineText = stringAttr(attrs[5], prim, "machine");
+  auto machineText = stringAttr(attrs[6], prim, "machine");
   if (!machineText) return Unexpected(machineText.error());
   MachineModel machine = MachineModel::host();
   if (!machineText->empty()) {
@@ -441,6 +443,10 @@ void registerPolyInstructionKinds() {
                    {.name = "parallel",
                     .defaultValue = true,
                     .help = "mark the outermost coincident tile loop parallel"},
+                   {.name = "wavefront",
+                    .defaultValue = false,
+                    .help = "run the tiles of a band with no coincident member (a stencil) in parallel wavefronts; "
+                            "its exact legality check can take tens of seconds"},
                    {.name = "vectorize",
                     .defaultValue = true,
                     .help = "vectorize the innermost coincident stride-1 point loop"},
@@ -575,7 +581,7 @@ Expected<void> polyMark(Schedule& sch, std::string_view band, std::int64_t membe
 
 Expected<void> polyOptimize(Schedule& sch, const PolyOptimizeOptions& o) {
   return applyPoly(sch, "poly_optimize", {},
-                   {o.fusion, intList(o.tile), intList(o.unrollJam), o.parallel, o.vectorize,
+                   {o.fusion, intList(o.tile), intList(o.unrollJam), o.parallel, o.wavefront, o.vectorize,
                     text(o.machine ? o.machine->str() : std::string())});
 }
 

@@ -291,13 +291,13 @@ BandPlan planBand(const BandModel& band, const MachineModel& machine, const Plan
   }
   // A wavefront needs two tiles along the first two members: the sum would otherwise
   // determine member 1 and leave no loop to run in parallel.
-  if (plan.parallelMember < 0 && options.parallel && n >= 2 && !decided && options.tile.empty() &&
+  if (plan.parallelMember < 0 && options.parallel && options.wavefront && n >= 2 && !decided && options.tile.empty() &&
       std::none_of(band.coincident.begin(), band.coincident.end(), [](bool c) { return c; }) && span(0) &&
       *span(0) >= 2 && !twoTiles(0)) {
     while (T[0] > 1 && !twoTiles(0))
       T[0] /= 2;
   }
-  if (plan.parallelMember < 0 && options.parallel && n >= 2 &&
+  if (plan.parallelMember < 0 && options.parallel && options.wavefront && n >= 2 &&
       std::none_of(band.coincident.begin(), band.coincident.end(), [](bool c) { return c; }) && twoTiles(0) &&
       twoTiles(1)) {
     plan.wavefront = true;
@@ -337,6 +337,9 @@ BandPlan planBand(const BandModel& band, const MachineModel& machine, const Plan
   else
     plan.notes.push_back(plan.parallelMember >= 0
                              ? fmt::format("parallel: the tile loop of {}", band.members[plan.parallelMember])
+                         : coincident.empty() && n >= 2 && options.parallel
+                             ? std::string("not parallel: no member is coincident (wavefront=True runs the tiles in "
+                                           "wavefronts)")
                              : std::string("not parallel: no coincident member has two tiles or more"));
   return plan;
 }

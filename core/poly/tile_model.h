@@ -79,6 +79,9 @@ struct BandModel {
 struct PlanOptions {
   bool vectorize = true;
   bool parallel = true;
+  /// A band with no coincident member runs its tiles in wavefronts (off by default: the
+  /// exact legality check of a wavefront-tiled stencil takes 10 s and more).
+  bool wavefront = false;
   /// Register tile {Ru, W} (rows unrolled, vector lanes); empty: from the machine; {1, 1}: off.
   std::vector<std::int64_t> unrollJam;
   /// Cache tile sizes given by the user (leading members); empty: from the model.

@@ -73,11 +73,11 @@ private Q_SLOTS:
                             "#   machine: l1=2K,l2=16K,l3=8M,vector=32,registers=16\n"
                             "#   band (i, j, k): permutable, coincident: i, j\n"),
              qPrintable(r.out));
-    QVERIFY2(
-        r.out.contains(QString(kTraceHeader) +
-                       "sch.poly_optimize(fusion=\"smart\", tile=[], unroll_jam=[], parallel=True, vectorize=True, "
-                       "machine=\"l1=2K,l2=16K,l3=8M,vector=32,registers=16\", decision=[["),
-        qPrintable(r.out));
+    QVERIFY2(r.out.contains(QString(kTraceHeader) +
+                            "sch.poly_optimize(fusion=\"smart\", tile=[], unroll_jam=[], parallel=True, "
+                            "wavefront=False, vectorize=True, "
+                            "machine=\"l1=2K,l2=16K,l3=8M,vector=32,registers=16\", decision=[["),
+             qPrintable(r.out));
     QVERIFY2(r.out.contains("check: C equal (rtol 1e-5)\n"), qPrintable(r.out));
     // Without vectorization and unroll-and-jam, with the user's tile sizes.
     auto plain = runCli({"poly", m_dir.filePath("mm32.te"), "--optimize", "--no-vectorize", "--no-parallel", "--tile",

@@ -185,6 +185,7 @@ void TstPolyOptimize::samples() {
   schedule::Schedule sch = poly::makeSchedule(f);
   poly::PolyOptimizeOptions o;
   o.machine = poly::MachineModel::parse(machine.toStdString());
+  o.wavefront = true; // small sizes: the wavefront's legality check is quick
   auto r = poly::polyOptimize(sch, o);
   QVERIFY2(r.has_value(), r ? "" : renderDiagnostic(r.error()).c_str());
   const std::string diff = compareRuns(f, sch.func(), s.integer ? 0.0 : 1e-5);
@@ -223,6 +224,7 @@ void TstPolyOptimize::goldens() {
   ir::PrimFunc f = parseTe(smallSample(file.toStdString(), from.toStdString(), to.toStdString()));
   poly::PolyOptimizeOptions o;
   o.machine = poly::MachineModel::parse("l1=8K,l2=32K,vector=32,registers=16");
+  o.wavefront = true;
   auto report = poly::explainPolyOptimize(f, o);
   QVERIFY2(report.has_value(), report ? "" : renderDiagnostic(report.error()).c_str());
   schedule::Schedule sch = poly::makeSchedule(f);
@@ -257,7 +259,7 @@ void TstPolyOptimize::decisionReplays() {
   QCOMPARE(ir::printPrimFunc(replay->func()), ir::printPrimFunc(a.func()));
   schedule::Schedule b = poly::makeSchedule(f);
   auto attrs = inst.attrs;
-  attrs[5] = std::string("l1=48K,l2=1M,vector=64,registers=32");
+  attrs[6] = std::string("l1=48K,l2=1M,vector=64,registers=32");
   auto r = b.apply("poly_optimize", {}, attrs, inst.decision);
   QVERIFY2(r.has_value(), r ? "" : renderDiagnostic(r.error()).c_str());
   QCOMPARE(ir::printPrimFunc(b.func()), ir::printPrimFunc(a.func()));
@@ -271,15 +273,15 @@ void TstPolyOptimize::badOptions() {
   ir::PrimFunc f = parseTe(smallSample("matmul.te", "M, N, K = 1024, 1024, 1024", "M, N, K = 8, 6, 5"));
   schedule::Schedule sch = poly::makeSchedule(f);
   using schedule::TraceList;
-  auto r = sch.apply("poly_optimize", {}, {"max", TraceList{}, TraceList{}, true, true, "l1=1M,l7=2"});
+  auto r = sch.apply("poly_optimize", {}, {"max", TraceList{}, TraceList{}, true, false, true, "l1=1M,l7=2"});
   QVERIFY(!r.has_value());
   QCOMPARE(QString::fromStdString(r.error().code), QString("schedule.poly_optimize.bad-option"));
   QCOMPARE(QString::fromStdString(r.error().message),
            QString("machine \"l1=1M,l7=2\": unknown or out-of-range key 'l7' (l1, l2, l3, vector, registers)"));
-  r = sch.apply("poly_optimize", {}, {"max", TraceList{}, TraceList{std::int64_t(0)}, true, true, ""});
+  r = sch.apply("poly_optimize", {}, {"max", TraceList{}, TraceList{std::int64_t(0)}, true, false, true, ""});
   QVERIFY(!r.has_value());
   QCOMPARE(QString::fromStdString(r.error().code), QString("schedule.poly_optimize.bad-size"));
-  r = sch.apply("poly_optimize", {}, {"most", TraceList{}, TraceList{}, true, true, ""});
+  r = sch.apply("poly_optimize", {}, {"most", TraceList{}, TraceList{}, true, false, true, ""});
   QVERIFY(!r.has_value());
   QCOMPARE(QString::fromStdString(r.error().code), QString("schedule.poly_auto.bad-option"));
   QVERIFY(sch.func().body.sameAs(f.body));
