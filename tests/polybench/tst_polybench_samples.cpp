@@ -3,7 +3,8 @@
 // directory), runs in the reference interpreter (`loopscape-cli check --inputs --save`) on
 // the inputs that bench/polybench/<kernel>.c, built at the same sizes by the system C
 // compiler (cc), wrote; the C program's outputs must match the interpreter's, so a wrong
-// formula in a .te (or in the C) fails. `poly --auto --check` must also pass on the copy.
+// formula in a .te (or in the C) fails. `poly --auto --check` and `poly --optimize --check`
+// must also pass on the copy.
 // The size rewriting is the one bench/polybench.py does.
 #include <QDir>
 #include <QFile>
@@ -188,6 +189,11 @@ private Q_SLOTS:
     // The isl scheduler's program computes the same.
     auto poly = runCli({"poly", program, "--auto", "--check"});
     QVERIFY2(poly.exitCode == 0, qPrintable(poly.out.right(2000) + poly.err));
+    // And poly_optimize's, under a small machine model (so that MINI sizes are tiled, with
+    // register tiles and vector loops).
+    auto optimized = runCli({"poly", program, "--optimize", "--machine",
+                             "l1=1K,l2=8K,vector=16,registers=16", "--check"});
+    QVERIFY2(optimized.exitCode == 0, qPrintable(optimized.out.right(2000) + optimized.err));
   }
 
 private:
