@@ -6,7 +6,6 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
-#include <QEvent>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -89,19 +88,18 @@ PrimitivePanel::PrimitivePanel(QWidget* parent) : QWidget(parent) {
   m_apply->setToolTip(QStringLiteral("Apply the primitive (Ctrl+Return)"));
   // The form and its error scroll below the list, Apply stays in view: on a short screen
   // (1280x800) the dock is shorter than the form, and a plain layout would overlap rows.
-  auto* formPane = m_formPane = new QWidget(this);
+  auto* formPane = new QWidget(this);
   auto* formLayout = new QVBoxLayout(formPane);
   formLayout->setContentsMargins(0, 0, 0, 0);
   formLayout->addWidget(m_formHost);
   formLayout->addWidget(m_error);
   formLayout->addStretch(1);
-  auto* scroll = m_formScroll = new QScrollArea(this);
+  auto* scroll = new QScrollArea(this);
   scroll->setObjectName(QStringLiteral("primitiveFormScroll"));
   scroll->setWidget(formPane);
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  scroll->viewport()->installEventFilter(this);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(m_selectionLabel);
@@ -211,22 +209,8 @@ void PrimitivePanel::rebuildForm() {
     m_fields.push_back(makeAttrField(*kind, i));
     if (const std::string_view help = kind->attrs[i].help; !help.empty()) m_fields.back().widget->setToolTip(qs(help));
   }
-  for (const Field& f : m_fields) m_form->addRow(f.name + u':', f.widget);
-  fitFormHeight();
-}
-
-void PrimitivePanel::fitFormHeight() {
-  QLayout* layout = m_formPane->layout();
-  const int width = m_formScroll->viewport()->width();
-  layout->activate();
-  const int needed =
-      layout->hasHeightForWidth() ? layout->totalHeightForWidth(width) : layout->totalMinimumSize().height();
-  m_formPane->setMinimumHeight(std::max(needed, layout->totalMinimumSize().height()));
-}
-
-bool PrimitivePanel::eventFilter(QObject* watched, QEvent* event) {
-  if (watched == m_formScroll->viewport() && event->type() == QEvent::Resize) fitFormHeight();
-  return QWidget::eventFilter(watched, event);
+  for (const Field& f : m_fields)
+    m_form->addRow(f.name + u':', f.widget);
 }
 
 PrimitivePanel::Field PrimitivePanel::makeInputField(const InstructionKind& kind, std::size_t i) {
@@ -349,7 +333,6 @@ PrimitivePanel::Field PrimitivePanel::makeInputField(const InstructionKind& kind
     };
     update();
     connect(edit, &QLineEdit::textChanged, inferred, update);
-    connect(edit, &QLineEdit::textChanged, this, [this] { fitFormHeight(); });
     auto* box = new QWidget(m_formHost);
     auto* v = new QVBoxLayout(box);
     v->setContentsMargins(0, 0, 0, 0);

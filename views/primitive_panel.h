@@ -18,7 +18,6 @@
 class QFormLayout;
 class QLabel;
 class QListWidget;
-class QScrollArea;
 class QPushButton;
 
 namespace loopscape::schedule {
@@ -70,12 +69,6 @@ private:
     std::function<bool()> picking;
   };
   void rebuildForm();
-  /// Keeps the scrolled form at least as tall as its rows need at the viewport's width:
-  /// QScrollArea sizes its widget from minimumSizeHint, which ignores the wrapped hint
-  /// labels' height for width, so on a short dock the rows were squeezed and a field and
-  /// its hint overlapped (1280x800, dark theme).
-  void fitFormHeight();
-  bool eventFilter(QObject* watched, QEvent* event) override;
   Field makeInputField(const schedule::InstructionKind& kind, std::size_t i);
   Field makeAttrField(const schedule::InstructionKind& kind, std::size_t i);
   /// Row of primitive `name` in the list; -1 when not listed.
@@ -89,8 +82,6 @@ private:
   QWidget* m_formHost;
   QFormLayout* m_form;
   QLabel* m_error;
-  QWidget* m_formPane;
-  QScrollArea* m_formScroll;
   QPushButton* m_apply;
   std::vector<Field> m_fields;
 };

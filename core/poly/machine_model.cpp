@@ -23,9 +23,9 @@ std::optional<std::int64_t> parseBytes(std::string text) {
     text.pop_back();
   }
   if (text.empty() || text.size() > 12 || !std::all_of(text.begin(), text.end(), ::isdigit)) return std::nullopt;
-  const std::int64_t v = std::stoll(text) * scale;
-  if (v < 1) return std::nullopt;
-  return v;
+  const std::int64_t n = std::stoll(text);
+  if (n < 1 || n > (std::int64_t{1} << 40) / scale) return std::nullopt; // at most 1 TiB: no overflow
+  return n * scale;
 }
 
 std::string readLine(const std::filesystem::path& p) {

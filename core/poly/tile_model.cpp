@@ -267,11 +267,7 @@ BandPlan planBand(const BandModel& band, const MachineModel& machine, const Plan
     }
   }
   plan.tiled = true;
-  if (plan.reductionMember >= 0) {
-    std::vector<std::int64_t> strip = R;
-    plan.l1Footprint = footprintBytes(band, strip);
-  }
-  plan.l2Footprint = footprintBytes(band, T);
+  if (plan.reductionMember >= 0) plan.l1Footprint = footprintBytes(band, R); // R[r] is r's whole tile
 
   // 4. Parallel: the outermost coincident member with at least two tiles (a mark on a
   // tile loop of one iteration would pass to the loop generated below it).

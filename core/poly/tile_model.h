@@ -23,8 +23,8 @@
 //     sizes that divide it (no partial tiles, so the vector and unrolled loops keep
 //     constant trip counts), multiples of its register tile; the outermost coincident
 //     member keeps at least two tiles so that it can run in parallel;
-//   * a band with no coincident member (a stencil skewed in time) runs its tiles as a
-//     wavefront (Pluto): the outer tile loop is the sum of the tile loops, and the tiles
+//   * with PlanOptions::wavefront, a band with no coincident member (a stencil skewed in
+//     time) runs its tiles as a wavefront (Pluto): the outer tile loop is the sum of the tile loops, and the tiles
 //     of one wavefront are independent (every dependence distance of a permutable band is
 //     non-negative in every member, so one with a zero sum stays inside its tile).
 // The footprint of an access over a tile is the box its deltas span: per array dimension

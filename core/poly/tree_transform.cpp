@@ -207,18 +207,7 @@ Expected<isl::schedule> interchangeBand(const isl::schedule& s, const std::strin
     names.resize(perm.size());
     node = setBandMemberNames(node, names);
   }
-  std::vector<std::string> names = bandMemberNames(node);
-  isl::multi_union_pw_aff mupa = node.as<isl::schedule_node_band>().get_partial_schedule();
-  isl::multi_union_pw_aff out = mupa;
-  std::vector<std::string> newNames;
-  for (std::size_t i = 0; i < perm.size(); ++i) {
-    out = out.set_at(static_cast<int>(i), mupa.at(static_cast<int>(perm[i])));
-    newNames.push_back(names[perm[i]]);
-  }
-  isl_schedule_node* n = isl_schedule_node_delete(node.copy());
-  n = isl_schedule_node_insert_partial_schedule(n, out.release());
-  isl::schedule_node result = isl::manage(check(n, "interchange"));
-  return setBandMemberNames(result, newNames).schedule();
+  return permuteBandNode(node, std::vector<int>(perm.begin(), perm.end())).schedule();
 }
 
 Expected<isl::schedule> skewBand(const isl::schedule& s, const std::string& loop, std::int64_t member,
