@@ -13,6 +13,7 @@
 #include "core/schedule/schedule_error.h"
 #include "core/schedule/trace_json.h"
 #include "core/schedule/trace_script.h"
+#include "core/tune/records.h"
 
 #include <algorithm>
 #include <charconv>
@@ -72,16 +73,44 @@ namespace {
 schedule::LegalityPolicy g_legalityPolicy = schedule::LegalityPolicy::Exact;
 }
 
+namespace {
+
+/// The JSON trace of the fastest record of `program`'s workload in the tuning log `log`
+/// (any bound sizes, any target), with a note naming it on stderr.
+Expected<std::string> bestRecordTrace(const LoadedProgram& program, const std::string& log) {
+  auto records = tune::readRecords(log);
+  if (!records) return std::unexpected(records.error());
+  if (records->empty() && !std::filesystem::exists(log))
+    return std::unexpected(Diagnostic::error("file.not-found", fmt::format("'{}': no such tuning log", log)));
+  const std::string key = tune::workloadKey(program.func);
+  const tune::Record* best = nullptr;
+  for (const auto& r : *records) {
+    if (!r.ok() || !(r.workload == key || r.workload.starts_with(key + "["))) continue;
+    if (!best || r.medianSeconds() < best->medianSeconds()) best = &r;
+  }
+  if (!best)
+    return std::unexpected(Diagnostic::error(
+        "cli.no-record", fmt::format("'{}' has no successful record of this program (workload {}; {} records)", log,
+                                     key, records->size())));
+  std::fprintf(stderr, "note: best:%s: trial %d (%s), %.1f GFLOP/s on %s with %d thread(s)%s\n", log.c_str(),
+               best->trial, best->sketch.c_str(), best->gflops, best->target.c_str(), best->threads,
+               best->verified ? ", verified" : "");
+  return schedule::traceToJson(best->trace);
+}
+
+} // namespace
+
 std::optional<schedule::Schedule> applyTraceFile(const LoadedProgram& program, const std::string& tracePath,
                                                  int& exitCode,
                                                  std::optional<schedule::LegalityPolicy> policyOverride) {
-  auto text = readFile(tracePath);
+  auto text = tracePath.starts_with("best:") ? bestRecordTrace(program, tracePath.substr(5)) : readFile(tracePath);
   if (!text) {
     printDiagnostic(text.error());
     exitCode = kExitBadInput;
     return std::nullopt;
   }
-  const auto ext = std::filesystem::path(tracePath).extension().string();
+  const auto ext =
+      tracePath.starts_with("best:") ? std::string(".json") : std::filesystem::path(tracePath).extension().string();
   if (ext != ".py" && ext != ".json") {
     printDiagnostic(Diagnostic::error(
         "cli.unknown-trace-format",
@@ -95,8 +124,8 @@ std::optional<schedule::Schedule> applyTraceFile(const LoadedProgram& program, c
   if (policy == schedule::LegalityPolicy::Unverified && !policyOverride)
     std::fprintf(stderr, "note: %s: the steps of '%s' are not checked against the original program's dependences\n",
                  poly::legalityPolicyName(policy), tracePath.c_str());
-  auto applied = ext == ".py" ? schedule::applyScript(sch, *text, tracePath)
-                              : schedule::applyJsonTrace(sch, *text, tracePath);
+  auto applied =
+      ext == ".py" ? schedule::applyScript(sch, *text, tracePath) : schedule::applyJsonTrace(sch, *text, tracePath);
   if (applied) {
     for (const auto& n : sch.notes())
       std::fprintf(stderr, "note: step %zu (%s): %s\n", n.instruction + 1,
@@ -140,7 +169,8 @@ std::set<const ir::BufferNode*> writtenParams(const ir::PrimFunc& func) {
 
 Expected<ir::SizeBindings> parseShapes(const ir::PrimFunc& func, const std::vector<std::string>& items) {
   std::vector<std::string> known;
-  for (const auto& v : func.sizeVars()) known.push_back(v.as<ir::Var>()->name);
+  for (const auto& v : func.sizeVars())
+    known.push_back(v.as<ir::Var>()->name);
   const std::string knownText =
       known.empty() ? "the program has no symbolic sizes" : fmt::format("symbolic sizes: {}", fmt::join(known, ", "));
   ir::SizeBindings bindings;

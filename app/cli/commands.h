@@ -31,6 +31,8 @@ void registerPoly(CLI::App& app, CommandResult& result);
 /// `equal A B [--trace-a T] [--trace-b T] [--map-free-vars]`: structural equality, with
 /// the first difference (exit 1).
 void registerEqual(CLI::App& app, CommandResult& result);
+/// `tune FILE --target T --trials N [--strategy S] [--records LOG] ...`: auto-scheduling.
+void registerTune(CLI::App& app, CommandResult& result);
 /// `relay print|groups|run|extract MODEL.relay`: Relay models (cmd_relay.cpp).
 void registerRelay(CLI::App& app, CommandResult& result);
 /// `print MODEL.relay --format relay`: the typed Relay graph.

@@ -44,6 +44,7 @@ int runCli(int argc, char** argv) {
   loopscape::cli::registerTargets(app, result);
   loopscape::cli::registerRun(app, result);
   loopscape::cli::registerExport(app, result);
+  loopscape::cli::registerTune(app, result);
   loopscape::cli::registerRelay(app, result);
   loopscape::cli::registerEqual(app, result);
   try {

@@ -6,11 +6,15 @@
 //                    runs without a display (offscreen) when none is set
 //   --select NAME    select a loop or block first; --raise DOCK brings a dock to the
 //                    front; --dark uses the dark theme
+//   --tune-trials N  with --screenshot: run a search of N trials with the Tune dock's
+//                    default options first (the dock raised), then render
 #include "app/gui/main_window.h"
+#include "app/gui/tune_jobs.h"
 #include "core/ir/error_boundary.h"
 #include "views/schedule_tree_view.h"
 #include "views/tensorir_view.h"
 #include "views/tree_picture.h"
+#include "views/tune_view.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -77,7 +81,12 @@ int runWorkbench(int argc, char** argv) {
   const QCommandLineOption sizeOption(QStringLiteral("size"),
                                       QStringLiteral("window size for --screenshot (default 1600x1000)"),
                                       QStringLiteral("WxH"), QStringLiteral("1600x1000"));
-  parser.addOptions({traceOption, funcOption, shotOption, darkOption, selectOption, raiseOption, sizeOption});
+  const QCommandLineOption tuneOption(QStringLiteral("tune-trials"),
+                                      QStringLiteral("with --screenshot: tune N trials (the Tune dock's options) "
+                                                     "before rendering"),
+                                      QStringLiteral("N"));
+  parser.addOptions(
+      {traceOption, funcOption, shotOption, darkOption, selectOption, raiseOption, sizeOption, tuneOption});
   parser.process(app);
   const QStringList files = parser.positionalArguments();
   const QString shotPath = parser.value(shotOption);
@@ -136,6 +145,18 @@ int runWorkbench(int argc, char** argv) {
       dock->show();
       dock->raise();
       QApplication::processEvents();
+      window.waitIdle();
+    }
+    if (parser.isSet(tuneOption)) {
+      bool ok = false;
+      const int trials = parser.value(tuneOption).toInt(&ok);
+      if (!ok || trials < 1) return fail(QStringLiteral("--tune-trials expects a positive number"));
+      loopscape::views::TuneViewOptions tuneOptions = window.tuneView()->options();
+      tuneOptions.trials = trials;
+      window.tuneView()->setOptions(tuneOptions);
+      if (!window.startTuning())
+        return fail(QStringLiteral("cannot tune: %1").arg(window.tuneView()->status()));
+      window.tuneJob()->waitForIdle(24 * 3600 * 1000);
       window.waitIdle();
     }
     // The schedule-tree picture is laid out on Graphviz's thread: wait until it is shown.

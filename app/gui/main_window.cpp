@@ -1,6 +1,7 @@
 #include "app/gui/main_window.h"
 
 #include "app/gui/code_jobs.h"
+#include "app/gui/tune_jobs.h"
 #include "views/code_view.h"
 #include "views/diagnostics_view.h"
 #include "views/primitive_panel.h"
@@ -10,6 +11,7 @@
 #include "views/tensorir_view.h"
 #include "views/theme.h"
 #include "views/trace_view.h"
+#include "views/tune_view.h"
 
 #include <QAction>
 #include <QApplication>
@@ -38,6 +40,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent) : QMainWindow
   createDocks();
   createActions();
   createMenus();
+  createTuneDock();
   createStatusBar();
   wireSession();
   resize(1500, 920);
@@ -193,6 +196,8 @@ void MainWindow::wireSession() {
         m_profile->setCurrentTarget(m_session->target());
         m_code->setTargets(targets);
         m_code->setCurrentTarget(m_session->target());
+        m_tune->setTargets(targets);
+        m_tune->setCurrentTarget(m_session->target());
         refreshCode();
       },
       JobCancel::OnShutdown);
@@ -375,6 +380,7 @@ void MainWindow::setDarkTheme(bool dark) {
   m_editor->setDark(dark);
   m_tensorIr->setDark(dark);
   m_profile->setDark(dark);
+  m_tune->setDark(dark);
   if (QAction* a = action(dark ? QStringLiteral("viewDarkTheme") : QStringLiteral("viewLightTheme")))
     a->setChecked(true);
   if (m_options.persistSettings) QSettings().setValue(QStringLiteral("view/dark"), dark);
@@ -408,6 +414,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   saveLayout();
   m_session->jobs()->cancelAll();
   m_profileJob->cancel();
+  m_tuneJob->stop();
   if (m_options.persistSettings) {
     // A clean exit: the recovery file is only for crashes (or kept on purpose when the
     // user closed without prompts while changes were unsaved).

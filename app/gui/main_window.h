@@ -4,7 +4,8 @@
 // back). Menus hold every action, with shortcuts: File (open, samples, recent files,
 // sessions, traces), Edit (undo/redo, copy trace as TVM Python), Schedule (apply, each
 // primitive), Run (profile the current state, cancel), View (docks, theme, reset layout).
-// The profile dock runs, verifies and times states through a ProfileJob (profile_jobs.h).
+// The profile dock runs, verifies and times states through a ProfileJob (profile_jobs.h);
+// the tune dock searches for fast schedules through a TuneJob (tune_jobs.h).
 //
 // The window owns the Session (all core state) and the views; it only wires them:
 // session results → views, view events → session operations. Nothing heavy runs here.
@@ -33,9 +34,12 @@ class ProgramEditor;
 class ScheduleTreeView;
 class TensorIrView;
 class TraceView;
+class TuneView;
 } // namespace loopscape::views
 
 namespace loopscape::gui {
+
+class TuneJob;
 
 struct MainWindowOptions {
   /// Never show modal questions (screenshots, tests): unsaved changes are kept in the
@@ -48,7 +52,7 @@ struct MainWindowOptions {
 class MainWindow : public QMainWindow {
   Q_OBJECT
 public:
-  static constexpr int kStateVersion = 3; ///< bumped when the set of docks changes
+  static constexpr int kStateVersion = 4; ///< bumped when the set of docks changes
   explicit MainWindow(MainWindowOptions options = {}, QWidget* parent = nullptr);
   ~MainWindow() override;
 
@@ -62,6 +66,8 @@ public:
   views::ScheduleTreeView* scheduleTreeView() const { return m_scheduleTree; }
   views::ProfileView* profileView() const { return m_profile; }
   ProfileJob* profileJob() const { return m_profileJob; }
+  views::TuneView* tuneView() const { return m_tune; }
+  TuneJob* tuneJob() const { return m_tuneJob; }
   /// Actions by objectName (for tests and the menus).
   QAction* action(const QString& objectName) const;
 
@@ -75,6 +81,15 @@ public:
   /// `original` the program before any step, with the profile view's options (Run →
   /// Profile); false when there is no program or a profile run is already going.
   bool profileCurrentState(bool original = false);
+  /// Starts a search on the session's original program with the tune dock's options (the
+  /// dock's Start, or Resume with `resume`); false when there is no program, a search is
+  /// going or the options are unusable (the dock's status says why).
+  bool startTuning(bool resume = false);
+  /// Asks the search to stop after the candidate being measured.
+  void stopTuning();
+  /// Replaces the workbench trace by the trace of the tune table's row `row`, as one undo
+  /// step (asynchronous, as loading a trace); false when it cannot apply here.
+  bool applyTuneCandidate(int row);
   /// Waits for background jobs and a profile run (events processed). For tests,
   /// screenshots, shutdown.
   bool waitIdle(int timeoutMs = 30000);
@@ -107,6 +122,9 @@ private:
   void showNodeInStatus(int index);
   void refreshCode();
   void wireProfile();
+  void createTuneDock();
+  /// Shows and raises the tune dock, taller when it is too short for its charts.
+  void showTuneDock();
   void updateTitle();
   void addRecentFile(const QString& path);
   void rebuildRecentMenu();
@@ -126,6 +144,8 @@ private:
   views::ScheduleTreeView* m_scheduleTree = nullptr;
   views::ProfileView* m_profile = nullptr;
   ProfileJob* m_profileJob = nullptr;
+  views::TuneView* m_tune = nullptr;
+  TuneJob* m_tuneJob = nullptr;
   QLabel* m_previewBanner = nullptr;
   QDockWidget* m_programDock = nullptr;
   QDockWidget* m_primitivesDock = nullptr;
@@ -134,6 +154,8 @@ private:
   QDockWidget* m_codeDock = nullptr;
   QDockWidget* m_treeDock = nullptr;
   QDockWidget* m_profileDock = nullptr;
+  QDockWidget* m_tuneDock = nullptr;
+  int m_tuneApplying = 0; ///< the trial whose trace is being applied, 0 for none
   bool m_codeStale = true;
   QMenu* m_recentMenu = nullptr;
   QMenu* m_viewMenu = nullptr;

@@ -412,7 +412,7 @@ void Session::applyPrimitive(const views::PrimitiveRequest& request) {
       });
 }
 
-void Session::loadTrace(const QString& text, const QString& fileName) {
+void Session::loadTrace(const QString& text, const QString& fileName, const QString& undoText) {
   if (!m_state) return;
   const StatePtr before = m_state;
   const std::uint64_t generation = ++m_applyGeneration;
@@ -437,7 +437,7 @@ void Session::loadTrace(const QString& text, const QString& fileName) {
         r.after = makeState(std::move(sch), before->dialect);
         return r;
       },
-      [this, generation, before, fileName](TraceResult r) {
+      [this, generation, before, fileName, undoText](TraceResult r) {
         if (generation != m_applyGeneration || m_state != before) return;
         if (r.error) {
           setDiagnostics(m_sourceDiagnostics, {*r.error});
@@ -445,7 +445,9 @@ void Session::loadTrace(const QString& text, const QString& fileName) {
         } else {
           setDiagnostics(m_sourceDiagnostics, {});
           m_undo->push(new StepCommand(this, before, r.after,
-                                       QStringLiteral("load trace %1").arg(QFileInfo(fileName).fileName())));
+                                       undoText.isEmpty()
+                                           ? QStringLiteral("load trace %1").arg(QFileInfo(fileName).fileName())
+                                           : undoText));
         }
         Q_EMIT jobDone();
       });

@@ -108,8 +108,9 @@ public:
   void editSource(const QString& source);
   /// Applies a primitive to the current state (one undo step).
   void applyPrimitive(const views::PrimitiveRequest& request);
-  /// Replaces the trace by a trace file's (.json or TVM Python .py), as one undo step.
-  void loadTrace(const QString& text, const QString& fileName);
+  /// Replaces the trace by a trace file's (.json or TVM Python .py), as one undo step,
+  /// named `undoText` ("load trace FILE" when empty; the tune view's "apply tuned trial 7").
+  void loadTrace(const QString& text, const QString& fileName, const QString& undoText = {});
   bool loadTraceFile(const QString& path, QString* error);
   /// Generates the code of the current program for `target` in `format`; delivered by
   /// codeReady. The target is remembered in the session (saved in .lsproj).

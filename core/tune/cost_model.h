@@ -3,14 +3,16 @@
 // to rank candidates before measuring the most promising ones.
 //
 // Implementations: the random model (core/tune, for comparison and as the cold start) and
-// the XGBoost model over Ansor-style per-store features (core/tune/model). Scores only rank:
+// the XGBoost model over Ansor-style per-store features (xgb_model.h). Scores only rank:
 // higher means predicted faster; their scale is the model's own.
 #pragma once
 
 #include "core/codegen/lowered_func.h"
 #include "core/ir/diagnostic.h"
 
+#include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -30,12 +32,14 @@ public:
   /// Learns from measured candidates: `gflops[i]` is candidate i's measured throughput
   /// (0 for one that failed to build, run or verify). Called after each measured batch
   /// with that batch only; a model keeps what it needs of earlier batches itself.
-  virtual void update(std::span<const codegen::LoweredFunc* const> candidates,
-                      std::span<const double> gflops) = 0;
+  virtual void update(std::span<const codegen::LoweredFunc* const> candidates, std::span<const double> gflops) = 0;
 
   /// Saves / loads the trained state (beside the tuning records).
-  virtual ir::Expected<void> save(const std::filesystem::path& path) const = 0;
-  virtual ir::Expected<void> load(const std::filesystem::path& path) = 0;
+  virtual Expected<void> save(const std::filesystem::path& path) const = 0;
+  virtual Expected<void> load(const std::filesystem::path& path) = 0;
 };
+
+/// The model named `name` ("xgb", "random"), seeded; "tune.bad-model" for another name.
+Expected<std::unique_ptr<CostModel>> makeCostModel(std::string_view name, std::uint64_t seed);
 
 } // namespace loopscape::tune

@@ -86,6 +86,7 @@ const ModuleRule* ruleFor(const std::string& path) {
 const std::vector<LibraryRule>& libraryTable() {
   static const std::vector<LibraryRule> table = {
       {"isl", {"PkgConfig::ISL"}, {"core/poly"}, {}},
+      {"XGBoost", {"xgboost::"}, {"core/tune"}, {}},
       {"LLVM", {"LLVM"}, {"plugins/cpu-llvm"}, {}},
       {"Qt", {"Qt6::", "Qt::"}, {}, {"core", "plugins"}, false},
   };

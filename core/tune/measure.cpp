@@ -1,0 +1,112 @@
+// Local measurement through the codegen pipeline (measure.h).
+#include "core/tune/measure.h"
+
+#include "core/codegen/cancel.h"
+#include "core/codegen/verify.h"
+
+#include <chrono>
+#include <fmt/format.h>
+
+namespace loopscape::tune {
+
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// "<kind>: <message>" for a failed run (records.h's kinds).
+std::string runError(const Diagnostic& d) {
+  std::string_view kind = "run";
+  if (d.code == "runner.crashed")
+    kind = "crash";
+  else if (d.code == "runner.timeout")
+    kind = "timeout";
+  else if (d.code == codegen::kCancelledCode)
+    kind = "cancelled";
+  return fmt::format("{}: {}", kind, d.message);
+}
+
+} // namespace
+
+Expected<std::unique_ptr<LocalMeasurer>> LocalMeasurer::create(ir::PrimFunc original, ir::SizeBindings sizes,
+                                                               LocalMeasureOptions options) {
+  std::unique_ptr<LocalMeasurer> m(new LocalMeasurer());
+  auto target = m->m_pipeline.usableTarget(options.target);
+  if (!target) return std::unexpected(target.error());
+  m->m_target = *target;
+  auto args = codegen::makeArguments(original, sizes, options.seed);
+  if (!args) return std::unexpected(args.error());
+  m->m_args = std::move(*args);
+  m->m_original = std::move(original);
+  m->m_sizes = std::move(sizes);
+  m->m_options = std::move(options);
+  return m;
+}
+
+std::vector<MeasureResult> LocalMeasurer::measure(std::span<const codegen::LoweredFunc> programs,
+                                                  const std::vector<bool>& verify, std::stop_token stop) {
+  std::vector<MeasureResult> out;
+  for (std::size_t i = 0; i < programs.size(); ++i) {
+    if (stop.stop_requested()) {
+      out.push_back({.error = "cancelled: the search was stopped"});
+      continue;
+    }
+    out.push_back(measureOne(programs[i], i < verify.size() && verify[i], stop));
+  }
+  return out;
+}
+
+MeasureResult LocalMeasurer::measureOne(const codegen::LoweredFunc& program, bool verify, std::stop_token stop) {
+  MeasureResult result;
+  const auto t0 = std::chrono::steady_clock::now();
+  codegen::BuildOptions build = m_options.build;
+  build.stop = stop;
+  auto kernel = m_pipeline.build(*m_target, program, build, stop);
+  result.buildSeconds = secondsSince(t0);
+  if (!kernel) {
+    result.error = codegen::isCancelled(kernel.error()) ? runError(kernel.error())
+                                                        : fmt::format("build: {}", kernel.error().message);
+    return result;
+  }
+  const auto t1 = std::chrono::steady_clock::now();
+  codegen::RunOptions run;
+  run.timeoutSeconds = m_options.timeoutSeconds;
+  run.workerPath = m_options.workerPath;
+  run.stop = stop;
+  if (verify) {
+    codegen::VerifyOptions vo;
+    vo.interpretLimit = m_options.interpretLimit;
+    vo.stop = stop;
+    auto report = m_pipeline.verify(*kernel, m_original, m_sizes, m_args, run, vo, stop);
+    if (!report) {
+      result.error = runError(report.error());
+      result.runSeconds = secondsSince(t1);
+      return result;
+    }
+    if (!report->passed()) {
+      std::string what;
+      for (const auto& o : report->outputs)
+        if (!o.passed()) what = o.str();
+      for (const auto& s : report->sampled)
+        if (!s.passed() && what.empty()) what = s.str();
+      result.error = fmt::format("wrong: {}", what.empty() ? "the outputs differ from the reference" : what);
+      result.runSeconds = secondsSince(t1);
+      return result;
+    }
+    result.verified = true;
+  }
+  codegen::TimeOptions to;
+  to.timing = m_options.timing;
+  auto timed = m_pipeline.time(*kernel, m_original, m_sizes, m_args, run, to, stop);
+  result.runSeconds = secondsSince(t1);
+  if (!timed) {
+    result.error = runError(timed.error());
+    return result;
+  }
+  result.seconds = timed->timing.perRepeat;
+  if (result.seconds.empty()) result.error = "run: no time was measured";
+  return result;
+}
+
+} // namespace loopscape::tune

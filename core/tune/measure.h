@@ -1,0 +1,75 @@
+// Measuring candidates: the search hands a batch of lowered programs to a Measurer and
+// gets one result per program. The interface is all the search knows, so another backend
+// (a cluster of machines) can be added without touching the search.
+//
+// LocalMeasurer builds each program with a target plugin through the codegen pipeline
+// and times it in the isolated worker (runner.h): a build failure, a crash, a timeout or
+// a wrong result is that candidate's error, never the caller's. With `verify` set, the
+// result is compared with the reference (the interpreter, or the unscheduled program
+// compiled when it is too large to interpret) before it counts.
+#pragma once
+
+#include "core/codegen/lowered_func.h"
+#include "core/codegen/pipeline.h"
+#include "core/ir/diagnostic.h"
+#include "core/ir/ndarray.h"
+
+#include <span>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+namespace loopscape::tune {
+
+struct MeasureResult {
+  std::vector<double> seconds; ///< per-call time of each repeat; empty on error
+  std::string error;           ///< "" or "<kind>: <message>" (kinds: records.h)
+  bool verified = false;       ///< compared with the reference and equal
+  double buildSeconds = 0;
+  double runSeconds = 0;
+  bool ok() const { return error.empty() && !seconds.empty(); }
+};
+
+class Measurer {
+public:
+  virtual ~Measurer() = default;
+  /// One result per program, in order. `verify[i]`: compare program i with the reference.
+  /// A stop request ends the batch early: the rest get the error "cancelled".
+  virtual std::vector<MeasureResult> measure(std::span<const codegen::LoweredFunc> programs,
+                                             const std::vector<bool>& verify, std::stop_token stop) = 0;
+};
+
+struct LocalMeasureOptions {
+  std::string target = "cpu-llvm";
+  codegen::BuildOptions build;                       ///< threads, fast math
+  codegen::TimingOptions timing{1, 3, 0, 50, false}; ///< warm-up 1, 3 repeats of >= 50 ms
+  double timeoutSeconds = 10;                        ///< per kernel call in the worker
+  std::string workerPath;                            ///< empty: findWorker()
+  std::uint64_t seed = 0;                            ///< inputs: fillRandom(seed + i) as `check` makes them
+  double interpretLimit = 2e8;                       ///< verification: most instances to interpret
+};
+
+class LocalMeasurer final : public Measurer {
+public:
+  /// Errors: the target's (unknown, unusable here) and the arguments' (too large).
+  static Expected<std::unique_ptr<LocalMeasurer>> create(ir::PrimFunc original, ir::SizeBindings sizes,
+                                                         LocalMeasureOptions options);
+  std::vector<MeasureResult> measure(std::span<const codegen::LoweredFunc> programs, const std::vector<bool>& verify,
+                                     std::stop_token stop) override;
+  /// The target the programs must be lowered for.
+  const codegen::Target& target() const { return *m_target; }
+  const codegen::Pipeline& pipeline() const { return m_pipeline; }
+
+private:
+  LocalMeasurer() = default;
+  MeasureResult measureOne(const codegen::LoweredFunc& program, bool verify, std::stop_token stop);
+
+  codegen::Pipeline m_pipeline;
+  codegen::Target* m_target = nullptr;
+  ir::PrimFunc m_original;
+  ir::SizeBindings m_sizes;
+  LocalMeasureOptions m_options;
+  std::vector<ir::NDArray> m_args;
+};
+
+} // namespace loopscape::tune

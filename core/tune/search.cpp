@@ -1,0 +1,437 @@
+// The search loop (search.h).
+#include "core/tune/search.h"
+
+#include "core/codegen/flop_count.h"
+#include "core/ir/structural_equal.h"
+#include "core/poly/legality.h"
+#include "core/schedule/schedule.h"
+#include "core/tune/sketch_rules.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fmt/format.h>
+#include <random>
+#include <set>
+#include <unordered_set>
+
+namespace loopscape::tune {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Candidate {
+  int sketch = -1; ///< index into the sketches; -1: a resumed record's trace
+  schedule::Trace trace;
+  ir::PrimFunc func;
+  std::uint64_t hash = 0;
+  std::shared_ptr<const codegen::LoweredFunc> lowered;
+  double score = 0;
+};
+
+/// A measured candidate that succeeded (the elite the population starts from).
+struct Measured {
+  Candidate candidate;
+  double gflops = 0;
+};
+
+class Search {
+public:
+  Search(const TuneTask& task, Measurer& measurer, CostModel& model, RecordWriter* writer, const TuneOptions& options,
+         const std::function<void(const TuneProgress&)>& onProgress, std::stop_token stop)
+      : m_task(task), m_measurer(measurer), m_model(model), m_writer(writer), m_options(options),
+        m_onProgress(onProgress), m_stop(std::move(stop)), m_rng(options.seed) {
+    m_space = options.space;
+    m_space.tir = options.strategy != Strategy::Poly;
+    m_space.poly = options.strategy == Strategy::Poly || options.strategy == Strategy::Mixed ||
+                   options.strategy == Strategy::Random;
+  }
+
+  Expected<TuneResult> run(const std::vector<Record>& previous) {
+    m_start = Clock::now();
+    m_original = schedule::ProgramState::make(m_task.func);
+    m_sketches = generateSketches(m_task.func, m_space);
+    if (m_sketches.empty())
+      return std::unexpected(Diagnostic::error("tune.empty-space", "the search space has no sketch for this program"));
+    auto flops = codegen::countFlops(m_task.func, m_task.sizes);
+    m_flops = flops ? flops->flops : 0;
+    m_workload = workloadKey(m_task.func, m_task.sizes);
+    m_result.modelName = std::string(m_model.name());
+    resume(previous);
+    int stale = 0;
+    while (m_measuredNow < m_options.trials && !stopping()) {
+      const int want = std::min(m_options.batchSize, m_options.trials - m_measuredNow);
+      std::vector<Candidate> picks = pick(want);
+      if (picks.empty()) {
+        // The space may be exhausted (every candidate measured) or just unlucky.
+        if (++stale >= 3) break;
+        continue;
+      }
+      stale = 0;
+      measureBatch(picks);
+    }
+    m_result.stopped = stopping() && m_measuredNow < m_options.trials;
+    return std::move(m_result);
+  }
+
+private:
+  bool overBudget() const { return m_options.timeBudgetSeconds > 0 && elapsed() >= m_options.timeBudgetSeconds; }
+  bool stopping() const { return m_stop.stop_requested() || overBudget(); }
+  double elapsed() const { return std::chrono::duration<double>(Clock::now() - m_start).count(); }
+  void drop(const std::string& reason) { ++m_result.dropped[reason]; }
+
+  /// A candidate of sketch `s` with `forced` decisions (the rest sampled from `seed`).
+  std::optional<Candidate> make(int s, const Decisions& forced, std::uint64_t seed) {
+    auto sch = applySketch(m_original, m_sketches[s], m_space, forced, seed);
+    if (!sch) {
+      drop("not generated: " + sch.error().code);
+      return std::nullopt;
+    }
+    Candidate c;
+    c.sketch = s;
+    c.trace = sch->trace();
+    c.func = sch->func();
+    c.hash = ir::structuralHash(c.func);
+    return c;
+  }
+
+  bool lower(Candidate& c) {
+    if (c.lowered) return true;
+    auto lowered = m_task.lower(c.func);
+    if (!lowered) {
+      drop("not lowered: " + lowered.error().code);
+      return false;
+    }
+    c.lowered = std::make_shared<const codegen::LoweredFunc>(std::move(*lowered));
+    return true;
+  }
+
+  /// Scores every candidate not scored yet (lowering it); drops those that do not lower.
+  void score(std::vector<Candidate>& cands) {
+    std::erase_if(cands, [&](Candidate& c) { return !lower(c); });
+    std::vector<const codegen::LoweredFunc*> ptrs;
+    for (const auto& c : cands)
+      ptrs.push_back(c.lowered.get());
+    if (ptrs.empty()) return;
+    const std::vector<double> scores = m_model.predict(ptrs);
+    for (std::size_t i = 0; i < cands.size() && i < scores.size(); ++i)
+      cands[i].score = std::isfinite(scores[i]) ? scores[i] : 0;
+  }
+
+  std::vector<Candidate> fresh(int n) {
+    std::vector<Candidate> out;
+    for (int attempt = 0; attempt < 3 * n && static_cast<int>(out.size()) < n && !m_stop.stop_requested(); ++attempt) {
+      const int s = static_cast<int>(m_rng() % m_sketches.size());
+      if (auto c = make(s, {}, m_rng())) out.push_back(std::move(*c));
+    }
+    return out;
+  }
+
+  std::optional<Candidate> mutated(const Candidate& parent) {
+    if (parent.sketch < 0) return std::nullopt;
+    auto decisions = mutate(parent.trace, m_space, m_rng);
+    if (!decisions) return std::nullopt;
+    return make(parent.sketch, *decisions, m_rng());
+  }
+
+  std::vector<Candidate> elites(int n) {
+    std::vector<const Measured*> sorted;
+    for (const auto& m : m_measured)
+      sorted.push_back(&m);
+    std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->gflops > b->gflops; });
+    std::vector<Candidate> out;
+    for (int i = 0; i < n && i < static_cast<int>(sorted.size()); ++i)
+      out.push_back(sorted[i]->candidate);
+    return out;
+  }
+
+  /// The candidates to measure next: `want` unmeasured ones, best predicted first.
+  std::vector<Candidate> pick(int want) {
+    std::vector<Candidate> pool;
+    switch (m_options.strategy) {
+    case Strategy::Random: pool = fresh(want * 2); break;
+    case Strategy::Annealing: pool = anneal(want); break;
+    default: pool = evolve(); break;
+    }
+    // Unique and unmeasured.
+    std::set<std::uint64_t> seen;
+    std::erase_if(pool,
+                  [&](const Candidate& c) { return m_measuredHashes.contains(c.hash) || !seen.insert(c.hash).second; });
+    if (m_options.strategy != Strategy::Random) {
+      const bool informative =
+          std::any_of(pool.begin(), pool.end(), [&](const Candidate& c) { return c.score != pool.front().score; });
+      if (informative)
+        std::stable_sort(pool.begin(), pool.end(), [](const auto& a, const auto& b) { return a.score > b.score; });
+      else
+        std::shuffle(pool.begin(), pool.end(), m_rng);
+    }
+    // eps-greedy: a share of the batch from the rest of the pool at random.
+    const int randomCount = static_cast<int>(std::floor(m_options.epsGreedy * want + 0.5));
+    if (randomCount > 0 && static_cast<int>(pool.size()) > want) {
+      std::vector<Candidate> rest(pool.begin() + (want - randomCount), pool.end());
+      std::shuffle(rest.begin(), rest.end(), m_rng);
+      pool.resize(want - randomCount);
+      pool.insert(pool.end(), rest.begin(), rest.begin() + randomCount);
+    }
+    std::vector<Candidate> picks;
+    for (auto& c : pool) {
+      if (static_cast<int>(picks.size()) >= want || m_stop.stop_requested()) break;
+      if (!lower(c)) continue;
+      picks.push_back(std::move(c));
+    }
+    return picks;
+  }
+
+  /// "" when the exact check accepts `c` (or cannot decide: the primitives' own checks
+  /// stand), else the counterexample.
+  std::string illegal(const Candidate& c) {
+    if (!m_options.checkLegality) return {};
+    auto state = schedule::ProgramState::make(c.func);
+    auto report = poly::checkLegality(*m_original, *state);
+    if (!report || report->legal) return {};
+    return report->counterexample ? poly::counterexampleMessage(*report->counterexample) : "a dependence is broken";
+  }
+
+  std::vector<Candidate> evolve() {
+    const int eliteCount = std::max(1, m_options.population / 5);
+    std::vector<Candidate> population = elites(eliteCount);
+    auto more = fresh(m_options.population - static_cast<int>(population.size()));
+    population.insert(population.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+    score(population);
+    std::vector<Candidate> pool = population;
+    for (int g = 0; g < m_options.generations && !population.empty() && !m_stop.stop_requested(); ++g) {
+      std::vector<Candidate> next;
+      std::uniform_real_distribution<double> unit(0, 1);
+      for (std::size_t i = 0; i < population.size(); ++i) {
+        // Tournament of two.
+        const Candidate& a = population[m_rng() % population.size()];
+        const Candidate& b = population[m_rng() % population.size()];
+        const Candidate& parent = a.score >= b.score ? a : b;
+        std::optional<Candidate> child;
+        if (unit(m_rng) < m_options.mutateProbability) child = mutated(parent);
+        next.push_back(child ? std::move(*child) : parent);
+      }
+      score(next);
+      for (const auto& c : next)
+        pool.push_back(c);
+      population = std::move(next);
+    }
+    return pool;
+  }
+
+  std::vector<Candidate> anneal(int want) {
+    std::vector<Candidate> chains = elites(std::max(1, want / 2));
+    auto more = fresh(want - static_cast<int>(chains.size()) + 1);
+    chains.insert(chains.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+    score(chains);
+    std::vector<Candidate> pool = chains;
+    const int steps =
+        std::max(4, m_options.population / std::max(1, static_cast<int>(chains.size())) * m_options.generations);
+    std::uniform_real_distribution<double> unit(0, 1);
+    for (int step = 0; step < steps && !m_stop.stop_requested(); ++step) {
+      const double temperature = 1.0 - static_cast<double>(step) / steps;
+      std::vector<Candidate> children;
+      for (const auto& c : chains)
+        if (auto child = mutated(c)) children.push_back(std::move(*child));
+      score(children);
+      double scale = 1e-9;
+      for (const auto& c : pool)
+        scale = std::max(scale, std::abs(c.score));
+      for (auto& child : children) {
+        pool.push_back(child);
+        auto it =
+            std::find_if(chains.begin(), chains.end(), [&](const Candidate& c) { return c.sketch == child.sketch; });
+        if (it == chains.end()) continue;
+        const double delta = (child.score - it->score) / scale;
+        if (delta >= 0 || (temperature > 0 && unit(m_rng) < std::exp(delta / temperature))) *it = std::move(child);
+      }
+    }
+    return pool;
+  }
+
+  /// Measures the picks one at a time, verifies each new best, records every one.
+  void measureBatch(std::vector<Candidate>& picks) {
+    std::vector<const codegen::LoweredFunc*> trained;
+    std::vector<double> labels;
+    for (auto& c : picks) {
+      if (stopping()) break;
+      const codegen::LoweredFunc programs[] = {*c.lowered};
+      MeasureResult r = m_measurer.measure(programs, {false}, m_stop).front();
+      if (r.error.starts_with("cancelled")) break;
+      m_measuredHashes.insert(c.hash);
+      ++m_measuredNow;
+      Record record = recordOf(c, r);
+      if (record.ok() && record.gflops > m_bestGflops) {
+        // A new best counts only once the exact legality check accepts it (about a second
+        // on a tiled conv2d, so only new bests take it) and its outputs are verified.
+        if (std::string why = illegal(c); !why.empty()) {
+          record.error = "illegal: " + why;
+          record.seconds.clear();
+          record.gflops = 0;
+          drop("illegal");
+        }
+      }
+      if (record.ok() && record.gflops > m_bestGflops) {
+        MeasureResult v = m_measurer.measure(programs, {true}, m_stop).front();
+        if (v.error.starts_with("cancelled")) {
+          record.verified = false;
+        } else if (!v.ok()) {
+          record.error = v.error;
+          record.seconds.clear();
+          record.gflops = 0;
+        } else {
+          record.verified = true;
+        }
+      }
+      if (record.ok()) {
+        m_measured.push_back({c, record.gflops});
+        if (record.verified && record.gflops > m_bestGflops) {
+          m_bestGflops = record.gflops;
+          m_result.best = record;
+        }
+      } else {
+        ++m_result.errors;
+      }
+      trained.push_back(c.lowered.get());
+      labels.push_back(record.ok() ? record.gflops : 0);
+      if (m_writer) (void)m_writer->append(record);
+      m_result.records.push_back(record);
+      m_result.curve.push_back({m_measuredNow, elapsed(), m_bestGflops});
+      report(&m_result.records.back(), c.score);
+    }
+    if (!trained.empty()) m_model.update(trained, labels);
+  }
+
+  Record recordOf(const Candidate& c, const MeasureResult& r) {
+    Record record;
+    record.workload = m_workload;
+    record.func = m_task.func.name;
+    record.target = m_task.target;
+    record.threads = m_task.threads;
+    record.fastMath = m_task.fastMath;
+    record.family = c.sketch >= 0 ? std::string(familyName(m_sketches[c.sketch].family)) : "";
+    record.sketch = c.sketch >= 0 ? m_sketches[c.sketch].name : "";
+    record.trace = c.trace;
+    record.seconds = r.seconds;
+    record.error = r.error;
+    record.verified = r.verified;
+    record.trial = ++m_trial;
+    record.time = utcTimestamp();
+    if (record.ok() && m_flops > 0) record.gflops = m_flops / record.medianSeconds() / 1e9;
+    return record;
+  }
+
+  void report(const Record* last, double predicted) {
+    if (!m_onProgress) return;
+    TuneProgress p;
+    p.last = last;
+    p.lastPredicted = predicted;
+    p.trials = m_measuredNow;
+    p.total = m_options.trials;
+    p.errors = m_result.errors;
+    p.bestGflops = m_bestGflops;
+    if (m_result.best) {
+      p.bestSteps = static_cast<int>(m_result.best->trace.instructions.size());
+      p.bestFamily = m_result.best->family;
+    }
+    p.elapsedSeconds = elapsed();
+    p.trialsPerSecond = p.elapsedSeconds > 0 ? p.trials / p.elapsedSeconds : 0;
+    p.etaSeconds = p.trialsPerSecond > 0 ? (p.total - p.trials) / p.trialsPerSecond : 0;
+    m_onProgress(p);
+  }
+
+  /// The records of earlier searches on this workload and target: measured, the model
+  /// trained on them, the best their best.
+  void resume(const std::vector<Record>& previous) {
+    std::vector<Candidate> cands;
+    std::vector<double> labels;
+    for (const auto& r : previous) {
+      if (r.workload != m_workload || r.target != m_task.target || r.threads != m_task.threads) continue;
+      m_trial = std::max(m_trial, r.trial);
+      std::optional<Candidate> c;
+      for (int s = 0; s < static_cast<int>(m_sketches.size()) && !c; ++s)
+        if (m_sketches[s].name == r.sketch) c = make(s, decisionsOf(r.trace), 1);
+      if (!c) {
+        auto sch = schedule::replayTrace(m_task.func, r.trace);
+        if (!sch) continue;
+        c = Candidate{.sketch = -1, .trace = sch->trace(), .func = sch->func()};
+        c->hash = ir::structuralHash(c->func);
+      }
+      m_measuredHashes.insert(c->hash);
+      if (!lower(*c)) continue;
+      if (r.ok()) {
+        m_measured.push_back({*c, r.gflops});
+        if (r.verified && r.gflops > m_bestGflops) {
+          m_bestGflops = r.gflops;
+          m_result.best = r;
+        }
+      }
+      labels.push_back(r.ok() ? r.gflops : 0);
+      cands.push_back(std::move(*c));
+    }
+    if (cands.empty()) return;
+    std::vector<const codegen::LoweredFunc*> ptrs;
+    for (const auto& c : cands)
+      ptrs.push_back(c.lowered.get());
+    m_model.update(ptrs, labels);
+  }
+
+  const TuneTask& m_task;
+  Measurer& m_measurer;
+  CostModel& m_model;
+  RecordWriter* m_writer;
+  const TuneOptions& m_options;
+  const std::function<void(const TuneProgress&)>& m_onProgress;
+  std::stop_token m_stop;
+  std::mt19937_64 m_rng;
+  SpaceOptions m_space;
+  schedule::StatePtr m_original;
+  std::vector<Sketch> m_sketches;
+  std::string m_workload;
+  double m_flops = 0;
+  Clock::time_point m_start;
+  std::unordered_set<std::uint64_t> m_measuredHashes;
+  std::vector<Measured> m_measured;
+  double m_bestGflops = 0;
+  int m_measuredNow = 0;
+  int m_trial = 0;
+  TuneResult m_result;
+};
+
+} // namespace
+
+Expected<Strategy> parseStrategy(std::string_view name) {
+  for (Strategy s : {Strategy::Evolutionary, Strategy::Annealing, Strategy::Poly, Strategy::Mixed, Strategy::Random})
+    if (strategyName(s) == name) return s;
+  return std::unexpected(Diagnostic::error(
+      "tune.bad-strategy",
+      fmt::format("unknown search strategy '{}': use evolutionary, annealing, poly, mixed or random", name)));
+}
+
+std::string_view strategyName(Strategy strategy) {
+  switch (strategy) {
+  case Strategy::Evolutionary: return "evolutionary";
+  case Strategy::Annealing: return "annealing";
+  case Strategy::Poly: return "poly";
+  case Strategy::Mixed: return "mixed";
+  case Strategy::Random: return "random";
+  }
+  return "mixed";
+}
+
+Expected<TuneResult> tune(const TuneTask& task, Measurer& measurer, CostModel& model,
+                          const std::vector<Record>& previous, RecordWriter* writer, const TuneOptions& options,
+                          const std::function<void(const TuneProgress&)>& onProgress, std::stop_token stop) {
+  Search search(task, measurer, model, writer, options, onProgress, std::move(stop));
+  return search.run(previous);
+}
+
+std::string curveCsv(const std::vector<CurvePoint>& curve) {
+  std::string out = "trial,seconds,best_gflops\n";
+  for (const auto& p : curve)
+    out += fmt::format("{},{:.3f},{:.3f}\n", p.trial, p.seconds, p.bestGflops);
+  return out;
+}
+
+} // namespace loopscape::tune

@@ -1,0 +1,114 @@
+// The search: rounds of candidates from the space (space.h), ranked by the cost model
+// (cost_model.h), the most promising measured (measure.h) and recorded (records.h).
+//
+// Strategies:
+//   evolutionary  MetaSchedule's EvolutionarySearch on the TIR family: a population of
+//                 the best measured candidates (a fifth) and fresh samples, evolved for a
+//                 few generations by mutating decisions (space.h's mutate) and keeping the
+//                 candidates the model scores best; each round measures the top unmeasured
+//                 ones, a small share (eps-greedy) picked at random instead.
+//   annealing     AutoTVM's simulated annealing on the TIR family: chains of mutations
+//                 from the best measured and random points, a worse score accepted with
+//                 probability exp(delta / temperature), the temperature falling to 0.
+//   poly          evolutionary on the polyhedral family only (poly_optimize's decisions).
+//   mixed         evolutionary on both families: one search, Halide-style and polyhedral
+//                 candidates side by side; records say which family each came from.
+//   random        fresh samples only, no model (the baseline the others must beat).
+//
+// Every candidate measured is recorded, failures included. Candidates that cannot be
+// generated or lowered are dropped before measurement, and counted by reason. A candidate
+// faster than the best so far must pass the exact legality check (checkLegality against
+// the original) and then a second run verified against the reference before it becomes the
+// best; one that fails is recorded with the error "illegal: ..." or "wrong: ...". (The
+// exact check takes up to a second on a tiled conv2d: every candidate would pay that, and
+// the sketch rules only make steps the primitives themselves check.)
+#pragma once
+
+#include "core/codegen/lowered_func.h"
+#include "core/ir/interpreter.h"
+#include "core/ir/prim_func.h"
+#include "core/tune/cost_model.h"
+#include "core/tune/measure.h"
+#include "core/tune/records.h"
+#include "core/tune/space.h"
+
+#include <functional>
+#include <map>
+#include <stop_token>
+
+namespace loopscape::tune {
+
+enum class Strategy : std::uint8_t { Evolutionary, Annealing, Poly, Mixed, Random };
+/// "evolutionary", ...; errors "tune.bad-strategy" list the names.
+Expected<Strategy> parseStrategy(std::string_view name);
+std::string_view strategyName(Strategy strategy);
+
+struct TuneOptions {
+  int trials = 64;    ///< candidates to measure (this run)
+  int batchSize = 16; ///< candidates measured per round
+  Strategy strategy = Strategy::Mixed;
+  SpaceOptions space;  ///< families are set from the strategy
+  int population = 64; ///< candidates evolved per round
+  int generations = 2; ///< rounds of mutation per batch
+  double mutateProbability = 0.85;
+  double epsGreedy = 0.05; ///< share of each batch picked at random
+  std::uint64_t seed = 1;
+  double timeBudgetSeconds = 0; ///< 0: no limit
+  bool checkLegality = true;    ///< the exact check of each new best
+};
+
+/// The task: a program on a target.
+struct TuneTask {
+  ir::PrimFunc func;
+  ir::SizeBindings sizes;
+  std::string target;
+  int threads = 0;
+  bool fastMath = false;
+  /// Lowers a scheduled program for the target (pipeline.lower).
+  std::function<Expected<codegen::LoweredFunc>(const ir::PrimFunc&)> lower;
+};
+
+struct TuneProgress {
+  int trials = 0;         ///< measured in this run
+  int total = 0;          ///< to measure in this run
+  int errors = 0;         ///< measured candidates that failed
+  double bestGflops = 0;  ///< best so far (resumed records included)
+  int bestSteps = 0;      ///< trace length of the best
+  std::string bestFamily; ///< "tir" or "poly"
+  double elapsedSeconds = 0;
+  double trialsPerSecond = 0;
+  double etaSeconds = 0;
+  /// The candidate just measured (every report follows one measurement) and the cost
+  /// model's score for it before it was measured (its scale is the model's own).
+  const Record* last = nullptr;
+  double lastPredicted = 0;
+};
+
+struct CurvePoint {
+  int trial = 0;      ///< measured so far in this run
+  double seconds = 0; ///< elapsed
+  double bestGflops = 0;
+};
+
+struct TuneResult {
+  std::optional<Record> best; ///< fastest verified successful record (resumed ones included)
+  std::vector<CurvePoint> curve;
+  std::vector<Record> records;        ///< measured in this run, in order
+  std::map<std::string, int> dropped; ///< reason -> candidates dropped before measuring
+  int errors = 0;
+  bool stopped = false; ///< by the stop token or the time budget
+  std::string modelName;
+};
+
+/// Tunes `task` for `options.trials` measurements: `previous` records of the workload are
+/// the starting point (resume), each measurement is appended to `writer` (when open) and
+/// reported to `onProgress`. A stop request ends the search after the candidate being
+/// measured (its worker is killed) and returns what was found.
+Expected<TuneResult> tune(const TuneTask& task, Measurer& measurer, CostModel& model,
+                          const std::vector<Record>& previous, RecordWriter* writer, const TuneOptions& options,
+                          const std::function<void(const TuneProgress&)>& onProgress = {}, std::stop_token stop = {});
+
+/// The curve as CSV: "trial,seconds,best_gflops" then one line per point.
+std::string curveCsv(const std::vector<CurvePoint>& curve);
+
+} // namespace loopscape::tune

@@ -1,0 +1,148 @@
+// `loopscape-cli tune` end to end: a short search with records and a curve, the best record
+// applied by `print` and `run` through `--trace best:LOG`, refusals, and Ctrl-C (SIGINT)
+// stopping a long search with its records kept.
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <csignal>
+#include <fstream>
+
+namespace {
+
+const char* kMatmul = R"(from tvm import te
+A = te.placeholder((48, 32), dtype="float32", name="A")
+B = te.placeholder((32, 64), dtype="float32", name="B")
+k = te.reduce_axis((0, 32), name="k")
+C = te.compute((48, 64), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+)";
+
+const char* kOther = R"(from tvm import te
+A = te.placeholder((16,), dtype="float32", name="A")
+B = te.compute((16,), lambda i: A[i] * 2.0, name="B")
+)";
+
+struct Result {
+  int exitCode = -1;
+  QString out, err;
+};
+
+int lineCount(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return -1;
+  return static_cast<int>(f.readAll().count('\n'));
+}
+
+} // namespace
+
+class TestCliTune : public QObject {
+  Q_OBJECT
+
+private:
+  QTemporaryDir m_dir;
+  QString m_program, m_other, m_log;
+
+  QProcessEnvironment environment() {
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert("LOOPSCAPE_MACHINE_CACHE", m_dir.filePath("machine.json"));
+    env.insert("LOOPSCAPE_WORKER", LS_WORKER_PATH);
+    return env;
+  }
+  Result cli(const QStringList& args) {
+    QProcess p;
+    p.setProcessEnvironment(environment());
+    p.start(LS_CLI_PATH, args);
+    if (!p.waitForFinished(180000)) return {};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+  }
+
+private Q_SLOTS:
+  void initTestCase() {
+    QVERIFY(m_dir.isValid());
+    m_program = m_dir.filePath("mm.te");
+    m_other = m_dir.filePath("other.te");
+    m_log = m_dir.filePath("mm.log");
+    std::ofstream(m_program.toStdString()) << kMatmul;
+    std::ofstream(m_other.toStdString()) << kOther;
+  }
+
+  void tuneWritesRecordsAndCurve() {
+    const QString curve = m_dir.filePath("curve.csv");
+    auto r = cli({"tune", m_program, "--trials", "6", "--batch", "3", "--population", "8", "--records", m_log,
+                  "--curve", curve, "--seed", "3", "--threads", "2"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.err.startsWith("tune: main on cpu-llvm (2 threads), strategy mixed, model xgb, 6 trials\n"),
+             qPrintable(r.err));
+    QVERIFY(r.err.contains(QRegularExpression(R"(tune: 3/6 trials, best [0-9.]+ GFLOP/s)")));
+    QVERIFY(r.err.contains("tune: 6/6 trials"));
+    QVERIFY(r.out.startsWith("# tuned main on cpu-llvm: 6 candidates measured, "));
+    QVERIFY2(
+        r.out.contains(QRegularExpression(
+            R"(# best: [0-9.]+ GFLOP/s, [0-9.]+ ms \(trial [1-6], family (tir|poly), sketch [^\n]+\), verified against the reference\n# from tvm import tir\n)")),
+        qPrintable(r.out));
+    QVERIFY(r.out.contains("# curve written to " + curve));
+    QCOMPARE(lineCount(m_log), 6);
+    QFile csv(curve);
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QStringList rows = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(rows.size(), 7);
+    QCOMPARE(rows.front(), QString("trial,seconds,best_gflops"));
+    QVERIFY(rows[6].startsWith("6,"));
+  }
+
+  void bestRecordAppliesToPrintAndRun() {
+    auto plain = cli({"print", m_program});
+    auto best = cli({"print", m_program, "--trace", "best:" + m_log});
+    QVERIFY2(best.exitCode == 0, qPrintable(best.err));
+    QVERIFY2(best.err.contains(QRegularExpression(
+                 "note: best:" + QRegularExpression::escape(m_log) +
+                 R"(: trial [1-6] \(.+\), [0-9.]+ GFLOP/s on cpu-llvm with 2 thread\(s\), verified\n)")),
+             qPrintable(best.err));
+    QVERIFY(best.out != plain.out);
+    auto run = cli({"run", m_program, "--trace", "best:" + m_log, "--target", "cpu-llvm", "--verify", "--repeat", "1"});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+    QVERIFY(run.out.contains("ok"));
+  }
+
+  void refusals() {
+    auto strategy = cli({"tune", m_program, "--strategy", "greedy", "--trials", "1"});
+    QCOMPARE(strategy.exitCode, 2);
+    QVERIFY(strategy.err.contains(
+        "error: unknown search strategy 'greedy': use evolutionary, annealing, poly, mixed or random"));
+    auto model = cli({"tune", m_program, "--model", "mlp", "--trials", "1"});
+    QCOMPARE(model.exitCode, 2);
+    QVERIFY(model.err.contains("unknown cost model 'mlp'"));
+    auto other = cli({"print", m_other, "--trace", "best:" + m_log});
+    QCOMPARE(other.exitCode, 2);
+    QVERIFY2(other.err.contains("' has no successful record of this program (workload main:"), qPrintable(other.err));
+    auto missing = cli({"print", m_program, "--trace", "best:" + m_dir.filePath("none.log")});
+    QCOMPARE(missing.exitCode, 2);
+    QVERIFY(missing.err.contains("no such tuning log"));
+  }
+
+  void interruptKeepsTheRecords() {
+    const QString log = m_dir.filePath("long.log");
+    QProcess p;
+    p.setProcessEnvironment(environment());
+    p.start(LS_CLI_PATH, {"tune", m_program, "--trials", "500", "--batch", "2", "--population", "4", "--records", log,
+                          "--strategy", "evolutionary"});
+    QVERIFY(p.waitForStarted());
+    QTRY_VERIFY_WITH_TIMEOUT(lineCount(log) >= 2, 60000);
+    ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 130);
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(err.contains("tune: interrupted; the records so far are kept"), qPrintable(err));
+    const int lines = lineCount(log);
+    QVERIFY(lines >= 2 && lines < 500);
+    // The log is whole: a new search resumes from it.
+    auto resumed = cli({"tune", m_program, "--trials", "1", "--records", log, "--strategy", "evolutionary"});
+    QCOMPARE(resumed.exitCode, 0);
+    QVERIFY2(resumed.err.contains(QString(", resuming from %1 records in ").arg(lines)), qPrintable(resumed.err));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCliTune)
+#include "tst_cli_tune.moc"

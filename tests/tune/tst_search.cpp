@@ -1,0 +1,221 @@
+// The search (core/tune/search.h) with real measurement: a short search on a small matmul
+// beats the unscheduled program and records every trial; a second search resumes from the
+// records; a stop request ends a search; failed measurements are recorded as errors.
+#include "core/codegen/pipeline.h"
+#include "core/frontend/te_frontend.h"
+#include "core/ir/structural_equal.h"
+#include "core/poly/checked_schedule.h"
+#include "core/tune/search.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fmt/format.h>
+#include <set>
+
+using namespace loopscape;
+
+namespace {
+
+ir::PrimFunc matmul(int n) {
+  auto f = frontend::parseTe(fmt::format(R"(from tvm import te
+A = te.placeholder(({0}, {0}), dtype="float32", name="A")
+B = te.placeholder(({0}, {0}), dtype="float32", name="B")
+k = te.reduce_axis((0, {0}), name="k")
+C = te.compute(({0}, {0}), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+)",
+                                         n),
+                             "mm.te");
+  if (!f) qFatal("%s", f.error().message.c_str());
+  return *f;
+}
+
+/// Fails every third program with a crash, times the rest as 1 ms (no worker needed).
+class FlakyMeasurer final : public tune::Measurer {
+public:
+  int calls = 0;
+  std::vector<tune::MeasureResult> measure(std::span<const codegen::LoweredFunc> programs,
+                                           const std::vector<bool>& verify, std::stop_token) override {
+    std::vector<tune::MeasureResult> out;
+    for (std::size_t i = 0; i < programs.size(); ++i) {
+      tune::MeasureResult r;
+      if (++calls % 3 == 0)
+        r.error = "crash: the kernel crashed with SIGSEGV (segmentation fault)";
+      else
+        r.seconds = {0.001 * (1 + calls % 5)};
+      r.verified = i < verify.size() && verify[i] && r.error.empty();
+      out.push_back(r);
+    }
+    return out;
+  }
+};
+
+} // namespace
+
+class TestSearch : public QObject {
+  Q_OBJECT
+
+private:
+  QTemporaryDir m_dir;
+  ir::PrimFunc m_func = matmul(64);
+  std::unique_ptr<tune::LocalMeasurer> m_measurer;
+
+  tune::TuneTask task() {
+    tune::TuneTask t;
+    t.func = m_func;
+    t.target = "cpu-llvm";
+    t.threads = 2;
+    const codegen::Target& target = m_measurer->target();
+    const codegen::Pipeline& pipeline = m_measurer->pipeline();
+    t.lower = [&target, &pipeline](const ir::PrimFunc& f) { return pipeline.lower(target, f); };
+    return t;
+  }
+  static tune::TuneOptions options(int trials) {
+    tune::TuneOptions o;
+    o.trials = trials;
+    o.batchSize = 4;
+    o.population = 12;
+    o.generations = 1;
+    o.space.cores = 2;
+    o.seed = 5;
+    return o;
+  }
+
+private Q_SLOTS:
+  void initTestCase() {
+    QVERIFY(m_dir.isValid());
+    tune::LocalMeasureOptions mo;
+    mo.workerPath = LS_WORKER_PATH;
+    mo.build.threads = 2;
+    mo.timing = {1, 3, 0, 5, false};
+    auto m = tune::LocalMeasurer::create(m_func, {}, mo);
+    if (!m) QSKIP("the cpu-llvm plugin is needed");
+    m_measurer = std::move(*m);
+  }
+
+  void shortSearchBeatsTheUnscheduledProgram() {
+    const std::string log = m_dir.filePath("mm.json").toStdString();
+    tune::RecordWriter writer;
+    QVERIFY(writer.open(log));
+    auto model = tune::makeCostModel("xgb", 1);
+    QVERIFY(model);
+    int reports = 0;
+    auto result = tune::tune(task(), *m_measurer, **model, {}, &writer, options(12), [&](const tune::TuneProgress& p) {
+      ++reports;
+      QCOMPARE(p.trials, reports);
+      QCOMPARE(p.total, 12);
+      QVERIFY(p.last);
+    });
+    QVERIFY(result);
+    QCOMPARE(reports, 12);
+    QCOMPARE(result->records.size(), std::size_t{12});
+    QCOMPARE(result->curve.size(), std::size_t{12});
+    QVERIFY(result->best);
+    QVERIFY(result->best->verified);
+    auto onDisk = tune::readRecords(log);
+    QVERIFY(onDisk);
+    QCOMPARE(onDisk->size(), std::size_t{12});
+    // Every record's trace replays to a distinct program.
+    std::set<std::uint64_t> programs;
+    for (const auto& r : *onDisk) {
+      auto sch = poly::replaySchedule(m_func, r.trace, schedule::LegalityPolicy::Unverified);
+      QVERIFY2(sch, r.sketch.c_str());
+      programs.insert(ir::structuralHash(sch->func()));
+    }
+    QCOMPARE(programs.size(), std::size_t{12});
+
+    // The unscheduled program, measured the same way, is slower than the best.
+    auto lowered = task().lower(m_func);
+    QVERIFY(lowered);
+    const codegen::LoweredFunc unscheduled[] = {*lowered};
+    auto base = m_measurer->measure(unscheduled, {false}, {}).front();
+    QVERIFY(base.ok());
+    tune::Record baseRecord;
+    baseRecord.seconds = base.seconds;
+    QVERIFY2(
+        result->best->medianSeconds() < baseRecord.medianSeconds(),
+        fmt::format("best {} s, unscheduled {} s", result->best->medianSeconds(), baseRecord.medianSeconds()).c_str());
+  }
+
+  void resumesFromTheRecords() {
+    const std::string log = m_dir.filePath("mm.json").toStdString();
+    auto previous = tune::readRecords(log);
+    QVERIFY(previous && previous->size() == 12);
+    const auto oldBest = tune::bestRecord(*previous, tune::workloadKey(m_func));
+    tune::RecordWriter writer;
+    QVERIFY(writer.open(log));
+    auto model = tune::makeCostModel("xgb", 1);
+    auto result = tune::tune(task(), *m_measurer, **model, *previous, &writer, options(4));
+    QVERIFY(result);
+    QCOMPARE(result->records.size(), std::size_t{4});
+    QCOMPARE(result->records.front().trial, 13); // numbering continues
+    QVERIFY(result->best);
+    QVERIFY(result->best->gflops >= oldBest->gflops);
+    // Nothing measured before is measured again.
+    auto all = tune::readRecords(log);
+    QCOMPARE(all->size(), std::size_t{16});
+    std::set<std::uint64_t> programs;
+    for (const auto& r : *all)
+      programs.insert(
+          ir::structuralHash(poly::replaySchedule(m_func, r.trace, schedule::LegalityPolicy::Unverified)->func()));
+    QCOMPARE(programs.size(), std::size_t{16});
+  }
+
+  void stopEndsTheSearch() {
+    std::stop_source stop;
+    auto model = tune::makeCostModel("random", 1);
+    auto result = tune::tune(
+        task(), *m_measurer, **model, {}, nullptr, options(40),
+        [&](const tune::TuneProgress& p) {
+          if (p.trials == 2) stop.request_stop();
+        },
+        stop.get_token());
+    QVERIFY(result);
+    QVERIFY(result->stopped);
+    QCOMPARE(result->records.size(), std::size_t{2});
+  }
+
+  void failuresAreRecorded() {
+    FlakyMeasurer flaky;
+    auto model = tune::makeCostModel("random", 2);
+    auto o = options(9);
+    o.strategy = tune::Strategy::Evolutionary;
+    auto result = tune::tune(task(), flaky, **model, {}, nullptr, o);
+    QVERIFY(result);
+    QCOMPARE(result->records.size(), std::size_t{9});
+    int crashed = 0;
+    for (const auto& r : result->records) {
+      QCOMPARE(r.family, std::string("tir"));
+      if (!r.ok()) {
+        ++crashed;
+        QCOMPARE(r.error, std::string("crash: the kernel crashed with SIGSEGV (segmentation fault)"));
+        QCOMPARE(r.gflops, 0.0);
+      }
+    }
+    QCOMPARE(result->errors, crashed);
+    QVERIFY(crashed >= 2);
+  }
+
+  void strategies() {
+    QCOMPARE(tune::strategyName(*tune::parseStrategy("annealing")), std::string_view("annealing"));
+    auto bad = tune::parseStrategy("greedy");
+    QVERIFY(!bad);
+    QCOMPARE(bad.error().message,
+             std::string("unknown search strategy 'greedy': use evolutionary, annealing, poly, mixed or random"));
+    // Annealing and poly run and record their family.
+    FlakyMeasurer flaky;
+    for (auto s : {tune::Strategy::Annealing, tune::Strategy::Poly}) {
+      auto model = tune::makeCostModel("xgb", 3);
+      auto o = options(4);
+      o.strategy = s;
+      auto result = tune::tune(task(), flaky, **model, {}, nullptr, o);
+      QVERIFY(result);
+      QCOMPARE(result->records.size(), std::size_t{4});
+      for (const auto& r : result->records)
+        QCOMPARE(r.family, std::string(s == tune::Strategy::Poly ? "poly" : "tir"));
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(TestSearch)
+#include "tst_search.moc"

@@ -1,0 +1,177 @@
+// The search space (core/tune/space.h): the sketches of the samples, candidates that replay
+// as traces and compute what the unscheduled program computes, decisions that regenerate
+// the same program, and mutations that change it.
+#include "core/ir/structural_equal.h"
+#include "core/poly/checked_schedule.h"
+#include "core/poly/legality.h"
+#include "core/schedule/trace_python.h"
+#include "core/tune/space.h"
+
+#include "poly/poly_codegen_test_util.h"
+
+#include <QtTest>
+
+using namespace loopscape;
+using polytest::kSmallSamples;
+
+namespace {
+
+ir::PrimFunc smallProgram(const polytest::Small& s) {
+  std::string text = polytest::smallSample(s.file, s.from, s.to);
+  if (s.from2) {
+    const auto pos = text.find(s.from2);
+    text.replace(pos, std::string(s.from2).size(), s.to2);
+  }
+  return polytest::parseTe(text);
+}
+
+ir::PrimFunc matmul(int m, int n, int k) {
+  return polytest::parseTe(fmt::format(R"(from tvm import te
+A = te.placeholder(({0}, {2}), dtype="float32", name="A")
+B = te.placeholder(({2}, {1}), dtype="float32", name="B")
+k = te.reduce_axis((0, {2}), name="k")
+C = te.compute(({0}, {1}), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+)",
+                                       m, n, k));
+}
+
+std::vector<std::string> names(const std::vector<tune::Sketch>& sketches) {
+  std::vector<std::string> out;
+  for (const auto& s : sketches)
+    out.push_back(s.name);
+  return out;
+}
+
+} // namespace
+
+class TestSpace : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void matmulSketches() {
+    tune::SpaceOptions options;
+    options.cores = 2;
+    const auto sketches = tune::generateSketches(matmul(64, 64, 64), options);
+    const std::vector<std::string> expected{"tir(C: tile)",       "tir(C: tile write@1)", "tir(C: tile write@2)",
+                                            "poly(fusion=smart)", "poly(fusion=max)",     "poly(fusion=min)"};
+    QCOMPARE(names(sketches), expected);
+  }
+
+  void softmaxSketches() {
+    // Reductions without data reuse are not tiled; the small row sums may be rfactored;
+    // the elementwise producers are inlined or placed by a sampled compute location.
+    tune::SpaceOptions options;
+    options.cores = 2;
+    options.poly = false;
+    const auto sketches = tune::generateSketches(smallProgram(kSmallSamples[7]), options);
+    QVERIFY(!sketches.empty());
+    bool rfactor = false, inlined = false;
+    for (const auto& s : sketches) {
+      rfactor |= s.name.find("rfactor") != std::string::npos;
+      inlined |= s.name.find("inline") != std::string::npos;
+    }
+    QVERIFY2(rfactor && inlined, fmt::format("{}", fmt::join(names(sketches), " | ")).c_str());
+  }
+
+  void candidatesReplayAndCompute_data() {
+    QTest::addColumn<int>("sample");
+    for (int i = 0; i < static_cast<int>(std::size(kSmallSamples)); ++i)
+      QTest::newRow(kSmallSamples[i].file) << i;
+  }
+
+  // Every sketch of every sample, under a few seeds: the candidate's trace replays to the
+  // same program, the exact legality check accepts it, and it computes the original's
+  // outputs (within float rounding: tiling reorders reductions).
+  void candidatesReplayAndCompute() {
+    QFETCH(int, sample);
+    const ir::PrimFunc func = smallProgram(kSmallSamples[sample]);
+    tune::SpaceOptions options;
+    options.cores = 2;
+    options.maxVectorizeExtent = 8;
+    const auto sketches = tune::generateSketches(func, options);
+    QVERIFY(!sketches.empty());
+    int generated = 0;
+    for (const auto& sketch : sketches) {
+      // A fresh polyhedral candidate is the cost model's choice whatever the seed.
+      const std::uint64_t seeds = sketch.family == tune::Family::Poly ? 1 : 3;
+      for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+        auto sch = tune::generate(func, sketch, options, {}, seed);
+        if (!sch) {
+          // A polyhedral sketch of a program isl cannot model is refused, never wrong.
+          if (sketch.family != tune::Family::Poly) QFAIL((sketch.name + ": " + sch.error().message).c_str());
+          continue;
+        }
+        ++generated;
+        const std::string where =
+            fmt::format("{} seed {}:\n{}", sketch.name, seed, schedule::traceToPython(sch->trace()));
+        auto replayed = poly::replaySchedule(func, sch->trace(), schedule::LegalityPolicy::Unverified);
+        if (!replayed) QFAIL((where + replayed.error().message).c_str());
+        QVERIFY2(ir::structuralEqual(replayed->func(), sch->func()), where.c_str());
+        // The exact check takes up to a second on a tiled conv2d: one seed per sketch.
+        auto legal = seed == 1 ? poly::checkLegality(func, sch->func()) : Expected<poly::LegalityReport>{};
+        if (legal && !legal->legal) QFAIL((where + poly::counterexampleMessage(*legal->counterexample)).c_str());
+        const std::string diff = polytest::compareRuns(func, sch->func(), kSmallSamples[sample].integer ? 0 : 1e-4);
+        QVERIFY2(diff.empty(), (where + diff).c_str());
+        // The decisions alone regenerate the program, whatever the seed.
+        auto again = tune::generate(func, sketch, options, tune::decisionsOf(sch->trace()), seed + 100);
+        QVERIFY2(again && ir::structuralEqual(again->func(), sch->func()), where.c_str());
+      }
+    }
+    QVERIFY(generated > 0);
+  }
+
+  // Mutations change one decision; the regenerated program is different and still right.
+  void mutationsChangeTheProgram() {
+    const ir::PrimFunc func = matmul(16, 32, 8);
+    tune::SpaceOptions options;
+    options.cores = 2;
+    options.poly = false;
+    const auto sketches = tune::generateSketches(func, options);
+    auto sch = tune::generate(func, sketches.front(), options, {}, 7);
+    QVERIFY(sch);
+    std::mt19937_64 rng(3);
+    int different = 0;
+    for (int i = 0; i < 20; ++i) {
+      auto decisions = tune::mutate(sch->trace(), options, rng);
+      QVERIFY(decisions);
+      const auto before = tune::decisionsOf(sch->trace());
+      QCOMPARE(decisions->size(), before.size());
+      int changed = 0;
+      for (std::size_t d = 0; d < before.size(); ++d)
+        changed += schedule::pythonValue((*decisions)[d]) != schedule::pythonValue(before[d]);
+      QCOMPARE(changed, 1);
+      auto child = tune::generate(func, sketches.front(), options, *decisions, 7);
+      QVERIFY(child);
+      different += !ir::structuralEqual(child->func(), sch->func());
+      QCOMPARE(polytest::compareRuns(func, child->func(), 1e-4), std::string());
+    }
+    QVERIFY(different >= 15);
+  }
+
+  // A tile decision keeps the product of its factors and the innermost bound.
+  void tileMutationKeepsTheExtent() {
+    const ir::PrimFunc func = matmul(64, 64, 64);
+    tune::SpaceOptions options;
+    options.poly = false;
+    options.maxInnermostFactor = 4;
+    const auto sketches = tune::generateSketches(func, options);
+    auto sch = tune::generate(func, sketches.front(), options, {}, 1);
+    QVERIFY(sch);
+    std::mt19937_64 rng(11);
+    for (int i = 0; i < 50; ++i) {
+      auto decisions = tune::mutate(sch->trace(), options, rng);
+      QVERIFY(decisions);
+      for (const auto& d : *decisions) {
+        const auto* list = d.get<schedule::TraceList>();
+        if (!list) continue;
+        std::int64_t product = 1;
+        for (const auto& x : *list)
+          product *= *x.get<std::int64_t>();
+        QCOMPARE(product, std::int64_t{64});
+        QVERIFY(*list->back().get<std::int64_t>() <= 4);
+      }
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(TestSpace)
+#include "tst_space.moc"
