@@ -223,6 +223,24 @@ int printAfterPasses(const RelayOptions& opt) {
 
 } // namespace
 
+std::optional<std::vector<ir::PrimFunc>> relayGroupFunctions(const std::string& path) {
+  RelayOptions opt;
+  opt.file = path;
+  auto p = prepare(opt);
+  if (!p) return std::nullopt;
+  std::vector<ir::PrimFunc> out;
+  for (const auto& g : p->fusion.groups) {
+    if (!g.hasCall()) continue;
+    auto func = frontend::relay::lowerGroup(g);
+    if (!func) {
+      printDiagnostic(func.error(), p->source);
+      return std::nullopt;
+    }
+    out.push_back(std::move(*func));
+  }
+  return out;
+}
+
 int printRelayModel(const std::string& path) {
   std::string source;
   auto model = loadRelay(path, source);

@@ -1,20 +1,28 @@
-// `tune`: the auto-scheduler on one program (core/tune/search.h). A live progress line on
-// stderr (trials, best GFLOP/s and its trace length, trials/s, errors, ETA); Ctrl-C stops
-// the search after the candidate being measured (its worker is killed) and keeps every
-// record written so far. At the end: the best trace as a TVM Python script on stdout, and
-// the curve of the best GFLOP/s against trials as CSV (--curve FILE, else on stdout).
+// `tune`: the auto-scheduler (core/tune/search.h). A live progress line on stderr (trials,
+// best GFLOP/s and its trace length, trials/s, errors, ETA); Ctrl-C stops the search after
+// the candidate being measured (its worker is killed) and keeps every record written so
+// far. At the end: the best trace as a TVM Python script on stdout, and the curve of the
+// best against trials as CSV (--curve FILE, else on stdout).
+//
+// Several tasks (several program files, or a Relay model: one task per distinct fused
+// group, weighted by how often it occurs) share the trials through the gradient-based task
+// scheduler (task_scheduler.h); the summary then gives each task's best and the weighted
+// latency, and the curve is that latency against trials.
 #include "cli_options.h"
 #include "cli_support.h"
 #include "commands.h"
 
 #include "core/codegen/pipeline.h"
+#include "core/ir/structural_equal.h"
 #include "core/schedule/trace_python.h"
 #include "core/tune/cost_model.h"
 #include "core/tune/search.h"
+#include "core/tune/task_scheduler.h"
 
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <thread>
@@ -25,7 +33,7 @@ namespace loopscape::cli {
 namespace {
 
 struct TuneCliOptions {
-  std::string file;
+  std::vector<std::string> files;
   std::string target = "cpu-llvm";
   int trials = 64;
   std::string strategy = "mixed";
@@ -45,6 +53,38 @@ struct TuneCliOptions {
 std::atomic<bool> g_interrupted{false};
 extern "C" void onInterrupt(int) { g_interrupted.store(true); }
 
+/// Ctrl-C while alive: the handler only sets a flag; a watcher thread turns it into a stop
+/// request (stop callbacks kill workers: not for a signal handler).
+class InterruptGuard {
+public:
+  InterruptGuard() {
+    g_interrupted.store(false);
+    m_previous = std::signal(SIGINT, onInterrupt);
+    m_watcher = std::thread([this] {
+      while (!m_done.load()) {
+        if (g_interrupted.load()) {
+          m_source.request_stop();
+          break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    });
+  }
+  ~InterruptGuard() {
+    m_done.store(true);
+    m_watcher.join();
+    std::signal(SIGINT, m_previous);
+  }
+  std::stop_token token() const { return m_source.get_token(); }
+  bool interrupted() const { return g_interrupted.load(); }
+
+private:
+  std::stop_source m_source;
+  std::atomic<bool> m_done{false};
+  std::thread m_watcher;
+  void (*m_previous)(int) = SIG_DFL;
+};
+
 std::string duration(double seconds) {
   if (!(seconds >= 0) || seconds > 1e7) return "?";
   const int s = static_cast<int>(seconds + 0.5);
@@ -57,14 +97,235 @@ std::string progressLine(const tune::TuneProgress& p) {
                      p.trialsPerSecond, p.errors, p.errors == 1 ? "" : "s", duration(p.etaSeconds));
 }
 
-int runTune(const TuneCliOptions& opt) {
-  auto program = loadProgram(opt.file);
-  if (!program) return kExitBadInput;
-  auto sizes = parseShapes(program->func, opt.shapes);
-  if (!sizes) {
-    printDiagnostic(sizes.error());
-    return kExitBadInput;
+/// One task: a program (a file, or a fused group of a Relay model) and its weight.
+struct CliTask {
+  ir::PrimFunc func;
+  ir::SizeBindings sizes;
+  double weight = 1;
+  std::string from; ///< the file it came from
+};
+
+/// The tasks of the files: a Relay model's distinct fused groups (by workload key,
+/// weighted by their count), every other file's program. Nullopt after printing the
+/// diagnostic.
+std::optional<std::vector<CliTask>> loadTasks(const TuneCliOptions& opt) {
+  std::vector<CliTask> tasks;
+  std::map<std::string, std::size_t> byKey;
+  for (const auto& file : opt.files) {
+    std::vector<ir::PrimFunc> funcs;
+    if (std::filesystem::path(file).extension() == ".relay") {
+      auto groups = relayGroupFunctions(file);
+      if (!groups) return std::nullopt;
+      funcs = std::move(*groups);
+    } else {
+      auto program = loadProgram(file);
+      if (!program) return std::nullopt;
+      funcs.push_back(program->func);
+    }
+    for (auto& f : funcs) {
+      auto sizes = parseShapes(f, opt.shapes);
+      if (!sizes) {
+        printDiagnostic(sizes.error());
+        return std::nullopt;
+      }
+      // Groups that differ only in name (TVM's _1, _2 suffixes) are one task.
+      std::string key = fmt::format("{:016x}", ir::structuralHash(f));
+      for (const auto& [name, value] : *sizes)
+        key += fmt::format(",{}={}", name, value);
+      if (auto it = byKey.find(key); it != byKey.end()) {
+        tasks[it->second].weight += 1;
+        continue;
+      }
+      byKey.emplace(key, tasks.size());
+      tasks.push_back({std::move(f), std::move(*sizes), 1, file});
+    }
   }
+  return tasks;
+}
+
+/// Everything a task's search needs, kept alive for the search.
+struct TaskSetup {
+  CliTask task;
+  std::unique_ptr<tune::LocalMeasurer> measurer;
+  tune::TuneTask tuneTask;
+};
+
+std::optional<TaskSetup> setUp(CliTask task, const TuneCliOptions& opt, int& exitCode) {
+  TaskSetup s;
+  tune::LocalMeasureOptions mo;
+  mo.target = opt.target;
+  mo.build.threads = opt.threads;
+  mo.build.fastMath = opt.fastMath;
+  mo.timeoutSeconds = opt.timeout;
+  auto measurer = tune::LocalMeasurer::create(task.func, task.sizes, mo);
+  if (!measurer) {
+    printDiagnostic(measurer.error());
+    exitCode = measurer.error().code.starts_with("codegen.toolchain") ? kExitInternal : kExitBadInput;
+    return std::nullopt;
+  }
+  s.measurer = std::move(*measurer);
+  s.tuneTask.func = task.func;
+  s.tuneTask.sizes = task.sizes;
+  s.tuneTask.target = opt.target;
+  s.tuneTask.threads = opt.threads;
+  s.tuneTask.fastMath = opt.fastMath;
+  const codegen::Target* target = &s.measurer->target();
+  const codegen::Pipeline* pipeline = &s.measurer->pipeline();
+  s.tuneTask.lower = [target, pipeline](const ir::PrimFunc& f) { return pipeline->lower(*target, f); };
+  s.task = std::move(task);
+  return s;
+}
+
+bool writeCurve(const std::string& path, const std::string& csv) {
+  if (path.empty()) {
+    fmt::print("# curve\n{}", csv);
+    return true;
+  }
+  std::ofstream out(path);
+  out << csv;
+  if (!out) {
+    printDiagnostic(Diagnostic::error("cli.unwritable", fmt::format("cannot write the curve to '{}'", path)));
+    return false;
+  }
+  fmt::print("# curve written to {}\n", path);
+  return true;
+}
+
+void printBest(const tune::Record& best) {
+  fmt::print("# best: {:.1f} GFLOP/s, {:.4g} ms (trial {}, family {}, sketch {}){}\n", best.gflops,
+             best.medianSeconds() * 1e3, best.trial, best.family.empty() ? "?" : best.family, best.sketch,
+             best.verified ? ", verified against the reference" : "");
+  fmt::print("{}", schedule::traceToPython(best.trace));
+}
+
+void printDropped(const tune::TuneResult& result) {
+  for (const auto& [reason, count] : result.dropped)
+    fmt::print(stderr, "tune: dropped before measuring: {} x {}\n", count, reason);
+}
+
+int runSingle(TaskSetup& setup, const TuneCliOptions& opt, tune::CostModel& model,
+              const std::vector<tune::Record>& previous, tune::RecordWriter& writer, const tune::TuneOptions& to) {
+  const auto& func = setup.task.func;
+  const std::string key = tune::workloadKey(func, setup.task.sizes);
+  const int resumed = static_cast<int>(std::count_if(previous.begin(), previous.end(), [&](const tune::Record& r) {
+    return r.workload == key && r.target == opt.target;
+  }));
+  fmt::print(stderr, "tune: {} on {} ({} thread{}), strategy {}, model {}, {} trials{}\n", func.name, opt.target,
+             to.space.cores, to.space.cores == 1 ? "" : "s", tune::strategyName(to.strategy), model.name(), opt.trials,
+             resumed ? fmt::format(", resuming from {} records in {}", resumed, opt.records) : "");
+  InterruptGuard interrupt;
+  const bool tty = isatty(STDERR_FILENO);
+  int lastPrinted = 0;
+  auto onProgress = [&](const tune::TuneProgress& p) {
+    if (tty) {
+      fmt::print(stderr, "\r\033[K{}", progressLine(p));
+      std::fflush(stderr);
+    } else if (p.trials - lastPrinted >= opt.batch || p.trials == p.total) {
+      fmt::print(stderr, "{}\n", progressLine(p));
+      lastPrinted = p.trials;
+    }
+  };
+  auto result = tune::tune(setup.tuneTask, *setup.measurer, model, previous, writer.isOpen() ? &writer : nullptr, to,
+                           onProgress, interrupt.token());
+  if (tty) fmt::print(stderr, "\n");
+  if (!result) {
+    printDiagnostic(result.error());
+    return kExitInternal;
+  }
+  if (interrupt.interrupted())
+    fmt::print(stderr, "tune: interrupted; the records so far are kept\n");
+  else if (result->stopped)
+    fmt::print(stderr, "tune: the time budget ran out\n");
+  printDropped(*result);
+
+  fmt::print("# tuned {} on {}: {} candidates measured, {} failed\n", func.name, opt.target, result->records.size(),
+             result->errors);
+  if (result->best)
+    printBest(*result->best);
+  else
+    fmt::print("# no candidate ran successfully\n");
+  if (result->modelSamples > 0)
+    fmt::print("# cost model {}: rank correlation {:.2f} of its predictions with the measured GFLOP/s over the {} "
+               "candidates measured after its first training\n",
+               result->modelName, result->modelCorrelation, result->modelSamples);
+  if (!writeCurve(opt.curve, tune::curveCsv(result->curve))) return kExitBadInput;
+  if (interrupt.interrupted()) return 130;
+  return result->best ? kExitOk : kExitInternal;
+}
+
+int runMany(std::vector<TaskSetup>& setups, const TuneCliOptions& opt, tune::CostModel& model,
+            const std::vector<tune::Record>& previous, tune::RecordWriter& writer, const tune::TuneOptions& to) {
+  double totalWeight = 0;
+  for (const auto& s : setups)
+    totalWeight += s.task.weight;
+  fmt::print(stderr, "tune: {} task{} ({} kernel launches) on {} ({} thread{}), strategy {}, model {}, {} trials\n",
+             setups.size(), setups.size() == 1 ? "" : "s", totalWeight, opt.target, to.space.cores,
+             to.space.cores == 1 ? "" : "s", tune::strategyName(to.strategy), model.name(), opt.trials);
+  InterruptGuard interrupt;
+  const bool tty = isatty(STDERR_FILENO);
+  std::vector<std::unique_ptr<tune::TaskTuner>> tuners;
+  std::vector<tune::ScheduledTask> scheduled;
+  int measured = 0, errors = 0;
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  std::vector<tune::CurvePoint> curve;
+  for (auto& s : setups) {
+    auto onProgress = [&, name = s.task.func.name](const tune::TuneProgress& p) {
+      ++measured;
+      if (p.last && !p.last->ok()) ++errors;
+      if (!tty) return;
+      const double rate = measured / std::max(elapsed(), 1e-9);
+      fmt::print(stderr, "\r\033[Ktune: {}/{} trials, {} best {:.1f} GFLOP/s, {:.2f} trials/s, {} errors, ETA {}",
+                 measured, opt.trials, name, p.bestGflops, rate, errors, duration((opt.trials - measured) / rate));
+      std::fflush(stderr);
+    };
+    tuners.push_back(std::make_unique<tune::TaskTuner>(
+        s.tuneTask, *s.measurer, model, writer.isOpen() ? &writer : nullptr, to, onProgress, interrupt.token()));
+    if (auto ok = tuners.back()->begin(previous); !ok) {
+      printDiagnostic(ok.error());
+      return kExitInternal;
+    }
+    scheduled.push_back({tuners.back().get(), s.task.weight});
+  }
+  tune::SchedulerOptions so;
+  so.trials = opt.trials;
+  so.batchSize = opt.batch;
+  so.seed = opt.seed;
+  auto onRound = [&](std::size_t task, double weighted) {
+    curve.push_back({measured, elapsed(), std::isfinite(weighted) ? weighted * 1e3 : 0});
+    if (tty) return;
+    fmt::print(stderr, "tune: {}/{} trials, round of task {} ({}), weighted latency {}\n", measured, opt.trials,
+               task + 1, setups[task].task.func.name,
+               std::isfinite(weighted) ? fmt::format("{:.4g} ms", weighted * 1e3) : "not yet known");
+  };
+  const auto rounds = tune::scheduleTasks(scheduled, so, onRound);
+  if (tty) fmt::print(stderr, "\n");
+  if (interrupt.interrupted()) fmt::print(stderr, "tune: interrupted; the records so far are kept\n");
+  for (const auto& t : tuners)
+    printDropped(t->result());
+
+  const double weighted = tune::weightedLatency(scheduled);
+  fmt::print("# tuned {} task{} on {}: {} candidates measured, {} failed; weighted latency {}\n", setups.size(),
+             setups.size() == 1 ? "" : "s", opt.target, measured, errors,
+             std::isfinite(weighted) ? fmt::format("{:.4g} ms", weighted * 1e3) : "unknown (a task has no result)");
+  for (std::size_t i = 0; i < setups.size(); ++i) {
+    const auto& r = tuners[i]->result();
+    fmt::print("# task {}/{}: {} (weight {}, from {}): {} rounds, {} measured\n", i + 1, setups.size(),
+               setups[i].task.func.name, setups[i].task.weight, setups[i].task.from, rounds[i], r.records.size());
+    if (r.best)
+      printBest(*r.best);
+    else
+      fmt::print("# no candidate ran successfully\n");
+  }
+  std::string csv = "trial,seconds,weighted_ms\n";
+  for (const auto& p : curve)
+    csv += fmt::format("{},{:.3f},{:.6f}\n", p.trial, p.seconds, p.bestGflops);
+  if (!writeCurve(opt.curve, csv)) return kExitBadInput;
+  if (interrupt.interrupted()) return 130;
+  return std::isfinite(weighted) ? kExitOk : kExitInternal;
+}
+
+int runTune(const TuneCliOptions& opt) {
   auto strategy = tune::parseStrategy(opt.strategy);
   if (!strategy) {
     printDiagnostic(strategy.error());
@@ -73,6 +334,12 @@ int runTune(const TuneCliOptions& opt) {
   auto model = tune::makeCostModel(opt.model, opt.seed);
   if (!model) {
     printDiagnostic(model.error());
+    return kExitBadInput;
+  }
+  auto tasks = loadTasks(opt);
+  if (!tasks) return kExitBadInput;
+  if (tasks->empty()) {
+    printDiagnostic(Diagnostic::error("cli.nothing-to-tune", "the files hold no kernel to tune"));
     return kExitBadInput;
   }
   std::vector<tune::Record> previous;
@@ -89,28 +356,14 @@ int runTune(const TuneCliOptions& opt) {
       return kExitBadInput;
     }
   }
-
-  tune::LocalMeasureOptions mo;
-  mo.target = opt.target;
-  mo.build.threads = opt.threads;
-  mo.build.fastMath = opt.fastMath;
-  mo.timeoutSeconds = opt.timeout;
-  auto measurer = tune::LocalMeasurer::create(program->func, *sizes, mo);
-  if (!measurer) {
-    printDiagnostic(measurer.error());
-    return measurer.error().code.starts_with("codegen.toolchain") ? kExitInternal : kExitBadInput;
+  std::vector<TaskSetup> setups;
+  for (auto& t : *tasks) {
+    int exitCode = kExitOk;
+    auto s = setUp(std::move(t), opt, exitCode);
+    if (!s) return exitCode;
+    setups.push_back(std::move(*s));
   }
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  tune::TuneTask task;
-  task.func = program->func;
-  task.sizes = *sizes;
-  task.target = opt.target;
-  task.threads = opt.threads;
-  task.fastMath = opt.fastMath;
-  const codegen::Target& target = (*measurer)->target();
-  const codegen::Pipeline& pipeline = (*measurer)->pipeline();
-  task.lower = [&](const ir::PrimFunc& f) { return pipeline.lower(target, f); };
-
   tune::TuneOptions to;
   to.trials = opt.trials;
   to.batchSize = opt.batch;
@@ -119,83 +372,9 @@ int runTune(const TuneCliOptions& opt) {
   to.seed = opt.seed;
   to.timeBudgetSeconds = opt.timeBudget;
   to.space.cores = opt.threads > 0 ? std::min(opt.threads, cores) : cores;
-
-  const int resumed = static_cast<int>(std::count_if(previous.begin(), previous.end(), [&](const tune::Record& r) {
-    return r.workload == tune::workloadKey(program->func, *sizes) && r.target == opt.target;
-  }));
-  fmt::print(stderr, "tune: {} on {} ({} thread{}), strategy {}, model {}, {} trials{}\n", program->func.name,
-             opt.target, to.space.cores, to.space.cores == 1 ? "" : "s", tune::strategyName(*strategy),
-             (*model)->name(), opt.trials,
-             resumed ? fmt::format(", resuming from {} records in {}", resumed, opt.records) : "");
-
-  // Ctrl-C: the handler only sets a flag; a watcher turns it into a stop request.
-  std::stop_source stopSource;
-  g_interrupted.store(false);
-  auto previousHandler = std::signal(SIGINT, onInterrupt);
-  std::atomic<bool> done{false};
-  std::thread watcher([&] {
-    while (!done.load()) {
-      if (g_interrupted.load()) {
-        stopSource.request_stop();
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-  });
-  const bool tty = isatty(STDERR_FILENO);
-  int lastPrinted = 0;
-  auto onProgress = [&](const tune::TuneProgress& p) {
-    if (tty) {
-      fmt::print(stderr, "\r\033[K{}", progressLine(p));
-      std::fflush(stderr);
-    } else if (p.trials - lastPrinted >= opt.batch || p.trials == p.total) {
-      fmt::print(stderr, "{}\n", progressLine(p));
-      lastPrinted = p.trials;
-    }
-  };
-  auto result = tune::tune(task, **measurer, **model, previous, writer.isOpen() ? &writer : nullptr, to, onProgress,
-                           stopSource.get_token());
-  done.store(true);
-  watcher.join();
-  std::signal(SIGINT, previousHandler);
-  if (tty) fmt::print(stderr, "\n");
-  if (!result) {
-    printDiagnostic(result.error());
-    return kExitInternal;
-  }
-  if (g_interrupted.load())
-    fmt::print(stderr, "tune: interrupted; the records so far are kept\n");
-  else if (result->stopped)
-    fmt::print(stderr, "tune: the time budget ran out\n");
-  for (const auto& [reason, count] : result->dropped)
-    fmt::print(stderr, "tune: dropped before measuring: {} x {}\n", count, reason);
-
-  const auto& records = result->records;
-  fmt::print("# tuned {} on {}: {} candidates measured, {} failed\n", program->func.name, opt.target, records.size(),
-             result->errors);
-  if (!result->best) {
-    fmt::print("# no candidate ran successfully\n");
-  } else {
-    const auto& best = *result->best;
-    fmt::print("# best: {:.1f} GFLOP/s, {:.4f} ms (trial {}, family {}, sketch {}){}\n", best.gflops,
-               best.medianSeconds() * 1e3, best.trial, best.family.empty() ? "?" : best.family, best.sketch,
-               best.verified ? ", verified against the reference" : "");
-    fmt::print("{}", schedule::traceToPython(best.trace));
-  }
-  const std::string csv = tune::curveCsv(result->curve);
-  if (!opt.curve.empty()) {
-    std::ofstream out(opt.curve);
-    out << csv;
-    if (!out) {
-      printDiagnostic(Diagnostic::error("cli.unwritable", fmt::format("cannot write the curve to '{}'", opt.curve)));
-      return kExitBadInput;
-    }
-    fmt::print("# curve written to {}\n", opt.curve);
-  } else {
-    fmt::print("# curve\n{}", csv);
-  }
-  if (g_interrupted.load()) return 130;
-  return result->best ? kExitOk : kExitInternal;
+  if (setups.size() == 1 && setups.front().task.weight == 1)
+    return runSingle(setups.front(), opt, **model, previous, writer, to);
+  return runMany(setups, opt, **model, previous, writer, to);
 }
 
 } // namespace
@@ -203,9 +382,12 @@ int runTune(const TuneCliOptions& opt) {
 void registerTune(CLI::App& app, CommandResult& result) {
   auto* cmd = app.add_subcommand("tune", "Search for a fast schedule (auto-scheduling), measuring candidates for real");
   auto opt = std::make_shared<TuneCliOptions>();
-  cmd->add_option("FILE", opt->file, "Program file (.te, or TVMScript .py)")->required();
+  cmd->add_option("FILE", opt->files,
+                  "Program files (.te, TVMScript .py) or a Relay model (.relay: its fused groups); several share the "
+                  "trials through the task scheduler")
+      ->required();
   cmd->add_option("--target", opt->target, "Target plugin (see `targets`)")->capture_default_str();
-  cmd->add_option("--trials", opt->trials, "Candidates to measure")
+  cmd->add_option("--trials", opt->trials, "Candidates to measure (in all)")
       ->capture_default_str()
       ->check(numberInRange(1, 1e6, true));
   cmd->add_option("--strategy", opt->strategy,
@@ -214,7 +396,7 @@ void registerTune(CLI::App& app, CommandResult& result) {
       ->capture_default_str();
   cmd->add_option("--records", opt->records,
                   "Tuning log (JSON lines): read to resume the search, every measurement appended");
-  cmd->add_option("--curve", opt->curve, "Write the best GFLOP/s against trials as CSV here (default: stdout)");
+  cmd->add_option("--curve", opt->curve, "Write the best against trials as CSV here (default: stdout)");
   cmd->add_option("--model", opt->model, "Cost model: xgb or random")->capture_default_str();
   cmd->add_option("--threads", opt->threads, "Threads of parallel loops (0: all cores)")
       ->capture_default_str()

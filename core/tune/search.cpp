@@ -6,11 +6,13 @@
 #include "core/poly/legality.h"
 #include "core/schedule/schedule.h"
 #include "core/tune/sketch_rules.h"
+#include "core/tune/xgb_model.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fmt/format.h>
+#include <limits>
 #include <random>
 #include <set>
 #include <unordered_set>
@@ -33,7 +35,7 @@ struct Candidate {
 /// A measured candidate that succeeded (the elite the population starts from).
 struct Measured {
   Candidate candidate;
-  double gflops = 0;
+  double seconds = 0;
 };
 
 class Search {
@@ -48,7 +50,7 @@ public:
                    options.strategy == Strategy::Random;
   }
 
-  Expected<TuneResult> run(const std::vector<Record>& previous) {
+  Expected<void> begin(const std::vector<Record>& previous) {
     m_start = Clock::now();
     m_original = schedule::ProgramState::make(m_task.func);
     m_sketches = generateSketches(m_task.func, m_space);
@@ -59,25 +61,42 @@ public:
     m_workload = workloadKey(m_task.func, m_task.sizes);
     m_result.modelName = std::string(m_model.name());
     resume(previous);
-    int stale = 0;
-    while (m_measuredNow < m_options.trials && !stopping()) {
-      const int want = std::min(m_options.batchSize, m_options.trials - m_measuredNow);
-      std::vector<Candidate> picks = pick(want);
+    return {};
+  }
+
+  /// Measures up to `want` candidates; returns how many were measured. Three rounds in a
+  /// row without a new candidate mark the space exhausted.
+  int round(int want) {
+    const int before = m_measuredNow;
+    while (m_measuredNow - before < want && !stopping() && !m_exhausted) {
+      std::vector<Candidate> picks = pick(want - (m_measuredNow - before));
       if (picks.empty()) {
-        // The space may be exhausted (every candidate measured) or just unlucky.
-        if (++stale >= 3) break;
+        m_exhausted = ++m_stale >= 3;
         continue;
       }
-      stale = 0;
+      m_stale = 0;
       measureBatch(picks);
     }
+    return m_measuredNow - before;
+  }
+
+  Expected<TuneResult> run(const std::vector<Record>& previous) {
+    if (auto ok = begin(previous); !ok) return std::unexpected(ok.error());
+    while (m_measuredNow < m_options.trials && !stopping() && !m_exhausted)
+      round(std::min(m_options.batchSize, m_options.trials - m_measuredNow));
     m_result.stopped = stopping() && m_measuredNow < m_options.trials;
     return std::move(m_result);
   }
 
+  bool exhausted() const { return m_exhausted; }
+  bool stopping() const { return m_stop.stop_requested() || overBudget(); }
+  TuneResult& result() { return m_result; }
+  int measured() const { return m_measuredNow; }
+  /// The best verified median time so far (infinity without one).
+  double bestSeconds() const { return m_bestSeconds; }
+
 private:
   bool overBudget() const { return m_options.timeBudgetSeconds > 0 && elapsed() >= m_options.timeBudgetSeconds; }
-  bool stopping() const { return m_stop.stop_requested() || overBudget(); }
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - m_start).count(); }
   void drop(const std::string& reason) { ++m_result.dropped[reason]; }
 
@@ -139,7 +158,7 @@ private:
     std::vector<const Measured*> sorted;
     for (const auto& m : m_measured)
       sorted.push_back(&m);
-    std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->gflops > b->gflops; });
+    std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->seconds < b->seconds; });
     std::vector<Candidate> out;
     for (int i = 0; i < n && i < static_cast<int>(sorted.size()); ++i)
       out.push_back(sorted[i]->candidate);
@@ -262,7 +281,7 @@ private:
       m_measuredHashes.insert(c.hash);
       ++m_measuredNow;
       Record record = recordOf(c, r);
-      if (record.ok() && record.gflops > m_bestGflops) {
+      if (record.ok() && record.medianSeconds() < m_bestSeconds) {
         // A new best counts only once the exact legality check accepts it (about a second
         // on a tiled conv2d, so only new bests take it) and its outputs are verified.
         if (std::string why = illegal(c); !why.empty()) {
@@ -272,7 +291,7 @@ private:
           drop("illegal");
         }
       }
-      if (record.ok() && record.gflops > m_bestGflops) {
+      if (record.ok() && record.medianSeconds() < m_bestSeconds) {
         MeasureResult v = m_measurer.measure(programs, {true}, m_stop).front();
         if (v.error.starts_with("cancelled")) {
           record.verified = false;
@@ -285,8 +304,9 @@ private:
         }
       }
       if (record.ok()) {
-        m_measured.push_back({c, record.gflops});
-        if (record.verified && record.gflops > m_bestGflops) {
+        m_measured.push_back({c, record.medianSeconds()});
+        if (record.verified && record.medianSeconds() < m_bestSeconds) {
+          m_bestSeconds = record.medianSeconds();
           m_bestGflops = record.gflops;
           m_result.best = record;
         }
@@ -294,13 +314,31 @@ private:
         ++m_result.errors;
       }
       trained.push_back(c.lowered.get());
-      labels.push_back(record.ok() ? record.gflops : 0);
+      labels.push_back(throughput(record));
+      if (m_modelUpdated && m_options.strategy != Strategy::Random) {
+        m_predicted.push_back(c.score);
+        m_actual.push_back(labels.back());
+      }
       if (m_writer) (void)m_writer->append(record);
       m_result.records.push_back(record);
       m_result.curve.push_back({m_measuredNow, elapsed(), m_bestGflops});
       report(&m_result.records.back(), c.score);
     }
-    if (!trained.empty()) m_model.update(trained, labels);
+    if (!trained.empty()) {
+      m_model.update(trained, labels);
+      m_modelUpdated = true;
+    }
+    if (m_predicted.size() >= 4) {
+      m_result.modelCorrelation = rankCorrelation(m_predicted, m_actual);
+      m_result.modelSamples = static_cast<int>(m_predicted.size());
+    }
+  }
+
+  /// What the model learns: GFLOP/s, or for a program without floating-point work (a pad,
+  /// a copy) calls per nanosecond, so that faster is always more (0 for a failure).
+  double throughput(const Record& r) const {
+    if (!r.ok()) return 0;
+    return m_flops > 0 ? r.gflops : 1e-9 / r.medianSeconds();
   }
 
   Record recordOf(const Candidate& c, const MeasureResult& r) {
@@ -361,13 +399,14 @@ private:
       m_measuredHashes.insert(c->hash);
       if (!lower(*c)) continue;
       if (r.ok()) {
-        m_measured.push_back({*c, r.gflops});
-        if (r.verified && r.gflops > m_bestGflops) {
+        m_measured.push_back({*c, r.medianSeconds()});
+        if (r.verified && r.medianSeconds() < m_bestSeconds) {
+          m_bestSeconds = r.medianSeconds();
           m_bestGflops = r.gflops;
           m_result.best = r;
         }
       }
-      labels.push_back(r.ok() ? r.gflops : 0);
+      labels.push_back(throughput(r));
       cands.push_back(std::move(*c));
     }
     if (cands.empty()) return;
@@ -375,6 +414,7 @@ private:
     for (const auto& c : cands)
       ptrs.push_back(c.lowered.get());
     m_model.update(ptrs, labels);
+    m_modelUpdated = true;
   }
 
   const TuneTask& m_task;
@@ -394,8 +434,13 @@ private:
   std::unordered_set<std::uint64_t> m_measuredHashes;
   std::vector<Measured> m_measured;
   double m_bestGflops = 0;
+  double m_bestSeconds = std::numeric_limits<double>::infinity();
   int m_measuredNow = 0;
   int m_trial = 0;
+  int m_stale = 0;
+  bool m_exhausted = false;
+  bool m_modelUpdated = false;
+  std::vector<double> m_predicted, m_actual; ///< scores before measuring, and the results
   TuneResult m_result;
 };
 
@@ -419,6 +464,32 @@ std::string_view strategyName(Strategy strategy) {
   }
   return "mixed";
 }
+
+struct TaskTuner::Impl {
+  TuneTask task;
+  TuneOptions options;
+  std::function<void(const TuneProgress&)> onProgress;
+  Search search;
+  Impl(TuneTask t, Measurer& measurer, CostModel& model, RecordWriter* writer, const TuneOptions& o,
+       std::function<void(const TuneProgress&)> progress, std::stop_token stop)
+      : task(std::move(t)), options(o), onProgress(std::move(progress)),
+        search(task, measurer, model, writer, options, onProgress, std::move(stop)) {}
+};
+
+TaskTuner::TaskTuner(TuneTask task, Measurer& measurer, CostModel& model, RecordWriter* writer,
+                     const TuneOptions& options, std::function<void(const TuneProgress&)> onProgress,
+                     std::stop_token stop)
+    : m_impl(std::make_unique<Impl>(std::move(task), measurer, model, writer, options, std::move(onProgress),
+                                    std::move(stop))) {}
+TaskTuner::~TaskTuner() = default;
+Expected<void> TaskTuner::begin(const std::vector<Record>& previous) { return m_impl->search.begin(previous); }
+int TaskTuner::round(int want) { return m_impl->search.round(want); }
+bool TaskTuner::exhausted() const { return m_impl->search.exhausted(); }
+bool TaskTuner::stopping() const { return m_impl->search.stopping(); }
+int TaskTuner::measured() const { return m_impl->search.measured(); }
+double TaskTuner::bestSeconds() const { return m_impl->search.bestSeconds(); }
+const TuneResult& TaskTuner::result() const { return m_impl->search.result(); }
+const TuneTask& TaskTuner::task() const { return m_impl->task; }
 
 Expected<TuneResult> tune(const TuneTask& task, Measurer& measurer, CostModel& model,
                           const std::vector<Record>& previous, RecordWriter* writer, const TuneOptions& options,

@@ -34,6 +34,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <stop_token>
 
 namespace loopscape::tune {
@@ -98,6 +99,11 @@ struct TuneResult {
   int errors = 0;
   bool stopped = false; ///< by the stop token or the time budget
   std::string modelName;
+  /// The cost model's prediction quality on unseen programs: Spearman's rank correlation
+  /// of its scores (made before measuring) with the measured GFLOP/s, over the candidates
+  /// measured after its first update; `modelSamples` of them (0: not enough to say).
+  double modelCorrelation = 0;
+  int modelSamples = 0;
 };
 
 /// Tunes `task` for `options.trials` measurements: `previous` records of the workload are
@@ -107,6 +113,35 @@ struct TuneResult {
 Expected<TuneResult> tune(const TuneTask& task, Measurer& measurer, CostModel& model,
                           const std::vector<Record>& previous, RecordWriter* writer, const TuneOptions& options,
                           const std::function<void(const TuneProgress&)>& onProgress = {}, std::stop_token stop = {});
+
+/// One task's search driven round by round (the task scheduler's unit; `tune` is begin,
+/// then rounds until options.trials are measured). It keeps copies of the task and the
+/// options; the measurer, the model and the writer must outlive it.
+class TaskTuner {
+public:
+  TaskTuner(TuneTask task, Measurer& measurer, CostModel& model, RecordWriter* writer, const TuneOptions& options,
+            std::function<void(const TuneProgress&)> onProgress = {}, std::stop_token stop = {});
+  ~TaskTuner();
+  TaskTuner(const TaskTuner&) = delete;
+  TaskTuner& operator=(const TaskTuner&) = delete;
+
+  /// Builds the space and resumes from `previous` (the task's own records are picked).
+  Expected<void> begin(const std::vector<Record>& previous);
+  /// Measures up to `want` candidates; returns how many were measured (fewer when the
+  /// space is exhausted or the search is stopped).
+  int round(int want);
+  bool exhausted() const;
+  bool stopping() const;
+  int measured() const;
+  /// The best verified median seconds so far (infinity without one).
+  double bestSeconds() const;
+  const TuneResult& result() const;
+  const TuneTask& task() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
+};
 
 /// The curve as CSV: "trial,seconds,best_gflops" then one line per point.
 std::string curveCsv(const std::vector<CurvePoint>& curve);

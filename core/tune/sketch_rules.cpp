@@ -107,7 +107,7 @@ private:
   }
 
   Expected<void> inlineBlock(const std::string& name) {
-    auto b = getBlock(m_sch, name);
+    auto b = getBlock(m_sch, name, m_sch.func().name);
     if (!b) return std::unexpected(b.error());
     if (computeInline(m_sch, *b)) return {};
     // Not inlinable after all: it stays a compute-location candidate.
@@ -115,7 +115,7 @@ private:
   }
 
   Expected<void> computeLocation(const std::string& name) {
-    auto b = getBlock(m_sch, name);
+    auto b = getBlock(m_sch, name, m_sch.func().name);
     if (!b) return std::unexpected(b.error());
     auto forced = intOf(take());
     auto loc = sampleComputeLocation(m_sch, *b, forced);
@@ -126,7 +126,7 @@ private:
 
   /// Multi-level tiling SSRSRS with write reuse at `writeLevel` (0: none).
   Expected<void> tile(const std::string& name, int writeLevel) {
-    auto b = getBlock(m_sch, name);
+    auto b = getBlock(m_sch, name, m_sch.func().name);
     if (!b) return std::unexpected(b.error());
     auto loops = getLoops(m_sch, *b);
     if (!loops) return std::unexpected(loops.error());
@@ -173,7 +173,7 @@ private:
   /// The reduce loops fused, split in 2 by sampled factors and the outer (decision 0) or
   /// inner (1) factored out with rfactor.
   Expected<void> rfactor(const std::string& name) {
-    auto b = getBlock(m_sch, name);
+    auto b = getBlock(m_sch, name, m_sch.func().name);
     if (!b) return std::unexpected(b.error());
     auto loops = getLoops(m_sch, *b);
     if (!loops) return std::unexpected(loops.error());
@@ -210,7 +210,11 @@ private:
     // As MetaSchedule's postprocessors: the loop annotations first (vectorize and
     // parallel refuse a reduction block without its init), then the inits hoisted (the
     // copied loops keep their kinds).
-    if (m_options.cores > 1) parallelize();
+    if (m_options.cores > 1) {
+      auto jobs = sampleJobs();
+      if (!jobs) return std::unexpected(jobs.error());
+      if (*jobs > 0) parallelize(*jobs);
+    }
     vectorize();
     auto unrolled = unroll();
     if (!unrolled) return unrolled;
@@ -220,8 +224,21 @@ private:
 
   /// Each nest's outer loops that feed no reduce iterator, fused while their product is
   /// within the bound (the first always), marked parallel.
-  void parallelize() {
-    const std::int64_t bound = std::int64_t{m_options.maxJobsPerCore} * m_options.cores;
+  /// The parallel jobs per core, sampled (MetaSchedule's MutateParallel): 0 (no parallel
+  /// loop: small kernels lose more to the threads' start than they gain), 1, 4 or
+  /// max_jobs_per_core.
+  Expected<std::int64_t> sampleJobs() {
+    const std::vector<std::int64_t> jobs{0, 1, 4, m_options.maxJobsPerCore};
+    const std::vector<double> probs{1, 1, 1, 2};
+    auto forced = intOf(take());
+    auto sampled = sampleCategorical(m_sch, jobs, probs, forced);
+    if (!sampled && forced) sampled = sampleCategorical(m_sch, jobs, probs);
+    if (!sampled) return std::unexpected(sampled.error());
+    return *m_sch.integer(RV(*sampled), "tune");
+  }
+
+  void parallelize(std::int64_t jobsPerCore) {
+    const std::int64_t bound = jobsPerCore * m_options.cores;
     // The first block of each top-level nest names the nest's loops (get_loops).
     std::vector<std::string> firstBlocks;
     for (const TreeNode* top : m_sch.tree().root().children) {
@@ -231,7 +248,7 @@ private:
       if (top->loop() && n) firstBlocks.push_back(n->block()->name);
     }
     for (const std::string& name : firstBlocks) {
-      auto b = getBlock(m_sch, name);
+      auto b = getBlock(m_sch, name, m_sch.func().name);
       if (!b) continue;
       auto loops = getLoops(m_sch, *b);
       if (!loops) continue;
@@ -263,7 +280,7 @@ private:
     for (const TreeNode* b : m_sch.tree().blocks())
       if (b->block()->init.defined()) names.push_back(b->block()->name);
     for (const auto& name : names) {
-      auto b = getBlock(m_sch, name);
+      auto b = getBlock(m_sch, name, m_sch.func().name);
       if (!b) continue;
       auto loops = getLoops(m_sch, *b);
       if (!loops) continue;
@@ -286,7 +303,7 @@ private:
   /// a constant in [2, max_vectorize_extent].
   void vectorize() {
     for (const auto& name : blockNames()) {
-      auto b = getBlock(m_sch, name);
+      auto b = getBlock(m_sch, name, m_sch.func().name);
       if (!b) continue;
       auto loops = getLoops(m_sch, *b);
       if (!loops || loops->empty()) continue;
@@ -311,7 +328,7 @@ private:
     const std::int64_t step = *m_sch.integer(RV(*depth), "tune");
     if (step <= 1) return {};
     for (const auto& name : blockNames()) {
-      auto b = getBlock(m_sch, name);
+      auto b = getBlock(m_sch, name, m_sch.func().name);
       if (!b) continue;
       auto loops = getLoops(m_sch, *b);
       if (!loops) continue;

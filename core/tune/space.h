@@ -24,8 +24,10 @@
 //   compute location every other block that has consumers: sample_compute_location, then
 //                   compute_at (or compute_inline for the inline mark);
 // then the post-steps (MetaSchedule's postprocessors, applied as primitives):
-//   parallel        the outer spatial loops of each nest, fused while their product is at
-//                   most max_jobs_per_core * cores, marked parallel;
+//   parallel        with several cores: jobs per core sampled from {0 (none), 1, 4,
+//                   max_jobs_per_core}; the outer loops of each nest that feed no reduce
+//                   iterator, fused while their product is at most jobs * cores (the first
+//                   always), marked parallel;
 //   decompose       each reduction's init hoisted to its outermost reduce loop;
 //   vectorize       the innermost loop of each block when it is spatial for every block
 //                   below it and its extent is a constant <= max_vectorize_extent;

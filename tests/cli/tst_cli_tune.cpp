@@ -1,6 +1,7 @@
 // `loopscape-cli tune` end to end: a short search with records and a curve, the best record
-// applied by `print` and `run` through `--trace best:LOG`, refusals, and Ctrl-C (SIGINT)
-// stopping a long search with its records kept.
+// applied by `print` and `run` through `--trace best:LOG`, refusals, a Relay model's fused
+// groups sharing the trials, and Ctrl-C (SIGINT) stopping a long search with its records
+// kept.
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -21,6 +22,17 @@ C = te.compute((48, 64), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C
 const char* kOther = R"(from tvm import te
 A = te.placeholder((16,), dtype="float32", name="A")
 B = te.compute((16,), lambda i: A[i] * 2.0, name="B")
+)";
+
+// Two identical dense + relu groups (one task of weight 2) and a softmax.
+const char* kRelay = R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(4, 16), float32], %w1: Tensor[(16, 16), float32], %w2: Tensor[(16, 16), float32]) {
+  %0 = nn.dense(%x, %w1);
+  %1 = nn.relu(%0);
+  %2 = nn.dense(%1, %w2);
+  %3 = nn.relu(%2);
+  nn.softmax(%3)
+}
 )";
 
 struct Result {
@@ -120,6 +132,28 @@ private Q_SLOTS:
     auto missing = cli({"print", m_program, "--trace", "best:" + m_dir.filePath("none.log")});
     QCOMPARE(missing.exitCode, 2);
     QVERIFY(missing.err.contains("no such tuning log"));
+  }
+
+  void relayModelTasksShareTheTrials() {
+    const QString model = m_dir.filePath("two.relay");
+    std::ofstream(model.toStdString()) << kRelay;
+    auto r = cli({"tune", model, "--trials", "6", "--batch", "1", "--population", "4", "--threads", "2"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.err.startsWith("tune: 2 tasks (3 kernel launches) on cpu-llvm (2 threads), strategy mixed, model xgb, "
+                              "6 trials\n"),
+             qPrintable(r.err));
+    // Round robin first: one round each, then the gradient decides.
+    QVERIFY(r.err.contains("tune: 1/6 trials, round of task 1 (tvmgen_default_fused_nn_dense_nn_relu), weighted "
+                           "latency not yet known\n"));
+    QVERIFY(r.err.contains(QRegularExpression(
+        R"(tune: 2/6 trials, round of task 2 \(tvmgen_default_fused_nn_softmax\), weighted latency [0-9.e-]+ ms\n)")));
+    QVERIFY2(r.out.contains(QRegularExpression(
+                 R"(# tuned 2 tasks on cpu-llvm: 6 candidates measured, 0 failed; weighted latency [0-9.e-]+ ms\n)")),
+             qPrintable(r.out));
+    QVERIFY(r.out.contains(QRegularExpression(
+        R"(# task 1/2: tvmgen_default_fused_nn_dense_nn_relu \(weight 2, from [^)]+\): [1-5] rounds, [1-5] measured\n# best: )")));
+    QVERIFY(r.out.contains("# task 2/2: tvmgen_default_fused_nn_softmax (weight 1, from "));
+    QVERIFY(r.out.contains("# curve\ntrial,seconds,weighted_ms\n"));
   }
 
   void interruptKeepsTheRecords() {
