@@ -8,7 +8,7 @@
 # each with the first line of its report, got by replaying it).
 #
 #   bench/fuzz.sh [N] [TARGET...]        N executions per target (default 100000);
-#                                        TARGET: te trace_script trace_json npy lsproj relay tvmscript
+#                                        TARGET: te trace_script trace_json npy lsproj relay tvmscript records
 # Options (before N):
 #   --time S     also stop each target after S seconds (-max_total_time)
 #   --fork       keep going after a finding (-fork=1 -ignore_crashes/ooms/timeouts=1),
@@ -44,7 +44,7 @@ if [ "$restart" -eq 1 ] && [ "$time_limit" -eq 0 ]; then echo "fuzz.sh: --restar
 runs=100000
 if [ $# -gt 0 ] && [[ "$1" =~ ^[0-9]+$ ]]; then runs="$1"; shift; fi
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(te trace_script trace_json npy lsproj relay tvmscript)
+[ ${#targets[@]} -gt 0 ] || targets=(te trace_script trace_json npy lsproj relay tvmscript records)
 
 if [ ! -f "$build/CMakeCache.txt" ]; then
   (cd "$root" && cmake --preset fuzz >/dev/null)

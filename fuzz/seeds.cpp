@@ -10,6 +10,8 @@
 //   relay         samples/relay/*.relay
 //   tvmscript     the samples as printed (tests/frontend/golden/samples/*.py) and the
 //                 scheduled goldens of tests/schedule/golden and tests/poly/golden
+//   records       a tuning log per trace (one measured record, one failed), and one log
+//                 of every trace
 // Exits 1 when a repository file cannot be read or a seed cannot be written.
 #include "app/gui/session_file.h"
 #include "core/frontend/te_frontend.h"
@@ -17,6 +19,7 @@
 #include "core/poly/checked_schedule.h"
 #include "core/schedule/trace_json.h"
 #include "core/schedule/trace_script.h"
+#include "core/tune/records.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -97,7 +100,7 @@ int main(int argc, char** argv) {
   }
   const fs::path source(argv[1]);
   const fs::path out(argv[2]);
-  for (const char* format : {"te", "trace_script", "trace_json", "lsproj", "npy", "relay", "tvmscript"}) {
+  for (const char* format : {"te", "trace_script", "trace_json", "lsproj", "npy", "relay", "tvmscript", "records"}) {
     fs::remove_all(out / format);
     fs::create_directories(out / format);
   }
@@ -117,9 +120,11 @@ int main(int argc, char** argv) {
     fs::copy_file(path, out / "relay" / path.filename());
   for (const char* dir : {"frontend/golden/samples", "schedule/golden", "poly/golden"})
     for (const auto& path : filesIn(source / "tests" / dir, ".py"))
-      fs::copy_file(path, out / "tvmscript" / (std::string(dir).substr(0, std::string(dir).find('/')) + "_" +
-                                                path.filename().string()));
+      fs::copy_file(path,
+                    out / "tvmscript" /
+                        (std::string(dir).substr(0, std::string(dir).find('/')) + "_" + path.filename().string()));
 
+  std::string allRecords;
   std::vector<fs::path> traces = filesIn(source / "samples" / "traces", ".py");
   for (const auto& path : filesIn(source / "fuzz" / "seeds" / "trace_script", ".py"))
     traces.push_back(path);
@@ -146,12 +151,36 @@ int main(int argc, char** argv) {
     }
     const std::string json = schedule::traceToJson(sch.trace());
     writeText(out / "trace_json" / (stem + ".json"), "# program: " + sample + "\n" + json);
+    tune::Record record;
+    record.workload = tune::workloadKey(*func);
+    record.func = func->name;
+    record.target = "cpu-llvm";
+    record.threads = 2;
+    record.family = "tir";
+    record.sketch = "tir(" + stem + ")";
+    record.trace = sch.trace();
+    record.seconds = {0.0021, 0.002, 0.0022};
+    record.gflops = 12.5;
+    record.verified = true;
+    record.trial = 1;
+    record.time = "2026-11-27T10:00:00Z";
+    tune::Record failed = record;
+    failed.seconds.clear();
+    failed.gflops = 0;
+    failed.verified = false;
+    failed.error = "crash: the kernel crashed with SIGSEGV (segmentation fault)";
+    failed.trial = 2;
+    const std::string lines = tune::recordToJson(record) + "\n" + tune::recordToJson(failed) + "\n";
+    writeText(out / "records" / (stem + ".log"), lines);
+    allRecords += lines;
     gui::SessionFile session;
     session.source = QString::fromStdString(samples[sample]);
     session.traceJson = QString::fromStdString(json);
     session.target = QStringLiteral("cpu-c");
     writeText(out / "lsproj" / (stem + ".lsproj"), gui::writeSessionFile(session).toStdString());
   }
+
+  writeText(out / "records" / "all.log", allRecords);
 
   const std::vector<std::pair<const char*, ir::DataType>> dtypes = {
       {"f2", ir::DataType::float16()}, {"f4", ir::DataType::float32()}, {"f8", ir::DataType::float64()},

@@ -142,7 +142,14 @@ private:
     std::vector<Candidate> out;
     for (int attempt = 0; attempt < 3 * n && static_cast<int>(out.size()) < n && !m_stop.stop_requested(); ++attempt) {
       const int s = static_cast<int>(m_rng() % m_sketches.size());
-      if (auto c = make(s, {}, m_rng())) out.push_back(std::move(*c));
+      auto c = make(s, {}, m_rng());
+      if (!c) continue;
+      // A polyhedral sketch samples nothing (poly_optimize's model decides): it is moved
+      // away from the model's choice by up to three mutations, most of the time.
+      if (m_sketches[s].family == Family::Poly)
+        for (int k = static_cast<int>(m_rng() % 4); k > 0; --k)
+          if (auto moved = mutated(*c)) c = std::move(moved);
+      out.push_back(std::move(*c));
     }
     return out;
   }
