@@ -14,6 +14,7 @@
 
 #include "core/codegen/pipeline.h"
 #include "core/ir/structural_equal.h"
+#include "core/poly/tile_model.h"
 #include "core/schedule/trace_python.h"
 #include "core/tune/cost_model.h"
 #include "core/tune/search.h"
@@ -372,6 +373,7 @@ int runTune(const TuneCliOptions& opt) {
   to.seed = opt.seed;
   to.timeBudgetSeconds = opt.timeBudget;
   to.space.cores = opt.threads > 0 ? std::min(opt.threads, cores) : cores;
+  to.space.vectorLanes = std::max(1, poly::MachineModel::host().vectorBytes / 4);
   if (setups.size() == 1 && setups.front().task.weight == 1)
     return runSingle(setups.front(), opt, **model, previous, writer, to);
   return runMany(setups, opt, **model, previous, writer, to);

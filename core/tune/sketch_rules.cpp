@@ -99,8 +99,40 @@ private:
 
   const TreeNode& node(const RV& rv) { return **m_sch.blockOrLoop(rv, "tune"); }
 
-  Expected<std::vector<ExprRV>> sampleTile(LoopRV loop, std::int64_t n) {
+  /// The prime factors of `x` spread over `k` slots at random (sample_perfect_tile's way).
+  std::vector<std::int64_t> spread(std::int64_t x, std::size_t k) {
+    std::vector<std::int64_t> slots(k, 1);
+    for (std::int64_t p = 2; p * p <= x; ++p)
+      while (x % p == 0)
+        slots[m_sch.rng()() % k] *= p, x /= p;
+    if (x > 1) slots[m_sch.rng()() % k] *= x;
+    return slots;
+  }
+
+  /// A decision for splitting a loop of `extent` in `n` whose last factor is one of the
+  /// divisors in [lo, hi] (nullopt when there is none).
+  std::optional<std::vector<std::int64_t>> guided(std::int64_t extent, std::int64_t n, std::int64_t lo,
+                                                  std::int64_t hi) {
+    std::vector<std::int64_t> inner;
+    for (std::int64_t d = lo; d <= std::min(hi, extent); ++d)
+      if (extent % d == 0) inner.push_back(d);
+    if (inner.empty()) return std::nullopt;
+    const std::int64_t last = inner[m_sch.rng()() % inner.size()];
+    std::vector<std::int64_t> decision = spread(extent / last, static_cast<std::size_t>(n - 1));
+    decision.push_back(last);
+    return decision;
+  }
+
+  /// sample_perfect_tile, with a guided decision (space.h) for a spatial loop when no
+  /// decision is forced: `vectorAxis` the innermost spatial loop.
+  Expected<std::vector<ExprRV>> sampleTile(LoopRV loop, std::int64_t n, bool spatial, bool vectorAxis) {
     auto forced = intsOf(take());
+    const auto extent = constExtent(node(loop));
+    const double unit = static_cast<double>(m_sch.rng()() >> 11) * 0x1.0p-53;
+    if (!forced && spatial && extent && unit < m_options.guidedTileProbability) {
+      forced = vectorAxis ? guided(*extent, n, m_options.vectorLanes, m_options.maxInnermostFactor)
+                          : guided(*extent, n, 1, 8);
+    }
     auto r = samplePerfectTile(m_sch, loop, n, m_options.maxInnermostFactor, forced);
     if (!r && forced) r = samplePerfectTile(m_sch, loop, n, m_options.maxInnermostFactor);
     return r;
@@ -135,6 +167,14 @@ private:
     // sequential order): only the first one of extent > 1 is split; the ones before it go
     // to R0, the ones after it to R1 whole.
     bool reduceSplit = false;
+    // The innermost spatial loop (the contiguous axis of the output, as te lays it out).
+    LoopRV vectorAxis;
+    for (const LoopRV& l : *loops) {
+      const auto extent = constExtent(node(l));
+      if (extent && *extent > 1 &&
+          roleIn(*m_sch.tree().findBlock(name), node(l).loop()->loopVar.get()) == Role::Spatial)
+        vectorAxis = l;
+    }
     for (const LoopRV& l : *loops) {
       const TreeNode& loopNode = node(l);
       const Role role = roleIn(*m_sch.tree().findBlock(name), loopNode.loop()->loopVar.get());
@@ -145,7 +185,7 @@ private:
         continue;
       }
       reduceSplit |= reduce;
-      auto factors = sampleTile(l, reduce ? 2 : 4);
+      auto factors = sampleTile(l, reduce ? 2 : 4, !reduce, l == vectorAxis);
       if (!factors) return std::unexpected(factors.error());
       auto parts = split(m_sch, l, *factors);
       if (!parts) return std::unexpected(parts.error());
@@ -188,7 +228,7 @@ private:
       fused = *f;
     }
     if (!constExtent(node(fused))) return {};
-    auto factors = sampleTile(fused, 2);
+    auto factors = sampleTile(fused, 2, false, false);
     if (!factors) return std::unexpected(factors.error());
     auto parts = split(m_sch, fused, *factors);
     if (!parts) return std::unexpected(parts.error());

@@ -14,7 +14,13 @@
 //   multi-level     a block with a reduction and data reuse: every spatial loop split in
 //     tiling        4 (sample_perfect_tile, innermost <= max_innermost_factor), every reduce
 //                   loop in 2, reordered SSRSRS (i0 j0 i1 j1 k0 i2 j2 k1 i3 j3); write
-//                   reuse at tile level 1 or 2 (one sketch each, and one without): an
+//                   reuse at tile level 1 or 2 (one sketch each, and one without). Half of
+//                   the tile decisions (guidedTileProbability) are drawn with the register
+//                   tile in mind: the innermost spatial loop's last factor a divisor in
+//                   [vectorLanes, max_innermost_factor] (whole vectors), the other spatial
+//                   loops' last factor at most 8 (rows of accumulators), the rest of each
+//                   extent spread at random as sample_perfect_tile spreads it; the decision
+//                   is recorded like a sampled one. An
 //                   elementwise consumer is moved there with reverse_compute_at, otherwise
 //                   a cache_write "global" block is;
 //   add-rfactor     a reduction whose spatial extent is small (at most
@@ -61,6 +67,10 @@ struct SpaceOptions {
   int maxJobsPerCore = 16;     ///< parallel extent bound per core
   int maxVectorizeExtent = 64; ///< largest vectorized loop
   int maxInnermostFactor = 64; ///< sample_perfect_tile's bound on the innermost tile
+  int vectorLanes = 8;         ///< float32 lanes of this machine's vector registers
+  /// Share of tile decisions drawn with the register tile in mind (the rest uniformly,
+  /// as sample_perfect_tile does): see "multi-level tiling" above.
+  double guidedTileProbability = 0.5;
   std::vector<std::int64_t> unrollSteps{0, 16, 64, 512};
   bool tir = true;  ///< generate the TIR family
   bool poly = true; ///< generate the polyhedral family

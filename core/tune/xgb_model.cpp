@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <sstream>
 
 namespace loopscape::tune {
@@ -74,6 +75,14 @@ Expected<std::vector<float>> rowPredictions(BoosterHandle b, DMatrixHandle m, st
     return Unexpected(Diagnostic::error("tune.xgboost", "XGBoost returned " + std::to_string(len) +
                                                             " predictions for " + std::to_string(rows) + " rows"));
   return std::vector<float>(out, out + len);
+}
+
+/// The program's feature rows with exact duplicates kept once (header: "Rows").
+std::vector<std::vector<float>> programRows(const codegen::LoweredFunc& func, const FeatureOptions& options) {
+  std::vector<std::vector<float>> rows = extractFeatures(func, options);
+  std::set<std::vector<float>> seen;
+  std::erase_if(rows, [&](const std::vector<float>& row) { return !seen.insert(row).second; });
+  return rows;
 }
 
 std::string workloadSignature(const codegen::LoweredFunc& func) {
@@ -185,7 +194,7 @@ Expected<std::vector<double>> XgbModel::scores(std::span<const codegen::LoweredF
   std::vector<float> rows;
   std::vector<std::size_t> owner; // candidate of each row
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    for (auto& row : extractFeatures(*candidates[i], m_options.features)) {
+    for (auto& row : programRows(*candidates[i], m_options.features)) {
       rows.insert(rows.end(), row.begin(), row.end());
       owner.push_back(i);
     }
@@ -204,7 +213,7 @@ void XgbModel::update(std::span<const codegen::LoweredFunc* const> candidates, s
   LS_ASSERT(candidates.size() == gflops.size(), "one gflops value per candidate");
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     Program p;
-    for (auto& row : extractFeatures(*candidates[i], m_options.features))
+    for (auto& row : programRows(*candidates[i], m_options.features))
       p.rows.insert(p.rows.end(), row.begin(), row.end());
     if (p.rows.empty()) continue;
     p.workload = workloadId(*candidates[i]);

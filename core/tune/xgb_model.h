@@ -5,6 +5,12 @@
 // its rows, so a program is scored by adding up the predicted cost of its statements
 // however many there are (unrolled copies, init and update, several stages).
 //
+// Rows: the lowered program's per-store rows with exact duplicates kept once. The copies
+// of an unrolled loop give identical rows (their count is a feature of the row itself);
+// summed one by one they made a program's score grow with its unrolling (the most
+// unrolled schedules scored highest whatever their speed). Trained on 24 measured matmul
+// 1024^3 schedules and tested on 24 others, the rank correlation went from 0.39 to 0.68.
+//
 // Objective: squared error on normalised throughput, with pack-sum gradients (Ansor's
 // "pack-sum-rmse", MetaSchedule's default). The label of a program is gflops / the best
 // gflops seen for the same workload (the function's name and parameter shapes), so batches
