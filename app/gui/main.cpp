@@ -68,15 +68,15 @@ int runWorkbench(int argc, char** argv) {
   const QCommandLineOption traceOption(QStringLiteral("trace"),
                                        QStringLiteral("apply a trace (.py TVM schedule or .json) to FILE"),
                                        QStringLiteral("T"));
-  const QCommandLineOption shotOption(QStringLiteral("screenshot"),
-                                      QStringLiteral("render the window to PNG and exit"), QStringLiteral("PNG"));
+  const QCommandLineOption shotOption(QStringLiteral("screenshot"), QStringLiteral("render the window to PNG and exit"),
+                                      QStringLiteral("PNG"));
   const QCommandLineOption darkOption(QStringLiteral("dark"), QStringLiteral("use the dark theme"));
   const QCommandLineOption selectOption(QStringLiteral("select"),
                                         QStringLiteral("select the loop or block NAME (with --screenshot)"),
                                         QStringLiteral("NAME"));
   const QCommandLineOption raiseOption(QStringLiteral("raise"),
                                        QStringLiteral("bring the dock NAME to the front (program, primitives, trace, "
-                                                      "diagnostics, code)"),
+                                                      "diagnostics, code, profile, tune)"),
                                        QStringLiteral("NAME"));
   const QCommandLineOption sizeOption(QStringLiteral("size"),
                                       QStringLiteral("window size for --screenshot (default 1600x1000)"),
@@ -154,8 +154,7 @@ int runWorkbench(int argc, char** argv) {
       loopscape::views::TuneViewOptions tuneOptions = window.tuneView()->options();
       tuneOptions.trials = trials;
       window.tuneView()->setOptions(tuneOptions);
-      if (!window.startTuning())
-        return fail(QStringLiteral("cannot tune: %1").arg(window.tuneView()->status()));
+      if (!window.startTuning()) return fail(QStringLiteral("cannot tune: %1").arg(window.tuneView()->status()));
       window.tuneJob()->waitForIdle(24 * 3600 * 1000);
       window.waitIdle();
     }

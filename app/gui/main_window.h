@@ -3,7 +3,8 @@
 // objectName, so the layout saved with saveState/restoreState under kStateVersion comes
 // back). Menus hold every action, with shortcuts: File (open, samples, recent files,
 // sessions, traces), Edit (undo/redo, copy trace as TVM Python), Schedule (apply, each
-// primitive), Run (profile the current state, cancel), View (docks, theme, reset layout).
+// primitive), Run (profile the current state, cancel; tune, stop tuning), View (docks, theme,
+// reset layout).
 // The profile dock runs, verifies and times states through a ProfileJob (profile_jobs.h);
 // the tune dock searches for fast schedules through a TuneJob (tune_jobs.h).
 //

@@ -116,7 +116,6 @@ std::optional<std::pair<int, Diagnostic>> applyRange(schedule::Schedule& sch, co
   return std::nullopt;
 }
 
-
 } // namespace
 
 struct Session::LoadResult {
@@ -416,22 +415,21 @@ void Session::loadTrace(const QString& text, const QString& fileName, const QStr
   if (!m_state) return;
   const StatePtr before = m_state;
   const std::uint64_t generation = ++m_applyGeneration;
-  const bool json = fileName.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive) ||
-                    text.trimmed().startsWith(u'[');
+  const bool json = fileName.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive) || text.trimmed().startsWith(u'[');
   struct TraceResult {
     StatePtr after;
     std::optional<DiagnosticItem> error;
   };
   m_jobs->run<TraceResult>(
       QStringLiteral("Loading trace"),
-      [before, json, text = text.toStdString(), name = QFileInfo(fileName).fileName().toStdString()](
-          std::stop_token, const ProgressFn&) {
+      [before, json, text = text.toStdString(),
+       name = QFileInfo(fileName).fileName().toStdString()](std::stop_token, const ProgressFn&) {
         TraceResult r;
         schedule::Schedule sch = poly::makeSchedule(before->schedule.originalState());
         auto ok = json ? schedule::applyJsonTrace(sch, text, name) : schedule::applyScript(sch, text, name);
         if (!ok) {
-          r.error = scheduleItem(ok.error(), sch.func(), DiagnosticItem::Origin::Trace, "the trace does not apply: ",
-                                 text);
+          r.error =
+              scheduleItem(ok.error(), sch.func(), DiagnosticItem::Origin::Trace, "the trace does not apply: ", text);
           return r;
         }
         r.after = makeState(std::move(sch), before->dialect);
@@ -444,10 +442,9 @@ void Session::loadTrace(const QString& text, const QString& fileName, const QStr
           Q_EMIT primitiveRefused(QString::fromStdString(r.error->message));
         } else {
           setDiagnostics(m_sourceDiagnostics, {});
-          m_undo->push(new StepCommand(this, before, r.after,
-                                       undoText.isEmpty()
-                                           ? QStringLiteral("load trace %1").arg(QFileInfo(fileName).fileName())
-                                           : undoText));
+          m_undo->push(new StepCommand(
+              this, before, r.after,
+              undoText.isEmpty() ? QStringLiteral("load trace %1").arg(QFileInfo(fileName).fileName()) : undoText));
         }
         Q_EMIT jobDone();
       });
