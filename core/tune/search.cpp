@@ -5,6 +5,7 @@
 #include "core/ir/structural_equal.h"
 #include "core/poly/legality.h"
 #include "core/schedule/schedule.h"
+#include "core/schedule/trace_python.h"
 #include "core/tune/sketch_rules.h"
 #include "core/tune/xgb_model.h"
 
@@ -102,6 +103,21 @@ private:
 
   /// A candidate of sketch `s` with `forced` decisions (the rest sampled from `seed`).
   std::optional<Candidate> make(int s, const Decisions& forced, std::uint64_t seed) {
+    // A polyhedral candidate depends on its decisions only (nothing is sampled) and costs
+    // a run of the isl scheduler: each one is made once.
+    std::string key;
+    if (m_sketches[s].family == Family::Poly) {
+      key = std::to_string(s);
+      for (const auto& d : forced)
+        key += "|" + schedule::pythonValue(d);
+      if (auto it = m_polyCache.find(key); it != m_polyCache.end()) return it->second;
+    }
+    auto c = generateCandidate(s, forced, seed);
+    if (!key.empty()) m_polyCache.emplace(key, c);
+    return c;
+  }
+
+  std::optional<Candidate> generateCandidate(int s, const Decisions& forced, std::uint64_t seed) {
     auto sch = applySketch(m_original, m_sketches[s], m_space, forced, seed);
     if (!sch) {
       drop("not generated: " + sch.error().code);
@@ -440,6 +456,7 @@ private:
   Clock::time_point m_start;
   std::unordered_set<std::uint64_t> m_measuredHashes;
   std::vector<Measured> m_measured;
+  std::map<std::string, std::optional<Candidate>> m_polyCache; ///< by sketch and decisions
   double m_bestGflops = 0;
   double m_bestSeconds = std::numeric_limits<double>::infinity();
   int m_measuredNow = 0;
