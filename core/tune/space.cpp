@@ -201,7 +201,7 @@ std::vector<Sketch> generateSketches(const ir::PrimFunc& func, const SpaceOption
         what += fmt::format("{}{}: {}", what.empty() ? "" : ", ", p.block, kRule[static_cast<int>(p.rule)]);
         if (p.rule == Sketch::Rule::Tile && p.writeLevel > 0) what += fmt::format(" write@{}", p.writeLevel);
       }
-      s.name = fmt::format("tir({})", what);
+      s.name = fmt::format("tir({})", what.empty() ? "post-steps only" : what);
       s.plans = std::move(plans);
       sketches.push_back(std::move(s));
     }
