@@ -208,6 +208,21 @@ private:
       else
         std::shuffle(pool.begin(), pool.end(), m_rng);
     }
+    // Before anything is measured, poly_optimize's own choice for each fusion (its cost
+    // model's: often the best polyhedral candidate) goes first.
+    if (m_measuredHashes.empty()) {
+      std::set<std::uint64_t> bases;
+      std::vector<Candidate> missing;
+      for (int s = 0; s < static_cast<int>(m_sketches.size()); ++s) {
+        if (m_sketches[s].family != Family::Poly) continue;
+        auto c = make(s, {}, 0);
+        if (!c || !bases.insert(c->hash).second) continue;
+        if (std::none_of(pool.begin(), pool.end(), [&](const Candidate& p) { return p.hash == c->hash; }))
+          missing.push_back(std::move(*c));
+      }
+      pool.insert(pool.begin(), std::make_move_iterator(missing.begin()), std::make_move_iterator(missing.end()));
+      std::stable_partition(pool.begin(), pool.end(), [&](const Candidate& c) { return bases.contains(c.hash); });
+    }
     // eps-greedy: a share of the batch from the rest of the pool at random.
     const int randomCount = static_cast<int>(std::floor(m_options.epsGreedy * want + 0.5));
     if (randomCount > 0 && static_cast<int>(pool.size()) > want) {
