@@ -10,6 +10,30 @@
 
 namespace loopscape::views {
 
+void fillTargetCombo(QComboBox* combo, const std::vector<TargetEntry>& targets) {
+  combo->clear();
+  auto* model = qobject_cast<QStandardItemModel*>(combo->model());
+  for (const TargetEntry& t : targets) {
+    combo->addItem(t.enabled ? t.name : t.name + QStringLiteral(" (disabled)"), t.name);
+    QStandardItem* item = model->item(combo->count() - 1);
+    item->setToolTip(t.enabled ? t.description : t.reason);
+    if (!t.enabled) item->setEnabled(false);
+  }
+}
+
+void selectTarget(QComboBox* combo, const std::vector<TargetEntry>& targets, const QString& name) {
+  int pick = -1;
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    if (!targets[i].enabled) continue;
+    if (pick < 0) pick = static_cast<int>(i);
+    if (targets[i].name == name) {
+      pick = static_cast<int>(i);
+      break;
+    }
+  }
+  if (pick >= 0 && pick != combo->currentIndex()) combo->setCurrentIndex(pick);
+}
+
 CodeView::CodeView(QWidget* parent) : QWidget(parent) {
   setObjectName(QStringLiteral("codeView"));
   m_target = new QComboBox(this);
@@ -50,30 +74,12 @@ CodeView::CodeView(QWidget* parent) : QWidget(parent) {
 void CodeView::setTargets(const std::vector<TargetEntry>& targets) {
   m_targets = targets;
   const QSignalBlocker block(m_target);
-  m_target->clear();
-  auto* model = qobject_cast<QStandardItemModel*>(m_target->model());
-  for (const TargetEntry& t : targets) {
-    m_target->addItem(t.enabled ? t.name : t.name + QStringLiteral(" (disabled)"), t.name);
-    QStandardItem* item = model->item(m_target->count() - 1);
-    item->setToolTip(t.enabled ? t.description : t.reason);
-    if (!t.enabled) item->setEnabled(false);
-  }
+  fillTargetCombo(m_target, targets);
   fillFormats();
   if (targets.empty()) setStatus(QStringLiteral("No target plugins found."));
 }
 
-void CodeView::setCurrentTarget(const QString& name) {
-  int pick = -1;
-  for (std::size_t i = 0; i < m_targets.size(); ++i) {
-    if (!m_targets[i].enabled) continue;
-    if (pick < 0) pick = static_cast<int>(i);
-    if (m_targets[i].name == name) {
-      pick = static_cast<int>(i);
-      break;
-    }
-  }
-  if (pick >= 0 && pick != m_target->currentIndex()) m_target->setCurrentIndex(pick);
-}
+void CodeView::setCurrentTarget(const QString& name) { selectTarget(m_target, m_targets, name); }
 
 void CodeView::fillFormats() {
   const QSignalBlocker block(m_format);

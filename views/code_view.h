@@ -24,6 +24,13 @@ struct TargetEntry {
   QString reason; ///< why a disabled plugin cannot be used
 };
 
+/// Fills `combo` with `targets`: item data the name, disabled plugins greyed out with the
+/// reason as tooltip (the code, profile and tune views' target choosers).
+void fillTargetCombo(QComboBox* combo, const std::vector<TargetEntry>& targets);
+/// Selects `name` in a combo fillTargetCombo filled from `targets` if it is listed and
+/// enabled; otherwise the first enabled target (nothing when none is).
+void selectTarget(QComboBox* combo, const std::vector<TargetEntry>& targets, const QString& name);
+
 class CodeView : public QWidget {
   Q_OBJECT
 public:

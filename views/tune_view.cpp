@@ -18,7 +18,6 @@
 #include <QScatterSeries>
 #include <QSpinBox>
 #include <QSplitter>
-#include <QStandardItemModel>
 #include <QTableView>
 #include <QThread>
 #include <QToolButton>
@@ -300,30 +299,12 @@ void TuneView::setTargets(const std::vector<TargetEntry>& targets) {
   const QString previous = m_target->currentData().toString();
   m_targets = targets;
   const QSignalBlocker block(m_target);
-  m_target->clear();
-  auto* model = qobject_cast<QStandardItemModel*>(m_target->model());
-  for (const TargetEntry& t : targets) {
-    m_target->addItem(t.enabled ? t.name : t.name + QStringLiteral(" (disabled)"), t.name);
-    QStandardItem* item = model->item(m_target->count() - 1);
-    item->setToolTip(t.enabled ? t.description : t.reason);
-    if (!t.enabled) item->setEnabled(false);
-  }
+  fillTargetCombo(m_target, targets);
   setCurrentTarget(previous);
   updateButtons();
 }
 
-void TuneView::setCurrentTarget(const QString& name) {
-  int pick = -1;
-  for (std::size_t i = 0; i < m_targets.size(); ++i) {
-    if (!m_targets[i].enabled) continue;
-    if (pick < 0) pick = static_cast<int>(i);
-    if (m_targets[i].name == name) {
-      pick = static_cast<int>(i);
-      break;
-    }
-  }
-  if (pick >= 0) m_target->setCurrentIndex(pick);
-}
+void TuneView::setCurrentTarget(const QString& name) { selectTarget(m_target, m_targets, name); }
 
 TuneViewOptions TuneView::options() const {
   TuneViewOptions o;

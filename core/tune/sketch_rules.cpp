@@ -54,16 +54,7 @@ std::optional<std::int64_t> intOf(const std::optional<TraceValue>& v) {
 }
 
 std::optional<std::vector<std::int64_t>> intsOf(const std::optional<TraceValue>& v) {
-  if (!v) return std::nullopt;
-  const auto* list = v->get<TraceList>();
-  if (!list) return std::nullopt;
-  std::vector<std::int64_t> out;
-  for (const auto& x : *list) {
-    const auto* i = x.get<std::int64_t>();
-    if (!i) return std::nullopt;
-    out.push_back(*i);
-  }
-  return out;
+  return v ? intListOf(*v) : std::nullopt;
 }
 
 class Applier {
@@ -405,6 +396,18 @@ private:
 };
 
 } // namespace
+
+std::optional<std::vector<std::int64_t>> intListOf(const TraceValue& value) {
+  const auto* list = value.get<TraceList>();
+  if (!list) return std::nullopt;
+  std::vector<std::int64_t> out;
+  for (const auto& x : *list) {
+    const auto* i = x.get<std::int64_t>();
+    if (!i) return std::nullopt;
+    out.push_back(*i);
+  }
+  return out;
+}
 
 Expected<Schedule> applySketch(const StatePtr& original, const Sketch& sketch, const SpaceOptions& options,
                                const Decisions& forced, std::uint64_t seed) {

@@ -9,6 +9,9 @@
 
 namespace loopscape::tune {
 
+/// The integers of a list value (a tile decision); nullopt for anything else.
+std::optional<std::vector<std::int64_t>> intListOf(const schedule::TraceValue& value);
+
 /// space.h's `generate` on a state of the original (shared by every candidate, with its
 /// analyses).
 Expected<schedule::Schedule> applySketch(const schedule::StatePtr& original, const Sketch& sketch,

@@ -64,18 +64,6 @@ std::vector<std::int64_t> primeFactorsOf(std::int64_t x) {
   return out;
 }
 
-std::optional<std::vector<std::int64_t>> intList(const TraceValue& v) {
-  const auto* list = v.get<TraceList>();
-  if (!list) return std::nullopt;
-  std::vector<std::int64_t> out;
-  for (const auto& x : *list) {
-    const auto* i = x.get<std::int64_t>();
-    if (!i) return std::nullopt;
-    out.push_back(*i);
-  }
-  return out;
-}
-
 TraceValue listValue(const std::vector<std::int64_t>& xs) {
   TraceList list;
   for (auto x : xs)
@@ -89,7 +77,7 @@ std::int64_t uniform(std::mt19937_64& rng, std::int64_t n) {
 
 /// A tile size factor moved from one level to another (MutateTileSize).
 std::optional<TraceValue> mutateTile(const TraceValue& decision, std::int64_t maxInnermost, std::mt19937_64& rng) {
-  auto d = intList(decision);
+  auto d = intListOf(decision);
   if (!d || d->size() < 2) return std::nullopt;
   for (int attempt = 0; attempt < 16; ++attempt) {
     std::vector<std::int64_t> m = *d;
@@ -117,11 +105,11 @@ std::optional<TraceValue> mutatePolyDecision(const TraceValue& decision, std::mt
   if (!bands) return std::nullopt;
   std::vector<std::size_t> usable;
   for (std::size_t b = 0; b < bands->size(); ++b)
-    if (auto d = intList((*bands)[b]); d && !d->empty() && d->size() % 2 == 0) usable.push_back(b);
+    if (auto d = intListOf((*bands)[b]); d && !d->empty() && d->size() % 2 == 0) usable.push_back(b);
   if (usable.empty()) return std::nullopt;
   for (int attempt = 0; attempt < 16; ++attempt) {
     const std::size_t b = usable[uniform(rng, static_cast<std::int64_t>(usable.size()))];
-    std::vector<std::int64_t> d = *intList((*bands)[b]);
+    std::vector<std::int64_t> d = *intListOf((*bands)[b]);
     const std::size_t n = d.size() / 2;
     const std::size_t k = uniform(rng, static_cast<std::int64_t>(d.size()));
     const bool up = uniform(rng, 2) == 0;
