@@ -17,6 +17,7 @@
 #include "core/poly/tile_model.h"
 #include "core/schedule/trace_python.h"
 #include "core/tune/cost_model.h"
+#include "core/tune/model_file.h"
 #include "core/tune/search.h"
 #include "core/tune/task_scheduler.h"
 
@@ -374,9 +375,33 @@ int runTune(const TuneCliOptions& opt) {
   to.timeBudgetSeconds = opt.timeBudget;
   to.space.cores = opt.threads > 0 ? std::min(opt.threads, cores) : cores;
   to.space.vectorLanes = std::max(1, poly::MachineModel::host().vectorBytes / 4);
-  if (setups.size() == 1 && setups.front().task.weight == 1)
-    return runSingle(setups.front(), opt, **model, previous, writer, to);
-  return runMany(setups, opt, **model, previous, writer, to);
+  if (!opt.records.empty()) {
+    // A model that cannot be read does not stop the search: it starts afresh and learns
+    // from the log's records of this workload again.
+    const auto path = tune::modelPathBeside(opt.records, **model);
+    if (auto loaded = tune::loadModelBeside(**model, opt.records); !loaded) {
+      Diagnostic d = loaded.error();
+      d.severity = Severity::Warning;
+      d.message += "; the cost model starts afresh";
+      printDiagnostic(d);
+    } else if (*loaded) {
+      fmt::print(stderr, "tune: cost model loaded from {}\n", path.string());
+    }
+  }
+  const int code = setups.size() == 1 && setups.front().task.weight == 1
+                       ? runSingle(setups.front(), opt, **model, previous, writer, to)
+                       : runMany(setups, opt, **model, previous, writer, to);
+  if (!opt.records.empty()) {
+    const auto path = tune::modelPathBeside(opt.records, **model);
+    if (auto saved = tune::saveModelBeside(**model, opt.records); !saved) {
+      Diagnostic d = saved.error();
+      d.severity = Severity::Warning;
+      printDiagnostic(d);
+    } else {
+      fmt::print(stderr, "tune: cost model saved to {}\n", path.string());
+    }
+  }
+  return code;
 }
 
 } // namespace
@@ -397,7 +422,8 @@ void registerTune(CLI::App& app, CommandResult& result) {
                   "decisions), mixed (both families), random (no model)")
       ->capture_default_str();
   cmd->add_option("--records", opt->records,
-                  "Tuning log (JSON lines): read to resume the search, every measurement appended");
+                  "Tuning log (JSON lines): read to resume the search, every measurement appended; the cost model "
+                  "is kept beside it (LOG.xgb)");
   cmd->add_option("--curve", opt->curve, "Write the best against trials as CSV here (default: stdout)");
   cmd->add_option("--model", opt->model, "Cost model: xgb or random")->capture_default_str();
   cmd->add_option("--threads", opt->threads, "Threads of parallel loops (0: all cores)")

@@ -64,6 +64,7 @@ QString summary(const TuneOutcome& o, const QString& records) {
                 .arg(o.modelCorrelation, 0, 'f', 2)
                 .arg(o.modelSamples);
   if (o.stopped && !records.isEmpty()) text += QStringLiteral(" Every record is kept in %1.").arg(records);
+  if (!o.modelFile.isEmpty()) text += ' ' + o.modelFile;
   QStringList dropped;
   for (const auto& [reason, count] : o.dropped)
     dropped << QStringLiteral("%1 × %2").arg(count).arg(QString::fromStdString(reason));

@@ -5,6 +5,7 @@
 #include "core/codegen/pipeline.h"
 #include "core/tune/cost_model.h"
 #include "core/tune/measure.h"
+#include "core/tune/model_file.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -82,6 +83,19 @@ TuneOutcome runTuneSearch(const TuneRequest& request, std::vector<tune::Record> 
   tune::RecordWriter writer;
   if (!request.recordsPath.empty())
     if (auto opened = writer.open(request.recordsPath); !opened) return failedOutcome(opened.error());
+  // The cost model beside the log: a resumed search goes on from it (one that cannot be
+  // read is left, and the model starts afresh); every search saves it at the end.
+  QStringList modelNotes;
+  const QString modelPath =
+      request.recordsPath.empty() ? QString() : qs(tune::modelPathBeside(request.recordsPath, **model).string());
+  if (request.resume && !request.recordsPath.empty()) {
+    auto loaded = tune::loadModelBeside(**model, request.recordsPath);
+    if (!loaded)
+      modelNotes << QStringLiteral("The cost model in %1 could not be read (%2); it started afresh.")
+                        .arg(modelPath, qs(loaded.error().message));
+    else if (*loaded)
+      modelNotes << QStringLiteral("Cost model loaded from %1.").arg(modelPath);
+  }
 
   // 2. The measurer (the target plugin, the worker, the reference inputs) and the task.
   tune::LocalMeasureOptions mo;
@@ -134,6 +148,13 @@ TuneOutcome runTuneSearch(const TuneRequest& request, std::vector<tune::Record> 
   auto result =
       tune::tune(task, **measurer, **model, previous, writer.isOpen() ? &writer : nullptr, options, onProgress, stop);
   if (!result) return failedOutcome(result.error());
+  if (!request.recordsPath.empty()) {
+    if (auto saved = tune::saveModelBeside(**model, request.recordsPath); !saved)
+      modelNotes << QStringLiteral("The cost model could not be saved: %1.").arg(qs(saved.error().message));
+    else
+      modelNotes << QStringLiteral("Cost model saved to %1.").arg(modelPath);
+  }
+  out.modelFile = modelNotes.join(' ');
   out.ok = true;
   out.stopped = result->stopped || stop.stop_requested();
   out.budgetSpent = result->stopped && !stop.stop_requested();

@@ -71,6 +71,9 @@ struct TuneOutcome {
   double modelCorrelation = 0;
   int modelSamples = 0;
   QString description; ///< "main on cpu-llvm (1 thread), strategy mixed, model xgb"
+  /// What became of the cost model kept beside the log (model_file.h): loaded by a
+  /// resumed search, saved at the end; empty without a log.
+  QString modelFile;
 };
 
 /// The facts of the CLI's progress line: "3/10 trials · best 12.3 GFLOP/s (14 steps, tir) ·

@@ -218,7 +218,13 @@ void XgbModel::update(std::span<const codegen::LoweredFunc* const> candidates, s
     if (p.rows.empty()) continue;
     p.workload = workloadId(*candidates[i]);
     p.gflops = std::isfinite(gflops[i]) && gflops[i] > 0 ? gflops[i] : 0.0;
-    m_programs.push_back(std::move(p));
+    // A program the model holds already (same workload, same rows): its latest measure.
+    auto same = std::find_if(m_programs.begin(), m_programs.end(),
+                             [&](const Program& q) { return q.workload == p.workload && q.rows == p.rows; });
+    if (same != m_programs.end())
+      same->gflops = p.gflops;
+    else
+      m_programs.push_back(std::move(p));
   }
   if (m_programs.size() > m_options.maxPrograms)
     m_programs.erase(m_programs.begin(),

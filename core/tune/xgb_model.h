@@ -30,7 +30,9 @@
 // and ranks well (Spearman > 0.8 on held-out programs in tests/tune/tst_cost_model.cpp).
 //
 // Online training: update() appends the batch (feature rows, gflops, workload) to the
-// data kept so far, drops the oldest programs beyond XgbOptions::maxPrograms, and retrains
+// data kept so far (a program it holds already, same workload and same rows, only takes
+// the new gflops: a resumed search presents the records a loaded model learnt from
+// again, model_file.h), drops the oldest programs beyond XgbOptions::maxPrograms, and retrains
 // a new booster from scratch on all of it (labels renormalised). Until the first
 // successful training, predict returns 0 for every candidate (no fallback heuristic: a
 // search should sample at random until it has measured something). A program without

@@ -96,6 +96,11 @@ private Q_SLOTS:
         qPrintable(r.out));
     QVERIFY(r.out.contains("# curve written to " + curve));
     QCOMPARE(lineCount(m_log), 6);
+    // The cost model is kept beside the log (booster and training data).
+    QVERIFY2(r.err.contains("tune: cost model saved to " + m_log + ".xgb\n"), qPrintable(r.err));
+    QVERIFY(!r.err.contains("cost model loaded"));
+    QVERIFY(QFileInfo(m_log + ".xgb").size() > 0);
+    QVERIFY(QFileInfo(m_log + ".xgb.data").size() > 0);
     QFile csv(curve);
     QVERIFY(csv.open(QIODevice::ReadOnly));
     const QStringList rows = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
@@ -175,6 +180,24 @@ private Q_SLOTS:
     auto resumed = cli({"tune", m_program, "--trials", "1", "--records", log, "--strategy", "evolutionary"});
     QCOMPARE(resumed.exitCode, 0);
     QVERIFY2(resumed.err.contains(QString(", resuming from %1 records in ").arg(lines)), qPrintable(resumed.err));
+    QVERIFY2(resumed.err.contains("tune: cost model loaded from " + log + ".xgb\n"), qPrintable(resumed.err));
+    QVERIFY(resumed.err.contains("tune: cost model saved to " + log + ".xgb\n"));
+  }
+
+  void unreadableModelStartsAfresh() {
+    const QString log = m_dir.filePath("bad-model.log");
+    std::ofstream(QString(log + ".xgb.data").toStdString()) << "not a model";
+    auto r = cli({"tune", m_program, "--trials", "2", "--batch", "2", "--population", "4", "--records", log,
+                  "--strategy", "evolutionary"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("warning: '" + log +
+                            ".xgb.data' is not a cost model's training data: no LSXGBD01 header; the cost model "
+                            "starts afresh\n"),
+             qPrintable(r.err));
+    QVERIFY(r.err.contains("tune: cost model saved to " + log + ".xgb\n"));
+    // Saved over the bad file: the next search reads it.
+    auto again = cli({"tune", m_program, "--trials", "1", "--records", log, "--strategy", "evolutionary"});
+    QVERIFY2(again.err.contains("tune: cost model loaded from " + log + ".xgb\n"), qPrintable(again.err));
   }
 };
 

@@ -231,6 +231,8 @@ private Q_SLOTS:
     QCOMPARE(view()->model()->rowCount(), o.measured);
     QVERIFY2(view()->status().startsWith(QStringLiteral("Stopped")), qPrintable(view()->status()));
     QVERIFY(view()->status().contains(QStringLiteral("kept")));
+    QCOMPARE(o.modelFile, QStringLiteral("Cost model saved to %1.xgb.").arg(log));
+    QVERIFY(view()->status().endsWith(o.modelFile) || view()->status().contains(o.modelFile + ' '));
     auto records = tune::readRecords(log.toStdString());
     QVERIFY(records);
     QCOMPARE(static_cast<int>(records->size()), o.measured);
@@ -246,6 +248,8 @@ private Q_SLOTS:
     QCOMPARE(m_outcomes.size(), std::size_t(2));
     QVERIFY2(m_outcomes.back().ok, qPrintable(m_outcomes.back().error));
     QCOMPARE(m_outcomes.back().measured, 3);
+    QCOMPARE(m_outcomes.back().modelFile,
+             QStringLiteral("Cost model loaded from %1.xgb. Cost model saved to %1.xgb.").arg(log));
     QCOMPARE(view()->model()->rowCount(), rowsBefore + 3);
     QCOMPARE(static_cast<int>(job()->records().size()), rowsBefore + 3);
     for (std::size_t i = static_cast<std::size_t>(rowsBefore); i < job()->records().size(); ++i)

@@ -107,6 +107,7 @@ private Q_SLOTS:
   void xgbUntrainedPredictsZero();
   void xgbRanksHeldOut();
   void xgbSaveLoadRoundTrip();
+  void xgbKeepsAProgramOnce();
   void xgbLoadErrors();
   void factory();
 
@@ -231,6 +232,25 @@ void TestCostModel::xgbSaveLoadRoundTrip() {
   QVERIFY(!loaded.trained());
   QCOMPARE(loaded.programCount(), std::size_t(0));
   QCOMPARE(loaded.predict(s.test), std::vector<double>(s.test.size(), 0.0));
+}
+
+void TestCostModel::xgbKeepsAProgramOnce() {
+  const Split s = split(m_set);
+  tune::XgbModel once(fastOptions());
+  once.update(s.trainA, s.gflopsA);
+  tune::XgbModel twice(fastOptions());
+  twice.update(s.trainA, s.gflopsA);
+  twice.update(s.trainA, s.gflopsA); // a resumed search presenting the same records
+  QCOMPARE(twice.programCount(), once.programCount());
+  QCOMPARE(twice.predict(s.test), once.predict(s.test));
+  // A program measured again takes the new measure.
+  std::vector<double> reversed(s.gflopsA.rbegin(), s.gflopsA.rend());
+  twice.update(s.trainA, reversed);
+  QCOMPARE(twice.programCount(), once.programCount());
+  tune::XgbModel fresh(fastOptions());
+  fresh.update(s.trainA, reversed);
+  QCOMPARE(twice.predict(s.test), fresh.predict(s.test));
+  QVERIFY(twice.predict(s.test) != once.predict(s.test));
 }
 
 void TestCostModel::xgbLoadErrors() {

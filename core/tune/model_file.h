@@ -1,0 +1,27 @@
+// The cost model kept beside a tuning log: a search with records LOG saves its model to
+// LOG.<model> ("mm.log.xgb"; the XGBoost model also writes its training data to
+// "mm.log.xgb.data", xgb_model.h) when it ends, stopped or not, and a later search with
+// the same LOG and model loads it before resuming. The loaded model predicts from the
+// first round, and it brings what it learnt on the log's other workloads; the log's
+// records of the resumed workload are then presented to it again, which changes nothing
+// for programs it holds already (XgbModel keeps a program once).
+#pragma once
+
+#include "core/tune/cost_model.h"
+
+#include <filesystem>
+
+namespace loopscape::tune {
+
+/// LOG + "." + the model's name.
+std::filesystem::path modelPathBeside(const std::filesystem::path& records, const CostModel& model);
+
+/// Loads the model saved beside `records`: true when one was loaded, false when there is
+/// none; the model's own errors ("tune.model-io", "tune.model-format", "tune.xgboost")
+/// leave it unchanged.
+Expected<bool> loadModelBeside(CostModel& model, const std::filesystem::path& records);
+
+/// Saves the model beside `records` ("tune.model-io", "tune.xgboost").
+Expected<void> saveModelBeside(const CostModel& model, const std::filesystem::path& records);
+
+} // namespace loopscape::tune
