@@ -37,11 +37,12 @@ std::vector<std::int64_t> unflattenIndex(std::int64_t flat, const std::vector<st
 }
 
 std::string OutputCheck::str() const {
-  const std::string errors = fmt::format("max abs error {:.3g}, max rel error {:.3g}; {}", maxAbsError, maxRelError,
-                                         tolerance.str());
+  const std::string errors =
+      fmt::format("max abs error {:.3g}, max rel error {:.3g}; {}", maxAbsError, maxRelError, tolerance.str());
   if (passed()) return fmt::format("ok ({})", errors);
   std::int64_t total = 1;
-  for (auto e : shape) total *= e;
+  for (auto e : shape)
+    total *= e;
   return fmt::format("MISMATCH: {} of {} elements differ; first at [{}]: expected {:.9g}, got {:.9g} ({})", mismatches,
                      total, fmt::join(first->index, ", "), first->expected, first->actual, errors);
 }
@@ -122,7 +123,8 @@ bool VerifyReport::passed() const {
 std::string SampledCheck::str() const {
   if (!skipped.empty()) return fmt::format("interpreter on sampled elements: not run ({})", skipped);
   std::vector<std::string> where;
-  for (const auto& index : indices) where.push_back(fmt::format("[{}]", fmt::join(index, ", ")));
+  for (const auto& index : indices)
+    where.push_back(fmt::format("[{}]", fmt::join(index, ", ")));
   const std::string head = fmt::format("interpreter on {} sampled element{} {}: ", indices.size(),
                                        indices.size() == 1 ? "" : "s", fmt::join(where, ", "));
   const std::string errors = fmt::format("max abs error {:.3g}, max rel error {:.3g}; {}", check.maxAbsError,
@@ -155,8 +157,21 @@ Expected<VerifyReport> verify(const ir::PrimFunc& original, const ir::SizeBindin
   if (!work) return Unexpected(work.error());
   report.instances = work->instances;
 
-  std::vector<ir::NDArray> expected = freshCopies(args, outputs);
-  if (report.instances <= options.interpretLimit) {
+  // The reference: from the cache when it holds this program's results on these inputs.
+  ReferenceCache* cache = options.reference.get();
+  std::vector<ir::ArrayChecksum> inputs;
+  if (cache) {
+    for (std::size_t i = 0; i < args.size(); ++i)
+      if (std::find(outputs.begin(), outputs.end(), i) == outputs.end()) inputs.push_back(args[i].checksum());
+    if (cache->filled && cache->inputs != inputs) cache->filled = false;
+  }
+  const bool cached = cache && cache->filled;
+  std::vector<ir::NDArray> expected = cached ? cache->expected : freshCopies(args, outputs);
+  if (cached) {
+    ++cache->hits;
+    report.reference = cache->kind;
+    report.referenceText = cache->text;
+  } else if (report.instances <= options.interpretLimit) {
     report.reference = ReferenceKind::Interpreter;
     report.referenceText = "the reference interpreter";
     if (auto ran = ir::interpret(original, expected, sizes, stop); !ran) {
@@ -183,6 +198,14 @@ Expected<VerifyReport> verify(const ir::PrimFunc& original, const ir::SizeBindin
     }
   }
 
+  if (cache && !cached) {
+    cache->inputs = inputs;
+    cache->kind = report.reference;
+    cache->text = report.referenceText;
+    cache->expected = expected;
+    cache->samples.clear();
+  }
+
   if (stop.stop_requested()) return cancelled();
   report.actual = freshCopies(args, outputs);
   if (auto ran = underTest(report.actual); !ran) return stop.stop_requested() ? cancelled() : Unexpected(ran.error());
@@ -194,11 +217,15 @@ Expected<VerifyReport> verify(const ir::PrimFunc& original, const ir::SizeBindin
   if (report.reference == ReferenceKind::CompiledUnscheduled) {
     // The interpreter on sampled elements; the outputs share the interpret limit.
     const double limit = options.interpretLimit / static_cast<double>(std::max<std::size_t>(outputs.size(), 1));
-    for (std::size_t i : outputs) {
+    for (std::size_t n = 0; n < outputs.size(); ++n) {
+      const std::size_t i = outputs[n];
       const auto& param = original.params[i];
-      auto sample = interpretSampledElements(original, sizes, args, i, options.sampleElements, options.sampleSeed + i,
-                                             limit, stop);
+      Expected<SampledElements> sample =
+          cached ? Expected<SampledElements>(cache->samples[n])
+                 : interpretSampledElements(original, sizes, args, i, options.sampleElements, options.sampleSeed + i,
+                                            limit, stop);
       if (!sample) return Unexpected(sample.error());
+      if (cache && !cached) cache->samples.push_back(*sample);
       SampledCheck c;
       c.name = param->name;
       c.instancesPerElement = sample->instancesPerElement;
@@ -221,6 +248,7 @@ Expected<VerifyReport> verify(const ir::PrimFunc& original, const ir::SizeBindin
       report.sampled.push_back(std::move(c));
     }
   }
+  if (cache) cache->filled = true;
   return report;
 }
 

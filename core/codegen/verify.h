@@ -17,12 +17,14 @@
 #pragma once
 
 #include "core/codegen/runner.h"
+#include "core/codegen/verify_sample.h"
 #include "core/ir/interpreter.h"
 #include "core/ir/ndarray.h"
 #include "core/ir/prim_func.h"
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <stop_token>
@@ -107,12 +109,27 @@ struct VerifyReport {
   /// "the reference interpreter" or "the unscheduled program compiled by the same target
   /// (too large to interpret: 1.07e+09 statement instances > 2e+08)".
   std::string referenceText;
-  double instances = 0;              ///< statement instances of the unscheduled program
-  std::vector<OutputCheck> outputs;  ///< one per output parameter, in parameter order
+  double instances = 0;             ///< statement instances of the unscheduled program
+  std::vector<OutputCheck> outputs; ///< one per output parameter, in parameter order
   /// With CompiledUnscheduled: one per output parameter, in parameter order.
   std::vector<SampledCheck> sampled;
-  std::vector<ir::NDArray> actual;   ///< every argument after the kernel under test ran
+  std::vector<ir::NDArray> actual; ///< every argument after the kernel under test ran
   bool passed() const;
+};
+
+/// The reference's results kept across verifications of several kernels of one program
+/// on the same arguments (the tuner verifies every new best): the interpreter, or the
+/// compiled reference and the interpreter on sampled elements, run once. verify() fills
+/// and reads it; it is keyed by the checksums of the input arguments (other inputs
+/// compute the reference again).
+struct ReferenceCache {
+  bool filled = false;
+  int hits = 0; ///< verifications that reused it
+  std::vector<ir::ArrayChecksum> inputs;
+  ReferenceKind kind = ReferenceKind::Interpreter;
+  std::string text;
+  std::vector<ir::NDArray> expected;
+  std::vector<SampledElements> samples; ///< per output, with CompiledUnscheduled
 };
 
 /// Runs a kernel (or reference) on `args` in place.
@@ -126,6 +143,9 @@ struct VerifyOptions {
   int sampleElements = 16;
   std::uint64_t sampleSeed = 1; ///< seeds which elements are sampled
   std::stop_token stop;         ///< cancels the verification (see the file comment)
+  /// When set: the reference computed once and reused (ReferenceCache); the options above
+  /// must stay the same across the verifications that share it.
+  std::shared_ptr<ReferenceCache> reference;
 };
 
 /// Verifies `underTest` against the reference for `original` (unscheduled) on copies of

@@ -78,6 +78,7 @@ MeasureResult LocalMeasurer::measureOne(const codegen::LoweredFunc& program, boo
     codegen::VerifyOptions vo;
     vo.interpretLimit = m_options.interpretLimit;
     vo.stop = stop;
+    vo.reference = m_reference;
     auto report = m_pipeline.verify(*kernel, m_original, m_sizes, m_args, run, vo, stop);
     if (!report) {
       result.error = runError(report.error());

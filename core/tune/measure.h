@@ -6,14 +6,17 @@
 // and times it in the isolated worker (runner.h): a build failure, a crash, a timeout or
 // a wrong result is that candidate's error, never the caller's. With `verify` set, the
 // result is compared with the reference (the interpreter, or the unscheduled program
-// compiled when it is too large to interpret) before it counts.
+// compiled when it is too large to interpret) before it counts; the reference runs once
+// per measurer (the inputs are the same for every candidate) and is reused.
 #pragma once
 
 #include "core/codegen/lowered_func.h"
 #include "core/codegen/pipeline.h"
+#include "core/codegen/verify.h"
 #include "core/ir/diagnostic.h"
 #include "core/ir/ndarray.h"
 
+#include <memory>
 #include <span>
 #include <stop_token>
 #include <string>
@@ -70,6 +73,8 @@ private:
   ir::SizeBindings m_sizes;
   LocalMeasureOptions m_options;
   std::vector<ir::NDArray> m_args;
+  /// The reference's outputs on m_args, computed at the first verification.
+  std::shared_ptr<codegen::ReferenceCache> m_reference = std::make_shared<codegen::ReferenceCache>();
 };
 
 } // namespace loopscape::tune

@@ -2,7 +2,8 @@
 // `check` makes them, and whole kernels from the cpu-c plugin verified against the
 // reference interpreter and against the compiled unscheduled program plus the interpreter
 // on sampled elements (each element interpreted alone equals the whole program's value;
-// scans are refused); a wrong result is a failed report, a crash of a generated kernel (test-only unchecked sizes) a Diagnostic.
+// scans are refused); a wrong result is a failed report, a crash of a generated kernel (test-only unchecked sizes) a
+// Diagnostic.
 #include "core/codegen/lower.h"
 #include "core/codegen/pipeline.h"
 #include "core/codegen/verify.h"
@@ -44,9 +45,11 @@ k = te.reduce_axis((0, 32), name="k")
 out = te.compute((n, 24), lambda i, j: te.sum(data[i, k] * weight[j, k], axis=k), name="out")
 )";
 
-ir::NDArray array(std::vector<std::int64_t> shape, std::vector<double> values, ir::DataType t = ir::DataType::float32()) {
+ir::NDArray array(std::vector<std::int64_t> shape, std::vector<double> values,
+                  ir::DataType t = ir::DataType::float32()) {
   ir::NDArray a(std::move(shape), t);
-  for (std::size_t i = 0; i < values.size(); ++i) a.setDouble(static_cast<std::int64_t>(i), values[i]);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    a.setDouble(static_cast<std::int64_t>(i), values[i]);
   return a;
 }
 
@@ -241,14 +244,63 @@ private Q_SLOTS:
     o.interpretLimit = 100;
     auto two = verify(original, {}, *args, run, run, o);
     QVERIFY(two.has_value());
-    QCOMPARE(two->sampled[0].indices,
-             (std::vector<std::vector<std::int64_t>>{{0, 0}, {63, 63}}));
+    QCOMPARE(two->sampled[0].indices, (std::vector<std::vector<std::int64_t>>{{0, 0}, {63, 63}}));
     o.interpretLimit = 10;
     auto none = verify(original, {}, *args, run, run, o);
     QVERIFY(none.has_value());
     QVERIFY(none->passed());
     QCOMPARE(none->sampled[0].str(),
              std::string("interpreter on sampled elements: not run (one element costs 49 statement instances > 10)"));
+  }
+
+  void referenceCacheRunsTheReferenceOnce() {
+    // The tuner verifies many kernels of one program on the same inputs: with a cache the
+    // compiled reference (counted here) and the sampled elements run once; a wrong kernel
+    // is still caught, and other inputs compute the reference again.
+    const auto original = parse(kMatmul);
+    Built b = build(scheduled(original, kTile));
+    auto args = makeArguments(original, {}, 5);
+    auto run = runner(b, {});
+    int referenceRuns = 0;
+    auto reference = [&](std::span<ir::NDArray> a) {
+      ++referenceRuns;
+      return run(a);
+    };
+    auto corrupt = [&](std::span<ir::NDArray> a) -> Expected<void> {
+      if (auto ok = run(a); !ok) return ok;
+      a[2].setDouble(7, a[2].getDouble(7) + 1.0);
+      return {};
+    };
+    VerifyOptions o;
+    o.interpretLimit = 1000;
+    o.reference = std::make_shared<ReferenceCache>();
+    auto first = verify(original, {}, *args, run, reference, o);
+    QVERIFY(first.has_value() && first->passed());
+    auto second = verify(original, {}, *args, run, reference, o);
+    QVERIFY(second.has_value() && second->passed());
+    QCOMPARE(referenceRuns, 1);
+    QCOMPARE(o.reference->hits, 1);
+    QCOMPARE(second->referenceText, first->referenceText);
+    QCOMPARE(second->sampled[0].indices, first->sampled[0].indices);
+    QCOMPARE(second->sampled[0].str(), first->sampled[0].str());
+    auto wrong = verify(original, {}, *args, corrupt, reference, o);
+    QVERIFY(wrong.has_value());
+    QVERIFY(!wrong->passed());
+    QCOMPARE(wrong->outputs[0].first->index, (std::vector<std::int64_t>{0, 7}));
+    QCOMPARE(referenceRuns, 1);
+    auto other = makeArguments(original, {}, 6);
+    auto fresh = verify(original, {}, *other, run, reference, o);
+    QVERIFY(fresh.has_value() && fresh->passed());
+    QCOMPARE(referenceRuns, 2);
+    QCOMPARE(o.reference->hits, 2);
+    // The interpreter path is cached the same way.
+    VerifyOptions small;
+    small.reference = std::make_shared<ReferenceCache>();
+    QVERIFY(verify(original, {}, *args, run, {}, small)->passed());
+    auto again = verify(original, {}, *args, corrupt, {}, small);
+    QCOMPARE(small.reference->hits, 1);
+    QCOMPARE(again->reference, ReferenceKind::Interpreter);
+    QCOMPARE(again->outputs[0].mismatches, std::int64_t(1));
   }
 
   void elementRestrictionIsExact_data() {
@@ -279,7 +331,8 @@ S = te.compute((6, 3), lambda i, j: te.sum(A[i, k] * A[i, k] * (j + 1) * 1000003
     auto args = makeArguments(f, sizes, 9);
     QVERIFY(args.has_value());
     std::vector<ir::NDArray> whole;
-    for (auto& a : *args) whole.push_back(a.clone());
+    for (auto& a : *args)
+      whole.push_back(a.clone());
     QVERIFY(ir::interpret(f, whole, sizes).has_value());
     const std::size_t out = outputParams(f).back();
     const std::int64_t numel = whole[out].numel();
