@@ -19,12 +19,21 @@
 #   --out DIR    run directory (default build-fuzz/fuzz/runs): DIR/<target>/ holds the
 #                corpus, the findings and libFuzzer's log
 #   --timeout S  an input running longer than S seconds is a finding (default 10)
+#   --jobs J     J fuzzing processes (libFuzzer -fork=J, going on after findings as --fork);
+#                N is then the executions of all of them together
+#   --ub         the `fuzz-ub` preset (build-fuzz-ub/: UBSan only, no ASan), several times
+#                faster on the trace harnesses, whose time goes to ASan's allocator under
+#                isl; afterwards every input of the grown corpus is replayed once through
+#                the ASan + UBSan harness of build-fuzz/, whose findings count as well
 # The exit status is 1 when any target had a finding.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$root/build-fuzz"
-out="$build/fuzz/runs"
+preset=fuzz
+out=""
+jobs=0
+ub=0
 time_limit=0
 fork=0
 restart=0
@@ -36,7 +45,9 @@ while [ $# -gt 0 ]; do
     --restart) restart=1; shift ;;
     --out) out="$2"; shift 2 ;;
     --timeout) timeout="$2"; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    --jobs) jobs="$2"; shift 2 ;;
+    --ub) ub=1; build="$root/build-fuzz-ub"; preset=fuzz-ub; shift ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) break ;;
   esac
 done
@@ -46,11 +57,17 @@ if [ $# -gt 0 ] && [[ "$1" =~ ^[0-9]+$ ]]; then runs="$1"; shift; fi
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(te trace_script trace_json npy lsproj relay tvmscript records)
 
-if [ ! -f "$build/CMakeCache.txt" ]; then
-  (cd "$root" && cmake --preset fuzz >/dev/null)
-fi
-nice -n 10 cmake --build "$build" --target fuzz >/dev/null 2>&1 ||
-  { echo "fuzz.sh: building the fuzz preset failed; run: cmake --build $build --target fuzz" >&2; exit 2; }
+[ -n "$out" ] || out="$build/fuzz/runs"
+build_preset() { # build dir, preset
+  if [ ! -f "$1/CMakeCache.txt" ]; then
+    (cd "$root" && cmake --preset "$2" >/dev/null)
+  fi
+  nice -n 10 cmake --build "$1" --target fuzz >/dev/null 2>&1 ||
+    { echo "fuzz.sh: building the $2 preset failed; run: cmake --build $1 --target fuzz" >&2; exit 2; }
+}
+build_preset "$build" "$preset"
+asan_build="$root/build-fuzz"
+[ "$ub" -eq 0 ] || build_preset "$asan_build" fuzz
 
 max_len=65536 # fuzz_support.h: kMaxInputBytes
 any_finding=0
@@ -67,7 +84,9 @@ for t in "${targets[@]}"; do
   args=(-max_len=$max_len -timeout="$timeout" -rss_limit_mb=2048 -print_final_stats=1
         -dict="$root/fuzz/$t.dict" -artifact_prefix="$dir/findings/")
   if [ "$time_limit" -gt 0 ] && [ "$restart" -eq 0 ]; then args+=(-max_total_time="$time_limit"); fi
-  if [ "$fork" -eq 1 ]; then
+  if [ "$jobs" -gt 0 ]; then
+    args+=(-fork="$jobs" -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 -runs="$runs")
+  elif [ "$fork" -eq 1 ]; then
     args+=(-fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1)
   else
     args+=(-runs="$runs")
@@ -101,14 +120,37 @@ for t in "${targets[@]}"; do
   cov=$(sed -nE 's/.*cov: ([0-9]+).*/\1/p' <<<"$status")
   ft=$(sed -nE 's/.*ft: ([0-9]+).*/\1/p' <<<"$status")
   corpus=$(ls "$dir/corpus" | wc -l)
+  if [ "$ub" -eq 1 ]; then
+    # Every input of the grown corpus once through the ASan + UBSan harness; an input it
+    # fails on is copied to findings/asan-<name>, and the replay goes on after it.
+    asan_bin="$asan_build/fuzz/loopscape-fuzz-$t"
+    mapfile -t left < <(ls "$dir/corpus")
+    while [ ${#left[@]} -gt 0 ]; do
+      set +e
+      (cd "$dir/corpus" && nice -n 10 "$asan_bin" -timeout="$timeout" -rss_limit_mb=2048 "${left[@]}" \
+        >"$dir/asan-replay.log" 2>&1)
+      rc=$?
+      set -e
+      [ "$rc" -ne 0 ] || break
+      bad=$(sed -nE 's/^Running: (.*)$/\1/p' "$dir/asan-replay.log" | tail -1)
+      [ -n "$bad" ] || { echo "fuzz.sh: the ASan replay of $t failed before any input ($dir/asan-replay.log)" >&2; break; }
+      cp "$dir/corpus/$bad" "$dir/findings/asan-$bad"
+      for i in "${!left[@]}"; do
+        if [ "${left[$i]}" = "$bad" ]; then left=("${left[@]:$((i + 1))}"); break; fi
+      done
+    done
+    summary+=("    $t: the corpus of $corpus inputs replayed under ASan + UBSan")
+  fi
   findings=()
-  while IFS= read -r f; do findings+=("$f"); done < <(ls "$dir/findings" 2>/dev/null | grep -E '^(crash|leak|timeout|oom)-' || true)
+  while IFS= read -r f; do findings+=("$f"); done < <(ls "$dir/findings" 2>/dev/null | grep -E '^(crash|leak|timeout|oom|asan)-' || true)
   summary+=("$(printf '%-13s %10s %8s %7s %7s %6s -> %-6s %4s %6ss' "$t" "${execs:-?}" "${rate:-?}" "${cov:-?}" \
                 "${ft:-?}" "$seed_count" "$corpus" "${#findings[@]}" "$seconds")")
   for f in "${findings[@]}"; do
     any_finding=1
     # The first line of the report: replay the input once and keep the first error line.
-    first=$(cd "$dir" && { timeout $((timeout * 3)) nice -n 10 "$bin" -timeout="$timeout" -rss_limit_mb=2048 \
+    replay_bin="$bin"
+    [[ "$f" != asan-* ]] || replay_bin="$asan_build/fuzz/loopscape-fuzz-$t"
+    first=$(cd "$dir" && { timeout $((timeout * 3)) nice -n 10 "$replay_bin" -timeout="$timeout" -rss_limit_mb=2048 \
               "$dir/findings/$f" 2>&1 || true; } |
             grep -m1 -E 'ERROR: |runtime error: |internal error: |fuzz harness: |terminate called|Assertion|ALARM|out-of-memory' ||
             true)
