@@ -14,9 +14,11 @@ namespace loopscape::codegen {
 
 namespace {
 
-/// The target's lock (target.h's policy), waited for while no stop is requested.
+/// The target's lock (target.h's policy), waited for while no stop is requested; none
+/// (an empty lock) for source() and build() of a target with concurrent builds.
 Expected<std::unique_lock<std::mutex>> lockTarget(const TargetRegistry& registry, const Target& target,
-                                                  const std::stop_token& stop) {
+                                                  const std::stop_token& stop, bool concurrentOk = false) {
+  if (concurrentOk && target.capabilities().concurrentBuilds) return std::unique_lock<std::mutex>();
   std::unique_lock lock(registry.targetLock(target), std::defer_lock);
   while (!lock.try_lock()) {
     if (stop.stop_requested()) return Unexpected(cancelledDiagnostic("building"));
@@ -59,7 +61,7 @@ Expected<LoweredFunc> Pipeline::lower(const Target& target, const ir::PrimFunc& 
 
 Expected<std::string> Pipeline::source(Target& target, const LoweredFunc& func, const std::string& format,
                                        BuildOptions options, std::stop_token stop) const {
-  auto lock = lockTarget(*m_registry, target, stop);
+  auto lock = lockTarget(*m_registry, target, stop, /*concurrentOk=*/true);
   if (!lock) return Unexpected(lock.error());
   options.stop = stop;
   return unlessStopped(target.source(func, format, options), stop, "building");
@@ -67,7 +69,7 @@ Expected<std::string> Pipeline::source(Target& target, const LoweredFunc& func, 
 
 Expected<CompiledKernel> Pipeline::build(Target& target, LoweredFunc func, BuildOptions options,
                                          std::stop_token stop) const {
-  auto lock = lockTarget(*m_registry, target, stop);
+  auto lock = lockTarget(*m_registry, target, stop, /*concurrentOk=*/true);
   if (!lock) return Unexpected(lock.error());
   options.stop = stop;
   auto kernel = unlessStopped(target.build(func, options), stop, "building");

@@ -12,11 +12,12 @@
 // The host never calls source() or build() of one Target from two threads at once: every
 // such call goes through codegen::Pipeline (pipeline.h), which holds that target's lock
 // (TargetRegistry::targetLock) for the duration of the call; calls into different targets
-// may run in parallel. name(), deviceKind(), description(), capabilities(),
-// toolchain() and sourceFormats() may be called from any thread at any time without the
-// lock (plugins compute them once or from immutable state). A Kernel is used by one
-// thread at a time and may outlive the call that built it; its run() and libraryPath()
-// need no lock.
+// may run in parallel. A plugin whose source() and build() are thread-safe says so with
+// TargetCapabilities::concurrentBuilds, and then gets no lock for them. name(),
+// deviceKind(), description(), capabilities(), toolchain() and sourceFormats() may be
+// called from any thread at any time without the lock (plugins compute them once or from
+// immutable state). A Kernel is used by one thread at a time and may outlive the call
+// that built it; its run() and libraryPath() need no lock.
 //
 // Cancellation: BuildOptions::stop is checked by source() and build() between their
 // steps, and a compiler process they start is killed when a stop is requested; they
@@ -36,13 +37,17 @@
 namespace loopscape::codegen {
 
 /// Bumped whenever Target, Kernel, LoweredFunc or the IR node layout changes.
-inline constexpr int kTargetAbiVersion = 2;
+inline constexpr int kTargetAbiVersion = 3;
 
 struct TargetCapabilities {
-  bool parallel = false;       ///< runs Parallel loops on several threads
-  int vectorBits = 0;          ///< widest vector register (512 for AVX-512), 0 if none
-  bool gpuThreads = false;     ///< supports ThreadBinding loops
-  bool sharedMemory = false;   ///< has a "shared" scope distinct from global
+  bool parallel = false;     ///< runs Parallel loops on several threads
+  int vectorBits = 0;        ///< widest vector register (512 for AVX-512), 0 if none
+  bool gpuThreads = false;   ///< supports ThreadBinding loops
+  bool sharedMemory = false; ///< has a "shared" scope distinct from global
+  /// source() and build() may run on several threads at once (the plugin keeps no state
+  /// between calls): the pipeline takes no lock for them, and the tuner builds a batch of
+  /// candidates in parallel.
+  bool concurrentBuilds = false;
 };
 
 struct ToolchainStatus {
@@ -51,10 +56,10 @@ struct ToolchainStatus {
 };
 
 struct BuildOptions {
-  bool fastMath = false;        ///< allow reassociation etc. (only when the user asks)
-  int threads = 0;              ///< parallel loop threads; 0 = all cores
-  std::string workDir;          ///< where generated files go (a temporary dir if empty)
-  std::stop_token stop;         ///< cancels source() and build() (see the file comment)
+  bool fastMath = false; ///< allow reassociation etc. (only when the user asks)
+  int threads = 0;       ///< parallel loop threads; 0 = all cores
+  std::string workDir;   ///< where generated files go (a temporary dir if empty)
+  std::stop_token stop;  ///< cancels source() and build() (see the file comment)
 };
 
 /// A compiled function. `run` takes one pointer per parameter (flat row-major data of the

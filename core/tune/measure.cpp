@@ -4,8 +4,12 @@
 #include "core/codegen/cancel.h"
 #include "core/codegen/verify.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <fmt/format.h>
+#include <optional>
+#include <thread>
 
 namespace loopscape::tune {
 
@@ -46,24 +50,46 @@ Expected<std::unique_ptr<LocalMeasurer>> LocalMeasurer::create(ir::PrimFunc orig
 
 std::vector<MeasureResult> LocalMeasurer::measure(std::span<const codegen::LoweredFunc> programs,
                                                   const std::vector<bool>& verify, std::stop_token stop) {
+  // 1. Every program built, on several threads when the target builds concurrently.
+  const std::size_t n = programs.size();
+  std::vector<std::optional<Expected<codegen::CompiledKernel>>> kernels(n);
+  std::vector<double> buildSeconds(n, 0.0);
+  std::atomic<std::size_t> next{0};
+  auto builder = [&] {
+    for (std::size_t i = next++; i < n && !stop.stop_requested(); i = next++) {
+      const auto t0 = std::chrono::steady_clock::now();
+      codegen::BuildOptions build = m_options.build;
+      build.stop = stop;
+      kernels[i] = m_pipeline.build(*m_target, programs[i], build, stop);
+      buildSeconds[i] = secondsSince(t0);
+    }
+  };
+  std::size_t threads = 1;
+  if (m_target->capabilities().concurrentBuilds)
+    threads = std::min<std::size_t>(n, m_options.buildThreads > 0 ? static_cast<std::size_t>(m_options.buildThreads)
+                                                                  : std::max(1u, std::thread::hardware_concurrency()));
+  {
+    std::vector<std::jthread> pool;
+    for (std::size_t t = 1; t < threads; ++t)
+      pool.emplace_back(builder);
+    builder();
+  }
+  // 2. Run one at a time.
   std::vector<MeasureResult> out;
-  for (std::size_t i = 0; i < programs.size(); ++i) {
-    if (stop.stop_requested()) {
+  for (std::size_t i = 0; i < n; ++i) {
+    if (stop.stop_requested() || !kernels[i]) {
       out.push_back({.error = "cancelled: the search was stopped"});
       continue;
     }
-    out.push_back(measureOne(programs[i], i < verify.size() && verify[i], stop));
+    out.push_back(runOne(*kernels[i], i < verify.size() && verify[i], stop));
+    out.back().buildSeconds = buildSeconds[i];
   }
   return out;
 }
 
-MeasureResult LocalMeasurer::measureOne(const codegen::LoweredFunc& program, bool verify, std::stop_token stop) {
+MeasureResult LocalMeasurer::runOne(const Expected<codegen::CompiledKernel>& kernel, bool verify,
+                                    std::stop_token stop) {
   MeasureResult result;
-  const auto t0 = std::chrono::steady_clock::now();
-  codegen::BuildOptions build = m_options.build;
-  build.stop = stop;
-  auto kernel = m_pipeline.build(*m_target, program, build, stop);
-  result.buildSeconds = secondsSince(t0);
   if (!kernel) {
     result.error = codegen::isCancelled(kernel.error()) ? runError(kernel.error())
                                                         : fmt::format("build: {}", kernel.error().message);

@@ -2,9 +2,11 @@
 // gets one result per program. The interface is all the search knows, so another backend
 // (a cluster of machines) can be added without touching the search.
 //
-// LocalMeasurer builds each program with a target plugin through the codegen pipeline
-// and times it in the isolated worker (runner.h): a build failure, a crash, a timeout or
-// a wrong result is that candidate's error, never the caller's. With `verify` set, the
+// LocalMeasurer builds the programs of a batch with a target plugin through the codegen
+// pipeline, in parallel when the target builds concurrently (TargetCapabilities), then
+// runs them one at a time in the isolated worker (runner.h), so that no build disturbs a
+// timing. A build failure, a crash, a timeout or a wrong result is that candidate's
+// error, never the caller's. With `verify` set, the
 // result is compared with the reference (the interpreter, or the unscheduled program
 // compiled when it is too large to interpret) before it counts; the reference runs once
 // per measurer (the inputs are the same for every candidate) and is reused.
@@ -50,6 +52,8 @@ struct LocalMeasureOptions {
   std::string workerPath;                            ///< empty: findWorker()
   std::uint64_t seed = 0;                            ///< inputs: fillRandom(seed + i) as `check` makes them
   double interpretLimit = 2e8;                       ///< verification: most instances to interpret
+  /// Threads building a batch when the target builds concurrently (0: one per core).
+  int buildThreads = 0;
 };
 
 class LocalMeasurer final : public Measurer {
@@ -65,7 +69,8 @@ public:
 
 private:
   LocalMeasurer() = default;
-  MeasureResult measureOne(const codegen::LoweredFunc& program, bool verify, std::stop_token stop);
+  /// Verifies (when asked) and times one built program; a failed build is its error.
+  MeasureResult runOne(const Expected<codegen::CompiledKernel>& kernel, bool verify, std::stop_token stop);
 
   codegen::Pipeline m_pipeline;
   codegen::Target* m_target = nullptr;

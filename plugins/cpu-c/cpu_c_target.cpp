@@ -80,6 +80,8 @@ public:
     TargetCapabilities caps;
     caps.parallel = true;
     caps.vectorBits = cpuHas("avx512f") ? 512 : cpuHas("avx2") ? 256 : 128;
+    caps.concurrentBuilds =
+        true; // every build is a compiler process and a content-addressed cache file, renamed into place
     return caps;
   }
   ToolchainStatus toolchain() const override { return toolchain::compilerStatus(); }
@@ -91,8 +93,8 @@ public:
     std::string c = applyTestHooks(emitC(func, options.threads));
     if (format == "c") return c;
     if (format != "asm")
-      return std::unexpected(Diagnostic::error("codegen.unknown-format", "target cpu-c has no source format '" + format +
-                                                                             "' (formats: c, asm)"));
+      return std::unexpected(Diagnostic::error("codegen.unknown-format",
+                                               "target cpu-c has no source format '" + format + "' (formats: c, asm)"));
     auto path = compile(c, options, /*assembly=*/true);
     if (!path) return std::unexpected(path.error());
     std::ifstream in(*path);

@@ -60,6 +60,7 @@ public:
     TargetCapabilities caps;
     caps.parallel = true;
     caps.vectorBits = hostInfo().usable ? hostInfo().vectorBits : 0;
+    caps.concurrentBuilds = true; // every build has its own LLVMContext, TargetMachine and JIT
     return caps;
   }
   ToolchainStatus toolchain() const override {
@@ -70,10 +71,11 @@ public:
   }
   std::vector<std::string> sourceFormats() const override { return {"llvm", "asm"}; }
 
-  Expected<std::string> source(const LoweredFunc& func, const std::string& format, const BuildOptions& options) override {
+  Expected<std::string> source(const LoweredFunc& func, const std::string& format,
+                               const BuildOptions& options) override {
     if (format != "llvm" && format != "asm")
-      return Unexpected(Diagnostic::error("codegen.unknown-format",
-                                          fmt::format("cpu-llvm has no source format '{}' (it has: llvm, asm)", format)));
+      return Unexpected(Diagnostic::error(
+          "codegen.unknown-format", fmt::format("cpu-llvm has no source format '{}' (it has: llvm, asm)", format)));
     auto c = compile(func, options);
     if (!c) return Unexpected(c.error());
     if (format == "llvm") return moduleText(*c->module);

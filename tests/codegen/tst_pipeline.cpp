@@ -20,6 +20,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <thread>
 #include <unistd.h>
 
@@ -175,6 +176,44 @@ private Q_SLOTS:
     for (std::size_t i : outputParams(original))
       QCOMPARE(timed->args[i].checksum().hash, report->actual[i].checksum().hash);
     QVERIFY(childProcesses().empty());
+  }
+
+  void concurrentBuilds_data() {
+    QTest::addColumn<QString>("target");
+    QTest::newRow("cpu-c") << QString("cpu-c");
+    QTest::newRow("cpu-llvm") << QString("cpu-llvm");
+  }
+  void concurrentBuilds() {
+    // Both plugins say their builds may run at once (the tuner builds a batch in
+    // parallel): every sample built on its own thread at the same time gives a kernel
+    // that verifies.
+    QFETCH(QString, target);
+    Target& t = this->target(target.toStdString().c_str());
+    QVERIFY(t.capabilities().concurrentBuilds);
+    const std::size_t n = std::size(test::kSmallSamples);
+    std::vector<ir::PrimFunc> originals, scheduled;
+    std::vector<BuildOptions> options;
+    for (const test::Sample& s : test::kSmallSamples) {
+      originals.push_back(test::parseSample(s.program));
+      schedule::Schedule sch(originals.back());
+      QVERIFY(schedule::applyScript(sch, s.schedule, "schedule.py"));
+      scheduled.push_back(sch.func());
+      options.push_back(freshBuild());
+    }
+    std::vector<std::optional<Expected<CompiledKernel>>> kernels(n);
+    {
+      std::vector<std::jthread> threads;
+      for (std::size_t i = 0; i < n; ++i)
+        threads.emplace_back([&, i] { kernels[i] = m_pipeline.compile(t, scheduled[i], options[i]); });
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      const test::Sample& s = test::kSmallSamples[i];
+      QVERIFY2(*kernels[i], kernels[i]->has_value() ? "" : renderDiagnostic(kernels[i]->error()).c_str());
+      auto args = makeArguments(originals[i], s.sizes, 0);
+      QVERIFY(args);
+      auto report = m_pipeline.verify(**kernels[i], originals[i], s.sizes, *args, isolated(), VerifyOptions{});
+      QVERIFY2(report && report->passed(), s.name);
+    }
   }
 
   void unusableOrUnknownTarget() {
