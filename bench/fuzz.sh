@@ -139,12 +139,12 @@ for t in "${targets[@]}"; do
         if [ "${left[$i]}" = "$bad" ]; then left=("${left[@]:$((i + 1))}"); break; fi
       done
     done
-    summary+=("    $t: the corpus of $corpus inputs replayed under ASan + UBSan")
   fi
   findings=()
   while IFS= read -r f; do findings+=("$f"); done < <(ls "$dir/findings" 2>/dev/null | grep -E '^(crash|leak|timeout|oom|asan)-' || true)
   summary+=("$(printf '%-13s %10s %8s %7s %7s %6s -> %-6s %4s %6ss' "$t" "${execs:-?}" "${rate:-?}" "${cov:-?}" \
                 "${ft:-?}" "$seed_count" "$corpus" "${#findings[@]}" "$seconds")")
+  [ "$ub" -eq 0 ] || summary+=("    the corpus of $corpus inputs replayed once through the ASan + UBSan harness too")
   for f in "${findings[@]}"; do
     any_finding=1
     # The first line of the report: replay the input once and keep the first error line.

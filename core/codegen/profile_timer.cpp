@@ -6,11 +6,16 @@
 #include <chrono>
 #include <cmath>
 #include <numeric>
+#include <optional>
 
 namespace loopscape::codegen {
 
-double TimingResult::min() const { return perRepeat.empty() ? 0 : *std::min_element(perRepeat.begin(), perRepeat.end()); }
-double TimingResult::max() const { return perRepeat.empty() ? 0 : *std::max_element(perRepeat.begin(), perRepeat.end()); }
+double TimingResult::min() const {
+  return perRepeat.empty() ? 0 : *std::min_element(perRepeat.begin(), perRepeat.end());
+}
+double TimingResult::max() const {
+  return perRepeat.empty() ? 0 : *std::max_element(perRepeat.begin(), perRepeat.end());
+}
 
 double TimingResult::median() const {
   if (perRepeat.empty()) return 0;
@@ -29,7 +34,8 @@ double TimingResult::stddev() const {
   if (perRepeat.size() < 2) return 0;
   const double m = mean();
   double sq = 0;
-  for (double t : perRepeat) sq += (t - m) * (t - m);
+  for (double t : perRepeat)
+    sq += (t - m) * (t - m);
   return std::sqrt(sq / static_cast<double>(perRepeat.size() - 1));
 }
 
@@ -44,8 +50,20 @@ Expected<TimingResult> timeCalls(const std::function<Expected<void>()>& call, co
   using Clock = std::chrono::steady_clock;
   auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
 
-  for (int i = 0; i < options.warmup; ++i)
+  // A first call slower than the cutoff is the only repeat.
+  auto slow = [&](double took) -> std::optional<TimingResult> {
+    if (options.slowCutoffSeconds <= 0 || took <= options.slowCutoffSeconds) return std::nullopt;
+    TimingResult cut;
+    cut.number = 1;
+    cut.perRepeat = {took};
+    return cut;
+  };
+  for (int i = 0; i < options.warmup; ++i) {
+    const auto t0 = Clock::now();
     if (auto r = call(); !r) return Unexpected(r.error());
+    if (i == 0)
+      if (auto cut = slow(seconds(Clock::now() - t0))) return *cut;
+  }
 
   TimingResult result;
   result.number = options.number;
@@ -58,6 +76,8 @@ Expected<TimingResult> timeCalls(const std::function<Expected<void>()>& call, co
       for (int i = 0; i < number; ++i)
         if (auto r = call(); !r) return Unexpected(r.error());
       const double took = std::max(seconds(Clock::now() - t0), 1e-9);
+      if (number == 1 && options.warmup == 0)
+        if (auto cut = slow(took)) return *cut;
       if (took >= wanted || number >= 1000000000) break;
       const double next = std::max(wanted / (took / number) + 1, number * 1.618);
       number = static_cast<int>(std::min(std::ceil(next), 1e9));

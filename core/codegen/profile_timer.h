@@ -20,11 +20,15 @@
 namespace loopscape::codegen {
 
 struct TimingOptions {
-  int warmup = 1;          ///< untimed calls before measuring
-  int repeat = 5;          ///< measurements, each of `number` calls
-  int number = 0;          ///< calls per repeat; 0 = choose from minRepeatMs
+  int warmup = 1;           ///< untimed calls before measuring
+  int repeat = 5;           ///< measurements, each of `number` calls
+  int number = 0;           ///< calls per repeat; 0 = choose from minRepeatMs
   double minRepeatMs = 100; ///< with number == 0: the least duration of one repeat
-  bool counters = true;    ///< read hardware counters around the timed calls
+  bool counters = true;     ///< read hardware counters around the timed calls
+  /// > 0: a kernel whose first call (warm-up, or the first calibration call) takes longer
+  /// than this many seconds is not timed further: that call is its only repeat (the
+  /// tuner: a candidate many times slower than its best needs no precise time).
+  double slowCutoffSeconds = 0;
   /// One call, nothing else: warmup 0, repeat 1, number 1, no counters (verification).
   static TimingOptions single() { return {0, 1, 1, 0, false}; }
 };

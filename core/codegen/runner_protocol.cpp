@@ -26,8 +26,8 @@ std::string hexFloat(double v) {
 } // namespace
 
 std::vector<std::string> encodeWorkerArgs(const WorkerRequest& r) {
-  std::vector<std::string> args = {"--library", r.library, "--symbol", r.symbol, "--shm-bytes",
-                                   std::to_string(r.shmBytes)};
+  std::vector<std::string> args = {"--library", r.library,     "--symbol",
+                                   r.symbol,    "--shm-bytes", std::to_string(r.shmBytes)};
   for (const auto& b : r.buffers) {
     args.push_back("--buffer");
     args.push_back(fmt::format("{}:{}", b.offset, b.bytes));
@@ -36,9 +36,10 @@ std::vector<std::string> encodeWorkerArgs(const WorkerRequest& r) {
     args.push_back("--size");
     args.push_back(std::to_string(s));
   }
-  args.insert(args.end(), {"--warmup", std::to_string(r.timing.warmup), "--repeat", std::to_string(r.timing.repeat),
-                           "--number", std::to_string(r.timing.number), "--min-repeat-ms",
-                           hexFloat(r.timing.minRepeatMs)});
+  args.insert(args.end(),
+              {"--warmup", std::to_string(r.timing.warmup), "--repeat", std::to_string(r.timing.repeat), "--number",
+               std::to_string(r.timing.number), "--min-repeat-ms", hexFloat(r.timing.minRepeatMs)});
+  if (r.timing.slowCutoffSeconds > 0) args.insert(args.end(), {"--slow-cutoff", hexFloat(r.timing.slowCutoffSeconds)});
   if (r.timing.counters) args.push_back("--counters");
   return args;
 }
@@ -81,6 +82,10 @@ Expected<WorkerRequest> decodeWorkerArgs(const std::vector<std::string>& args) {
       char* end = nullptr;
       r.timing.minRepeatMs = std::strtod(value.c_str(), &end);
       ok = end && *end == '\0' && r.timing.minRepeatMs >= 0;
+    } else if (key == "--slow-cutoff") {
+      char* end = nullptr;
+      r.timing.slowCutoffSeconds = std::strtod(value.c_str(), &end);
+      ok = end && *end == '\0' && r.timing.slowCutoffSeconds >= 0;
     } else {
       return Unexpected(badArgs(fmt::format("unknown option {}", key)));
     }
@@ -91,8 +96,8 @@ Expected<WorkerRequest> decodeWorkerArgs(const std::vector<std::string>& args) {
     return Unexpected(badArgs(fmt::format("{} shared bytes leave no room for the progress counter", r.shmBytes)));
   for (const auto& b : r.buffers)
     if (b.offset + b.bytes > r.shmBytes - kWorkerProgressBytes)
-      return Unexpected(badArgs(fmt::format("buffer {}:{} lies outside the {} shared argument bytes", b.offset,
-                                            b.bytes, r.shmBytes - kWorkerProgressBytes)));
+      return Unexpected(badArgs(fmt::format("buffer {}:{} lies outside the {} shared argument bytes", b.offset, b.bytes,
+                                            r.shmBytes - kWorkerProgressBytes)));
   if (r.buffers.size() + r.sizes.size() > static_cast<std::size_t>(kWorkerMaxArgs))
     return Unexpected(badArgs(fmt::format("{} kernel arguments; the worker passes at most {}",
                                           r.buffers.size() + r.sizes.size(), kWorkerMaxArgs)));
@@ -102,7 +107,8 @@ Expected<WorkerRequest> decodeWorkerArgs(const std::vector<std::string>& args) {
 std::string encodeWorkerReply(const TimingResult& t) {
   std::string out = "ok\n";
   out += fmt::format("number {}\n", t.number);
-  for (double s : t.perRepeat) out += fmt::format("repeat {}\n", hexFloat(s));
+  for (double s : t.perRepeat)
+    out += fmt::format("repeat {}\n", hexFloat(s));
   if (t.countersRequested) {
     if (t.counters.available)
       out += fmt::format("counters {} {} {}\n", t.counters.values.cycles, t.counters.values.instructions,
@@ -131,7 +137,8 @@ Expected<TimingResult> decodeWorkerReply(const std::string& text) {
   if (line.starts_with("error ")) {
     const std::string rest = line.substr(6);
     const auto space = rest.find(' ');
-    return Unexpected(Diagnostic::error(rest.substr(0, space), space == std::string::npos ? "" : rest.substr(space + 1)));
+    return Unexpected(
+        Diagnostic::error(rest.substr(0, space), space == std::string::npos ? "" : rest.substr(space + 1)));
   }
   if (line != "ok") return bad(fmt::format("unexpected first line '{}'", line));
   TimingResult t;

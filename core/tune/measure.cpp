@@ -49,7 +49,8 @@ Expected<std::unique_ptr<LocalMeasurer>> LocalMeasurer::create(ir::PrimFunc orig
 }
 
 std::vector<MeasureResult> LocalMeasurer::measure(std::span<const codegen::LoweredFunc> programs,
-                                                  const std::vector<bool>& verify, std::stop_token stop) {
+                                                  const std::vector<bool>& verify, std::stop_token stop,
+                                                  const OnMeasured& onMeasured) {
   // 1. Every program built, on several threads when the target builds concurrently.
   const std::size_t n = programs.size();
   std::vector<std::optional<Expected<codegen::CompiledKernel>>> kernels(n);
@@ -76,13 +77,15 @@ std::vector<MeasureResult> LocalMeasurer::measure(std::span<const codegen::Lower
   }
   // 2. Run one at a time.
   std::vector<MeasureResult> out;
+  bool ended = false;
   for (std::size_t i = 0; i < n; ++i) {
-    if (stop.stop_requested() || !kernels[i]) {
+    if (ended || stop.stop_requested() || !kernels[i]) {
       out.push_back({.error = "cancelled: the search was stopped"});
       continue;
     }
     out.push_back(runOne(*kernels[i], i < verify.size() && verify[i], stop));
     out.back().buildSeconds = buildSeconds[i];
+    if (onMeasured && !onMeasured(i, out.back())) ended = true;
   }
   return out;
 }
@@ -125,6 +128,8 @@ MeasureResult LocalMeasurer::runOne(const Expected<codegen::CompiledKernel>& ker
   }
   codegen::TimeOptions to;
   to.timing = m_options.timing;
+  if (m_fastest > 0 && m_options.slowCutoffFactor > 0)
+    to.timing.slowCutoffSeconds = m_options.slowCutoffFactor * m_fastest;
   auto timed = m_pipeline.time(*kernel, m_original, m_sizes, m_args, run, to, stop);
   result.runSeconds = secondsSince(t1);
   if (!timed) {
@@ -132,7 +137,10 @@ MeasureResult LocalMeasurer::runOne(const Expected<codegen::CompiledKernel>& ker
     return result;
   }
   result.seconds = timed->timing.perRepeat;
-  if (result.seconds.empty()) result.error = "run: no time was measured";
+  if (result.seconds.empty())
+    result.error = "run: no time was measured";
+  else if (const double median = timed->timing.median(); median > 0 && (m_fastest == 0 || median < m_fastest))
+    m_fastest = median;
   return result;
 }
 

@@ -18,6 +18,7 @@
 #include "core/ir/diagnostic.h"
 #include "core/ir/ndarray.h"
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <stop_token>
@@ -35,13 +36,19 @@ struct MeasureResult {
   bool ok() const { return error.empty() && !seconds.empty(); }
 };
 
+/// Called with each result as soon as it is measured, in program order, on the thread that
+/// called measure(); returning false ends the batch (the rest get "cancelled"). It may call
+/// measure() again (the search re-measures a new best with verification).
+using OnMeasured = std::function<bool(std::size_t index, const MeasureResult& result)>;
+
 class Measurer {
 public:
   virtual ~Measurer() = default;
   /// One result per program, in order. `verify[i]`: compare program i with the reference.
   /// A stop request ends the batch early: the rest get the error "cancelled".
   virtual std::vector<MeasureResult> measure(std::span<const codegen::LoweredFunc> programs,
-                                             const std::vector<bool>& verify, std::stop_token stop) = 0;
+                                             const std::vector<bool>& verify, std::stop_token stop,
+                                             const OnMeasured& onMeasured = {}) = 0;
 };
 
 struct LocalMeasureOptions {
@@ -54,6 +61,10 @@ struct LocalMeasureOptions {
   double interpretLimit = 2e8;                       ///< verification: most instances to interpret
   /// Threads building a batch when the target builds concurrently (0: one per core).
   int buildThreads = 0;
+  /// Once a program has run, a later one whose warm-up call takes longer than this many
+  /// times the fastest median so far is timed by that call alone (TimingOptions::
+  /// slowCutoffSeconds; 0: every program timed in full). Its time still ranks it.
+  double slowCutoffFactor = 8;
 };
 
 class LocalMeasurer final : public Measurer {
@@ -62,7 +73,7 @@ public:
   static Expected<std::unique_ptr<LocalMeasurer>> create(ir::PrimFunc original, ir::SizeBindings sizes,
                                                          LocalMeasureOptions options);
   std::vector<MeasureResult> measure(std::span<const codegen::LoweredFunc> programs, const std::vector<bool>& verify,
-                                     std::stop_token stop) override;
+                                     std::stop_token stop, const OnMeasured& onMeasured = {}) override;
   /// The target the programs must be lowered for.
   const codegen::Target& target() const { return *m_target; }
   const codegen::Pipeline& pipeline() const { return m_pipeline; }
@@ -80,6 +91,7 @@ private:
   std::vector<ir::NDArray> m_args;
   /// The reference's outputs on m_args, computed at the first verification.
   std::shared_ptr<codegen::ReferenceCache> m_reference = std::make_shared<codegen::ReferenceCache>();
+  double m_fastest = 0; ///< the fastest median measured so far (0: none yet)
 };
 
 } // namespace loopscape::tune

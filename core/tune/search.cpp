@@ -307,15 +307,17 @@ private:
     return pool;
   }
 
-  /// Measures the picks one at a time, verifies each new best, records every one.
+  /// Measures the picks (built together, run one at a time), verifies each new best,
+  /// records every one as it is measured.
   void measureBatch(std::vector<Candidate>& picks) {
     std::vector<const codegen::LoweredFunc*> trained;
     std::vector<double> labels;
-    for (auto& c : picks) {
-      if (stopping()) break;
-      const codegen::LoweredFunc programs[] = {*c.lowered};
-      MeasureResult r = m_measurer.measure(programs, {false}, m_stop).front();
-      if (r.error.starts_with("cancelled")) break;
+    std::vector<codegen::LoweredFunc> programs;
+    for (const auto& c : picks)
+      programs.push_back(*c.lowered);
+    auto onMeasured = [&](std::size_t i, const MeasureResult& r) {
+      if (r.error.starts_with("cancelled")) return false;
+      Candidate& c = picks[i];
       m_measuredHashes.insert(c.hash);
       ++m_measuredNow;
       Record record = recordOf(c, r);
@@ -330,7 +332,8 @@ private:
         }
       }
       if (record.ok() && record.medianSeconds() < m_bestSeconds) {
-        MeasureResult v = m_measurer.measure(programs, {true}, m_stop).front();
+        const codegen::LoweredFunc one[] = {programs[i]};
+        MeasureResult v = m_measurer.measure(one, {true}, m_stop).front();
         if (v.error.starts_with("cancelled")) {
           record.verified = false;
         } else if (!v.ok()) {
@@ -361,7 +364,9 @@ private:
       m_result.records.push_back(record);
       m_result.curve.push_back({m_measuredNow, elapsed(), m_bestGflops});
       report(&m_result.records.back(), c.score);
-    }
+      return !stopping();
+    };
+    if (!stopping()) m_measurer.measure(programs, std::vector<bool>(programs.size(), false), m_stop, onMeasured);
     if (!trained.empty()) {
       m_model.update(trained, labels);
       m_modelUpdated = true;

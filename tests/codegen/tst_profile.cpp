@@ -13,6 +13,7 @@
 #include <QtTest>
 
 #include <cerrno>
+#include <chrono>
 #include <fstream>
 #include <thread>
 
@@ -68,7 +69,8 @@ private Q_SLOTS:
     block = sch.get_block("C")
     i, j, k = sch.get_loops(block)
     i_0, i_1 = sch.split(i, factors=[None, 7])
-)" << 2.0 * 64 * 32 * 48 << 64.0 * 32 + 64.0 * 32 * 48 << true;
+)" << 2.0 * 64 * 32 * 48 << 64.0 * 32 + 64.0 * 32 * 48
+                                      << true;
   }
   void flops() {
     QFETCH(QString, program);
@@ -137,8 +139,32 @@ private Q_SLOTS:
     QVERIFY(timed->number > 1);
     QVERIFY(calls >= 1 + 3 * timed->number);
 
-    auto failing = timeCalls([]() -> Expected<void> { return Unexpected(Diagnostic::error("x.y", "boom")); },
-                             {0, 1, 1, 0, false});
+    // A first call slower than the cutoff is the only repeat, after the warm-up or, with
+    // none, in the calibration; a fast one is timed as before.
+    for (int warmup : {1, 0}) {
+      calls = 0;
+      TimingOptions cut{warmup, 3, 0, 2, false};
+      cut.slowCutoffSeconds = 0.005;
+      auto slow = timeCalls(
+          [&]() -> Expected<void> {
+            ++calls;
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            return {};
+          },
+          cut);
+      QVERIFY(slow.has_value());
+      QCOMPARE(calls, 1);
+      QCOMPARE(slow->number, 1);
+      QCOMPARE(slow->perRepeat.size(), std::size_t(1));
+      QVERIFY(slow->perRepeat[0] >= 0.02);
+    }
+    TimingOptions generous{1, 3, 0, 2, false};
+    generous.slowCutoffSeconds = 10;
+    auto fast = timeCalls([]() -> Expected<void> { return {}; }, generous);
+    QCOMPARE(fast->perRepeat.size(), std::size_t(3));
+
+    auto failing =
+        timeCalls([]() -> Expected<void> { return Unexpected(Diagnostic::error("x.y", "boom")); }, {0, 1, 1, 0, false});
     QVERIFY(!failing.has_value());
     QCOMPARE(failing.error().message, std::string("boom"));
   }
@@ -155,7 +181,8 @@ private Q_SLOTS:
     HardwareCounters counters;
     counters.start();
     volatile double x = 0;
-    for (int i = 0; i < 100000; ++i) x = x + 1;
+    for (int i = 0; i < 100000; ++i)
+      x = x + 1;
     const auto report = counters.stop();
     if (report.available) {
       QVERIFY(report.values.instructions > 0);
@@ -219,9 +246,11 @@ private Q_SLOTS:
     const QStringList values = lines[2].split(' ', Qt::SkipEmptyParts);
     QCOMPARE(values, (QStringList{"1.0000", "2.0000", "4.0000", "150.0%", "1.00", "0.5", "20.000"}));
     QCOMPARE(lines[3], QString("work: 2000000 FLOP (exact), 100000 bytes compulsory"));
-    QCOMPARE(lines[4], QString("peak: 200.0 GFLOP/s fp32 on 2 cores (avx512f), 10.0 GB/s; roofline bound 200.0 GFLOP/s"));
-    QCOMPARE(lines[5],
-             QString("counters: hardware counters unavailable: perf_event_open failed with ENOENT (no PMU in this VM)"));
+    QCOMPARE(lines[4],
+             QString("peak: 200.0 GFLOP/s fp32 on 2 cores (avx512f), 10.0 GB/s; roofline bound 200.0 GFLOP/s"));
+    QCOMPARE(
+        lines[5],
+        QString("counters: hardware counters unavailable: perf_event_open failed with ENOENT (no PMU in this VM)"));
   }
 };
 

@@ -40,7 +40,8 @@ void sum_many(float* a0, float* a1, float* a2, float* a3, float* a4, float* a5, 
 
 ir::NDArray filled(std::vector<std::int64_t> shape, float start) {
   ir::NDArray a(std::move(shape), ir::DataType::float32());
-  for (std::int64_t i = 0; i < a.numel(); ++i) a.setDouble(i, start + static_cast<double>(i));
+  for (std::int64_t i = 0; i < a.numel(); ++i)
+    a.setDouble(i, start + static_cast<double>(i));
   return a;
 }
 
@@ -100,7 +101,8 @@ private Q_SLOTS:
     const std::vector<std::int64_t> sizes = {1000};
     auto r = runLibraryIsolated(m_lib, "add_one", args, sizes, options());
     QVERIFY2(r.has_value(), r ? "" : r.error().message.c_str());
-    for (std::int64_t i : {0, 1, 500, 999}) QCOMPARE(args[1].getDouble(i), static_cast<double>(i) + 1.0);
+    for (std::int64_t i : {0, 1, 500, 999})
+      QCOMPARE(args[1].getDouble(i), static_cast<double>(i) + 1.0);
     QCOMPARE(r->timing.perRepeat.size(), std::size_t(1));
     QCOMPARE(r->timing.number, 1);
     QVERIFY(r->timing.perRepeat[0] > 0);
@@ -136,7 +138,8 @@ private Q_SLOTS:
 
   void manyArguments() {
     std::vector<ir::NDArray> args;
-    for (int i = 0; i < 8; ++i) args.push_back(filled({1}, static_cast<float>(i + 1)));
+    for (int i = 0; i < 8; ++i)
+      args.push_back(filled({1}, static_cast<float>(i + 1)));
     args.push_back(ir::NDArray({1}, ir::DataType::float32()));
     const std::vector<std::int64_t> sizes = {1, 2, 3};
     auto r = runLibraryIsolated(m_lib, "sum_many", args, sizes, options());
@@ -148,14 +151,20 @@ private Q_SLOTS:
     QTest::addColumn<QString>("symbol");
     QTest::addColumn<QString>("code");
     QTest::addColumn<QString>("message");
-    QTest::newRow("null write") << "write_null" << "runner.crashed"
+    QTest::newRow("null write") << "write_null"
+                                << "runner.crashed"
                                 << "the kernel crashed with SIGSEGV (segmentation fault)";
-    QTest::newRow("far out of bounds") << "write_far" << "runner.crashed"
+    QTest::newRow("far out of bounds") << "write_far"
+                                       << "runner.crashed"
                                        << "the kernel crashed with SIGSEGV (segmentation fault)";
-    QTest::newRow("integer division by zero") << "divide" << "runner.crashed"
+    QTest::newRow("integer division by zero") << "divide"
+                                              << "runner.crashed"
                                               << "the kernel crashed with SIGFPE (floating-point exception)";
-    QTest::newRow("abort") << "do_abort" << "runner.crashed" << "the kernel crashed with SIGABRT (aborted)";
-    QTest::newRow("missing symbol") << "no_such_kernel" << "worker.no-symbol"
+    QTest::newRow("abort") << "do_abort"
+                           << "runner.crashed"
+                           << "the kernel crashed with SIGABRT (aborted)";
+    QTest::newRow("missing symbol") << "no_such_kernel"
+                                    << "worker.no-symbol"
                                     << "the kernel library '@LIB@' has no function 'no_such_kernel'";
   }
   void failures() {
@@ -318,7 +327,10 @@ private Q_SLOTS:
     QCOMPARE(back->sizes, req.sizes);
     QCOMPARE(back->timing.repeat, 7);
     QCOMPARE(back->timing.minRepeatMs, 12.5);
+    QCOMPARE(back->timing.slowCutoffSeconds, 0.0);
     QVERIFY(back->timing.counters);
+    req.timing.slowCutoffSeconds = 0.25;
+    QCOMPARE(decodeWorkerArgs(encodeWorkerArgs(req))->timing.slowCutoffSeconds, 0.25);
 
     req.buffers.push_back({200, 100});
     auto bad = decodeWorkerArgs(encodeWorkerArgs(req));

@@ -35,16 +35,21 @@ class FlakyMeasurer final : public tune::Measurer {
 public:
   int calls = 0;
   std::vector<tune::MeasureResult> measure(std::span<const codegen::LoweredFunc> programs,
-                                           const std::vector<bool>& verify, std::stop_token) override {
+                                           const std::vector<bool>& verify, std::stop_token,
+                                           const tune::OnMeasured& onMeasured) override {
     std::vector<tune::MeasureResult> out;
+    bool ended = false;
     for (std::size_t i = 0; i < programs.size(); ++i) {
       tune::MeasureResult r;
-      if (++calls % 3 == 0)
+      if (ended)
+        r.error = "cancelled: the search was stopped";
+      else if (++calls % 3 == 0)
         r.error = "crash: the kernel crashed with SIGSEGV (segmentation fault)";
       else
         r.seconds = {0.001 * (1 + calls % 5)};
       r.verified = i < verify.size() && verify[i] && r.error.empty();
       out.push_back(r);
+      if (!ended && onMeasured && !onMeasured(i, out.back())) ended = true;
     }
     return out;
   }

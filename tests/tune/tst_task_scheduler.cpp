@@ -36,11 +36,18 @@ public:
   explicit FixedMeasurer(double s) : seconds(s) {}
   double seconds;
   std::vector<tune::MeasureResult> measure(std::span<const codegen::LoweredFunc> programs,
-                                           const std::vector<bool>& verify, std::stop_token) override {
+                                           const std::vector<bool>& verify, std::stop_token,
+                                           const tune::OnMeasured& onMeasured) override {
     std::vector<tune::MeasureResult> out(programs.size());
+    bool ended = false;
     for (std::size_t i = 0; i < out.size(); ++i) {
+      if (ended) {
+        out[i].error = "cancelled: the search was stopped";
+        continue;
+      }
       out[i].seconds = {seconds};
       out[i].verified = i < verify.size() && verify[i];
+      if (onMeasured && !onMeasured(i, out[i])) ended = true;
     }
     return out;
   }
