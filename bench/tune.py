@@ -305,7 +305,8 @@ def run_ours(args, cli: Path, program: Path, wl: str, sizes: dict[str, int], str
     tag = f"{wl}_{strategy}_{threads}t"
     log, csv, out_txt, err_txt = (work / f"{tag}.{ext}" for ext in ("records.jsonl", "curve.csv", "stdout.txt",
                                                                    "stderr.txt"))
-    for p in (log, csv):
+    # A fresh search: no records and no cost model saved beside them (LOG.xgb, LOG.xgb.data).
+    for p in (log, csv, log.with_name(log.name + ".xgb"), log.with_name(log.name + ".xgb.data")):
         p.unlink(missing_ok=True)
     trials = max(args.trials)
     cmd = [str(cli), "tune", str(program), "--target", "cpu-llvm", "--trials", str(trials), "--strategy", strategy,
