@@ -138,8 +138,17 @@ std::string utcNow() {
   return buf;
 }
 
+/// Whether this library was compiled with optimisation: an unoptimised build (the Debug
+/// ASan tree) keeps its accumulators in memory and measures a fraction of the peak.
+#ifdef __OPTIMIZE__
+constexpr bool kOptimisedBuild = true;
+#else
+constexpr bool kOptimisedBuild = false;
+#endif
+
 nlohmann::json toJson(const MachinePeak& p) {
   return {{"cpu", p.cpuModel},
+          {"optimised", kOptimisedBuild},
           {"cores", p.cores},
           {"isa", p.isa},
           {"fp32_gflops_per_core", p.gflopsPerCore},
@@ -214,6 +223,9 @@ MachinePeak machinePeak(const PeakOptions& options) {
     for (const auto& m : machines) {
       try {
         if (m.at("cpu").get<std::string>() != model || m.at("cores").get<int>() != cores) continue;
+        // An optimised build measures again what an unoptimised one (or a version before
+        // the field) measured.
+        if (kOptimisedBuild && !m.value("optimised", false)) continue;
         MachinePeak p;
         p.cpuModel = model;
         p.cores = cores;

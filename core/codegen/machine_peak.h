@@ -12,6 +12,9 @@
 //    once; bytes = read + written; the best of several passes.
 //  * Cache: a JSON file (machineCachePath()) with one entry per machine, keyed by the CPU
 //    model name from /proc/cpuinfo and the number of cores; measured again when missing.
+//    Each entry says whether an optimised build measured it ("optimised"): an unoptimised
+//    one (the Debug sanitizer tree) measures a fraction of the peak, so an optimised build
+//    measures again over such an entry (or one without the field) and replaces it.
 #pragma once
 
 #include <string>

@@ -66,8 +66,12 @@ public:
   ToolchainStatus toolchain() const override {
     const HostInfo& host = hostInfo();
     if (!host.usable) return {false, host.error};
-    return {true, fmt::format("LLVM {} (ORC LLJIT), host CPU {} ({}), {}-bit vectors", host.llvmVersion, host.cpu,
-                              host.triple, host.vectorBits)};
+    std::string text = fmt::format("LLVM {} (ORC LLJIT), host CPU {} ({}), {}-bit vectors", host.llvmVersion, host.cpu,
+                                   host.triple, host.vectorBits);
+    if (!host.hostCpu.empty())
+      text += fmt::format("; LLVM {} names this CPU {}, {} is the nearest model it knows (vendor and features)",
+                          host.llvmVersion, host.hostCpu, host.cpu);
+    return {true, text};
   }
   std::vector<std::string> sourceFormats() const override { return {"llvm", "asm"}; }
 

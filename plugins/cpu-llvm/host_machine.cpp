@@ -19,6 +19,33 @@ namespace loopscape::codegen::cpullvm {
 
 namespace {
 
+/// The CPU model nearest to a host that LLVM names "generic" (a CPU newer than this LLVM:
+/// LLVM 16 does not know Zen 5), from its vendor and features, so that the backend tunes
+/// for a real model (scheduling, costs) instead of none; "generic" when nothing fits. The
+/// host's own features are still what the code may use.
+std::string nearestKnownCpu(const llvm::StringMap<bool>& features) {
+#if defined(__x86_64__)
+  auto has = [&](const char* name) { return features.lookup(name); };
+  __builtin_cpu_init();
+  if (__builtin_cpu_is("amd")) {
+    if (has("avx512f")) return "znver4";
+    if (has("avx2") && has("vaes")) return "znver3";
+    if (has("avx2") && has("clwb")) return "znver2";
+    if (has("avx2")) return "znver1";
+  } else if (__builtin_cpu_is("intel")) {
+    if (has("avx512fp16")) return "sapphirerapids";
+    if (has("avx512vbmi2")) return "icelake-server";
+    if (has("avx512f")) return "skylake-avx512";
+    if (has("avx2")) return "haswell";
+  }
+  if (has("avx2")) return "x86-64-v3";
+  if (has("sse4.2")) return "x86-64-v2";
+#else
+  (void)features;
+#endif
+  return "generic";
+}
+
 HostInfo detectHost() {
   HostInfo info;
   info.llvmVersion = LLVM_VERSION_STRING;
@@ -35,6 +62,15 @@ HostInfo detectHost() {
     for (const auto& f : features)
       if (f.second) enabled.AddFeature(f.first(), true);
   info.features = enabled.getString();
+  if (info.cpu == "generic") {
+    info.hostCpu = info.cpu;
+    info.cpu = nearestKnownCpu(features);
+    // The model's implied features the host lacks are turned off again.
+    llvm::SubtargetFeatures exact(info.features);
+    for (const auto& f : features)
+      if (!f.second) exact.AddFeature(f.first(), false);
+    info.features = exact.getString();
+  }
   auto has = [&](const char* name) { return features.lookup(name); };
   info.vectorBits = has("avx512f") ? 512 : has("avx") ? 256 : 128;
   info.usable = true;

@@ -21,12 +21,16 @@ namespace loopscape::codegen::cpullvm {
 
 struct HostInfo {
   bool usable = false;
-  std::string error;        ///< why not, when !usable
-  std::string llvmVersion;  ///< "16.0.6"
-  std::string triple;       ///< "x86_64-pc-linux-gnu"
-  std::string cpu;          ///< "znver4", "skylake-avx512"
-  std::string features;     ///< "+avx512f,+fma,..." (enabled features only)
-  int vectorBits = 128;     ///< 512 with AVX-512F, 256 with AVX, else 128
+  std::string error;       ///< why not, when !usable
+  std::string llvmVersion; ///< "16.0.6"
+  std::string triple;      ///< "x86_64-pc-linux-gnu"
+  std::string cpu;         ///< "znver4", "skylake-avx512": what the code is tuned for
+  /// "generic" when LLVM did not know the host CPU (cpu is then the nearest model it
+  /// knows, from the vendor and features); empty when it did.
+  std::string hostCpu;
+  std::string features; ///< "+avx512f,+fma,...": the host's (when hostCpu is set, "-x" for
+                        ///< each feature it lacks, so the model implies nothing more)
+  int vectorBits = 128; ///< 512 with AVX-512F, 256 with AVX, else 128
 };
 
 /// Initialises the native target on first use (thread-safe) and describes the host.
