@@ -123,9 +123,31 @@ void MainWindow::createActions() {
                      QKeySequence(QStringLiteral("Ctrl+Shift+C"))),
           &QAction::triggered, this, [this] {
             if (!m_session->state()) return;
-            QApplication::clipboard()->setText(
-                QString::fromStdString(schedule::traceToPython(m_session->state()->schedule.trace())));
-            statusBar()->showMessage(QStringLiteral("Trace copied as a TVM Python schedule"), 3000);
+            // TVM cannot replay poly_* steps: only what comes before the first one is
+            // copied, with a closing comment, and the status bar says so.
+            const schedule::Trace& trace = m_session->state()->schedule.trace();
+            QApplication::clipboard()->setText(QString::fromStdString(schedule::tvmReplayablePython(trace)));
+            const auto cut = schedule::firstNonTvmInstruction(trace);
+            if (!cut) {
+              statusBar()->showMessage(QStringLiteral("Trace copied as a TVM Python schedule"), 3000);
+              return;
+            }
+            statusBar()->showMessage(
+                QStringLiteral("Copied the first %1 of %2 instructions as TVM Python: from %3 on the trace uses "
+                               "Loopscape's polyhedral primitives, which tir.Schedule does not have. Edit > Copy "
+                               "program as TVMScript copies the scheduled program instead.")
+                    .arg(*cut)
+                    .arg(trace.instructions.size())
+                    .arg(QString::fromUtf8(trace.instructions[*cut].kind->name.data(),
+                                           static_cast<int>(trace.instructions[*cut].kind->name.size()))),
+                15000);
+          });
+  connect(makeAction(QStringLiteral("editCopyProgram"), QStringLiteral("Copy &program as TVMScript"),
+                     QKeySequence(QStringLiteral("Ctrl+Shift+P"))),
+          &QAction::triggered, this, [this] {
+            if (!m_session->state()) return;
+            QApplication::clipboard()->setText(m_tensorIr->toPlainText());
+            statusBar()->showMessage(QStringLiteral("The scheduled program copied as TVMScript"), 3000);
           });
 
   connect(makeAction(QStringLiteral("scheduleApply"), QStringLiteral("&Apply primitive"),
@@ -222,6 +244,7 @@ void MainWindow::createMenus() {
   edit->addAction(action(QStringLiteral("editRedo")));
   edit->addSeparator();
   edit->addAction(action(QStringLiteral("editCopyPython")));
+  edit->addAction(action(QStringLiteral("editCopyProgram")));
 
   m_scheduleMenu = menuBar()->addMenu(QStringLiteral("&Schedule"));
   m_scheduleMenu->setObjectName(QStringLiteral("scheduleMenu"));

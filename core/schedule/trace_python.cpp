@@ -122,4 +122,23 @@ std::string traceToPython(const Trace& trace) {
   return out;
 }
 
+std::optional<std::size_t> firstNonTvmInstruction(const Trace& trace) {
+  for (std::size_t i = 0; i < trace.instructions.size(); ++i)
+    if (trace.instructions[i].kind->name.starts_with("poly_")) return i;
+  return std::nullopt;
+}
+
+std::string tvmReplayablePython(const Trace& trace) {
+  const auto cut = firstNonTvmInstruction(trace);
+  if (!cut) return traceToPython(trace);
+  Trace prefix;
+  prefix.instructions.assign(trace.instructions.begin(),
+                             trace.instructions.begin() + static_cast<std::ptrdiff_t>(*cut));
+  const std::size_t left = trace.instructions.size() - *cut;
+  return traceToPython(prefix) +
+         fmt::format("# left out: {} instruction{} from {} on: Loopscape's polyhedral primitives (poly_*) are not "
+                     "tir.Schedule methods\n",
+                     left, left == 1 ? "" : "s", instructionToPython(trace.instructions[*cut]));
+}
+
 } // namespace loopscape::schedule

@@ -55,4 +55,14 @@ std::string instructionToPython(const Instruction& inst);
 /// with '\n'.
 std::string traceToPython(const Trace& trace);
 
+/// The index of the first instruction TVM's tir.Schedule cannot replay (a poly_* step:
+/// Loopscape's own polyhedral primitives), or nullopt when TVM can replay the whole trace.
+std::optional<std::size_t> firstNonTvmInstruction(const Trace& trace);
+
+/// traceToPython of what TVM can replay: the instructions before the first poly_* step,
+/// then a comment saying which steps were left out ("# left out: 3 instructions from
+/// sch.poly_tile(...) on are Loopscape's polyhedral primitives, not tir.Schedule methods").
+/// The whole trace when TVM can replay all of it.
+std::string tvmReplayablePython(const Trace& trace);
+
 } // namespace loopscape::schedule

@@ -24,27 +24,28 @@
 
 #include <QAction>
 #include <QApplication>
-#include <QClipboard>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
 #include <QDockWidget>
-#include <QTableView>
-#include <QTreeView>
+#include <QFileInfo>
 #include <QLabel>
-#include <QMenu>
-#include <QMenuBar>
 #include <QLineEdit>
 #include <QListView>
 #include <QListWidget>
-#include <QPushButton>
-#include <QSignalSpy>
-#include <QTimer>
+#include <QMenu>
+#include <QMenuBar>
 #include <QMessageBox>
-#include <QFileInfo>
+#include <QPushButton>
 #include <QSettings>
+#include <QSignalSpy>
+#include <QStatusBar>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QToolButton>
+#include <QTreeView>
 #include <QUndoStack>
 
 #include <functional>
@@ -744,6 +745,20 @@ private Q_SLOTS:
     QCOMPARE(viewText(*w).toStdString(), ir::printPrimFunc(sch.func()));
     QCOMPARE(w->traceView()->model()->index(0, 1).data().toString(),
              QStringLiteral("sch.poly_tile(band=\"i\", sizes=[32, 16])"));
+
+    // Copy as TVM Python: TVM has no poly_tile, so nothing of the trace is replayable;
+    // the clipboard says so in a comment, the status bar points at the program instead.
+    w->action(QStringLiteral("editCopyPython"))->trigger();
+    QCOMPARE(QApplication::clipboard()->text(),
+             QStringLiteral("# from tvm import tir\n# left out: 1 instruction from sch.poly_tile(band=\"i\", "
+                            "sizes=[32, 16]) on: Loopscape's polyhedral primitives (poly_*) are not tir.Schedule "
+                            "methods\n"));
+    QVERIFY(!QApplication::clipboard()->text().contains(QStringLiteral("\nsch.poly_")));
+    QVERIFY2(w->statusBar()->currentMessage().startsWith(
+                 QStringLiteral("Copied the first 0 of 1 instructions as TVM Python: from poly_tile on ")),
+             qPrintable(w->statusBar()->currentMessage()));
+    w->action(QStringLiteral("editCopyProgram"))->trigger();
+    QCOMPARE(QApplication::clipboard()->text(), viewText(*w));
   }
 
   void runsTheIslSchedulerFromPanel() {

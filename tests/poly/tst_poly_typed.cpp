@@ -9,6 +9,7 @@
 #include "core/schedule/schedule.h"
 #include "core/schedule/trace_json.h"
 #include "core/schedule/trace_python.h"
+#include "core/schedule/trace_script.h"
 
 #include <QtTest>
 
@@ -118,6 +119,29 @@ private Q_SLOTS:
     QCOMPARE(a.python, b.python);
     QCOMPARE(a.json, b.json);
     if (code.isEmpty()) QVERIFY(a.python.find("sch.poly_") != std::string::npos);
+  }
+
+  void tvmReplayablePart() {
+    // TVM replays what comes before the first poly_* step; the rest is named in a comment.
+    Schedule sch = poly::makeSchedule(polytest::parseProgram(kMatmul));
+    QVERIFY(schedule::applyScript(sch,
+                                  "b0 = sch.get_block(\"C\")\n"
+                                  "i, j, k = sch.get_loops(b0)\n"
+                                  "i0, i1 = sch.split(i, factors=[None, 4])\n",
+                                  "t.py"));
+    QCOMPARE(schedule::firstNonTvmInstruction(sch.trace()), std::nullopt);
+    QCOMPARE(schedule::tvmReplayablePython(sch.trace()), schedule::traceToPython(sch.trace()));
+    const std::string tirOnly = schedule::traceToPython(sch.trace());
+    QVERIFY(schedule::applyScript(sch,
+                                  "sch.poly_tile(band=\"j\", sizes=[2])\n"
+                                  "b1 = sch.get_block(\"C\")\n",
+                                  "t.py"));
+    QCOMPARE(schedule::firstNonTvmInstruction(sch.trace()), std::optional<std::size_t>(3));
+    const std::string cut = schedule::tvmReplayablePython(sch.trace());
+    QVERIFY2(cut.starts_with(tirOnly), cut.c_str());
+    QCOMPARE(cut.substr(tirOnly.size()),
+             std::string("# left out: 2 instructions from sch.poly_tile(band=\"j\", sizes=[2]) on: Loopscape's "
+                         "polyhedral primitives (poly_*) are not tir.Schedule methods\n"));
   }
 };
 
