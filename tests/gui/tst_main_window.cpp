@@ -29,6 +29,7 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListView>
@@ -36,6 +37,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProcess>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -723,6 +725,38 @@ private Q_SLOTS:
     QVERIFY2(expected.has_value(), expected ? "" : expected.error().message.c_str());
     QCOMPARE(w->diagnosticsView()->model()->rowCount(), 0);
     QCOMPARE(viewText(*w).toStdString(), ir::printPrimFunc(sch.func()));
+  }
+
+  void needsNoDisplayToHelpOrRender() {
+    // Issue 14 item 11: without a display, --help prints help and --screenshot renders
+    // offscreen (no QT_QPA_PLATFORM needed); anything else is refused with a message
+    // instead of Qt's xcb abort.
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const char* name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+      env.remove(QString::fromLatin1(name));
+    QTemporaryDir dir;
+    auto run = [&](const QStringList& args) {
+      QProcess p;
+      p.setProcessEnvironment(env);
+      p.start(QStringLiteral(LS_GUI_PATH), args);
+      if (!p.waitForFinished(60000)) return std::pair<int, QString>{-1, QString()};
+      return std::pair<int, QString>{p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+                                     QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError())};
+    };
+    const auto help = run({QStringLiteral("--help")});
+    QCOMPARE(help.first, 0);
+    QVERIFY2(help.second.startsWith(QStringLiteral("Usage: ")), qPrintable(help.second));
+    const auto refused = run({QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te")});
+    QCOMPARE(refused.first, 2);
+    QVERIFY2(refused.second.startsWith(QStringLiteral("loopscape: no display (DISPLAY and WAYLAND_DISPLAY are "
+                                                      "unset)")),
+             qPrintable(refused.second));
+    const QString png = dir.filePath(QStringLiteral("shot.png"));
+    const auto shot = run({QStringLiteral(LS_SOURCE_DIR "/samples/matmul.te"), QStringLiteral("--size"),
+                           QStringLiteral("1280x800"), QStringLiteral("--screenshot"), png});
+    QVERIFY2(shot.first == 0, qPrintable(shot.second));
+    QImage image(png);
+    QCOMPARE(image.size(), QSize(1280, 800));
   }
 
   void appliesAPolyhedralTileFromPanel() {
