@@ -8,6 +8,7 @@
 #include "views/profile_view.h"
 #include "views/program_editor.h"
 #include "views/schedule_tree_view.h"
+#include "views/status_label.h"
 #include "views/tensorir_view.h"
 #include "views/theme.h"
 #include "views/trace_view.h"
@@ -119,7 +120,7 @@ void MainWindow::createDocks() {
 }
 
 void MainWindow::createStatusBar() {
-  m_statusLabel = new QLabel(this);
+  m_statusLabel = new views::StatusLabel(this);
   m_statusLabel->setObjectName(QStringLiteral("statusLabel"));
   m_progress = new QProgressBar(this);
   m_progress->setObjectName(QStringLiteral("jobProgress"));
@@ -173,7 +174,7 @@ void MainWindow::wireSession() {
     m_editor->setMarks(marks);
     if (!m_session->diagnostics().empty()) {
       m_diagnosticsDock->show();
-      m_statusLabel->setText(QString::fromStdString(m_session->diagnostics().front().message));
+      m_statusLabel->setMessage(QString::fromStdString(m_session->diagnostics().front().message));
     }
   });
   connect(m_session, &Session::sourceReplaced, this, [this](const QString& text) {
@@ -235,7 +236,7 @@ void MainWindow::wireSession() {
     if (index >= 0)
       showNodeInStatus(index);
     else
-      m_statusLabel->setText(QStringLiteral("Nothing selected: click a loop or block in the TensorIR view."));
+      m_statusLabel->setMessage(QStringLiteral("Nothing selected: click a loop or block in the TensorIR view."));
   });
   // The schedule tree and the TensorIR view share the loop selection.
   connect(m_tensorIr, &views::TensorIrView::nodeSelected, this, [this](int index) {
@@ -258,7 +259,7 @@ void MainWindow::wireSession() {
     m_session->previewInstruction(row);
   });
   connect(m_session, &Session::primitiveRefused, this, [this](const QString& message) {
-    m_statusLabel->setText(QStringLiteral("Refused: ") + message);
+    m_statusLabel->setMessage(QStringLiteral("Refused: ") + message);
     m_diagnosticsDock->show();
     m_diagnosticsDock->raise();
   });
@@ -283,7 +284,7 @@ void MainWindow::onStateChanged() {
   m_scheduleTree->setSnapshot(state->program());
   m_tensorIr->setSnapshot(state->program(), produced);
   if (produced && !*produced)
-    m_statusLabel->setText(QStringLiteral("The step left no loop or block to select: click one to go on."));
+    m_statusLabel->setMessage(QStringLiteral("The step left no loop or block to select: click one to go on."));
   m_trace->model()->setSnapshot(state->trace);
   m_trace->table()->scrollToBottom();
   m_codeStale = true;
@@ -357,7 +358,7 @@ void MainWindow::onAnalysisReady() {
 void MainWindow::showNodeInStatus(int index) {
   // The tooltip's HTML as one plain line.
   QString html = m_tensorIr->describeNode(index).replace(QStringLiteral("<br>"), QStringLiteral(" · "));
-  m_statusLabel->setText(QTextDocumentFragment::fromHtml(html).toPlainText());
+  m_statusLabel->setMessage(QTextDocumentFragment::fromHtml(html).toPlainText());
 }
 
 void MainWindow::leavePreview() {

@@ -33,6 +33,7 @@ class PrimitivePanel;
 class ProfileView;
 class ProgramEditor;
 class ScheduleTreeView;
+class StatusLabel;
 class TensorIrView;
 class TraceView;
 class TuneView;
@@ -164,7 +165,7 @@ private:
   QMenu* m_runMenu = nullptr;
   QProgressBar* m_progress = nullptr;
   QToolButton* m_cancel = nullptr;
-  QLabel* m_statusLabel = nullptr;
+  views::StatusLabel* m_statusLabel = nullptr;
   QByteArray m_defaultState;
   bool m_dark = false;
   bool m_previewing = false;

@@ -8,6 +8,7 @@
 #include "views/diagnostics_view.h"
 #include "views/primitive_panel.h"
 #include "views/program_editor.h"
+#include "views/status_label.h"
 #include "views/tensorir_view.h"
 
 #include <QLabel>
@@ -164,6 +165,41 @@ private Q_SLOTS:
     QVERIFY2(selectionBackground().lightness() < 128, qPrintable(selectionBackground().name()));
     w->setDarkTheme(false);
     QVERIFY(selectionBackground().lightness() > 128);
+  }
+
+  void aRefusalNamesTheBlockAndElidesInTheStatusBar() {
+    // Issue 14 item 10, end to end: parallel on heat_update's t (it carries the stencil's
+    // dependence) is refused; the Diagnostics row names the block, and the status bar
+    // keeps the whole message as its tooltip, painting its first line elided to the width
+    // it has instead of widening the window or cutting it off.
+    auto w = makeWindow();
+    QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/stencil1d.te")));
+    QVERIFY(settle(*w));
+    const int width = w->width();
+    clickNode(*w, loopOfBlock(*w, "t", "heat_update"));
+    QVERIFY(w->primitivePanel()->choosePrimitive(QStringLiteral("parallel")));
+    QTest::mouseClick(w->primitivePanel()->findChild<QPushButton*>(QStringLiteral("primitiveApply")), Qt::LeftButton);
+    QVERIFY(settle(*w));
+    QCOMPARE(w->session()->undoStack()->count(), 0);
+    views::DiagnosticsModel* model = w->diagnosticsView()->model();
+    QVERIFY(model->rowCount() >= 1);
+    QVERIFY2(model->index(0, views::DiagnosticsModel::LocationColumn)
+                 .data()
+                 .toString()
+                 .contains(QStringLiteral("heat_update")),
+             qPrintable(model->index(0, views::DiagnosticsModel::LocationColumn).data().toString()));
+    auto* label = w->findChild<views::StatusLabel*>(QStringLiteral("statusLabel"));
+    QVERIFY(label);
+    QVERIFY2(label->text().startsWith(QStringLiteral("Refused: ")), qPrintable(label->text()));
+    QCOMPARE(label->toolTip(), label->text());
+    QCOMPARE(w->width(), width);
+    // A message longer than the bar: painted elided, whole in the tooltip.
+    const QString longMessage = QStringLiteral("Refused: ") + QString(400, QLatin1Char('x')) + QStringLiteral("\nmore");
+    label->setMessage(longMessage);
+    QCOMPARE(label->toolTip(), longMessage);
+    QVERIFY2(label->shownText().endsWith(QChar(0x2026)), qPrintable(label->shownText()));
+    QVERIFY(label->fontMetrics().horizontalAdvance(label->shownText()) <= label->contentsRect().width());
+    QCOMPARE(w->width(), width);
   }
 
   void diagnosticsKeepHistoryWrapProseAndNameThePlace() {
