@@ -154,10 +154,22 @@ private:
       cands[i].score = std::isfinite(scores[i]) ? scores[i] : 0;
   }
 
+  /// A sketch for a fresh sample: with both families in the space, the family first
+  /// (polyShare of their bests), then one of its sketches uniformly.
+  int sampleSketch() {
+    std::vector<int> tir, poly;
+    for (int s = 0; s < static_cast<int>(m_sketches.size()); ++s)
+      (m_sketches[s].family == Family::Poly ? poly : tir).push_back(s);
+    if (tir.empty() || poly.empty()) return static_cast<int>(m_rng() % m_sketches.size());
+    const double share = polyShare(m_familyBest[0], m_familyBest[1]);
+    const auto& family = std::uniform_real_distribution<double>(0, 1)(m_rng) < share ? poly : tir;
+    return family[m_rng() % family.size()];
+  }
+
   std::vector<Candidate> fresh(int n) {
     std::vector<Candidate> out;
     for (int attempt = 0; attempt < 3 * n && static_cast<int>(out.size()) < n && !m_stop.stop_requested(); ++attempt) {
-      const int s = static_cast<int>(m_rng() % m_sketches.size());
+      const int s = sampleSketch();
       auto c = make(s, {}, m_rng());
       if (!c) continue;
       // A polyhedral sketch samples nothing (poly_optimize's model decides): it is moved
@@ -346,6 +358,10 @@ private:
       }
       if (record.ok()) {
         m_measured.push_back({c, record.medianSeconds()});
+        if (c.sketch >= 0) {
+          double& best = m_familyBest[m_sketches[c.sketch].family == Family::Poly ? 1 : 0];
+          best = std::max(best, throughput(record));
+        }
         if (record.verified && record.medianSeconds() < m_bestSeconds) {
           m_bestSeconds = record.medianSeconds();
           m_bestGflops = record.gflops;
@@ -443,6 +459,10 @@ private:
       if (!lower(*c)) continue;
       if (r.ok()) {
         m_measured.push_back({*c, r.medianSeconds()});
+        if (c->sketch >= 0) {
+          double& best = m_familyBest[m_sketches[c->sketch].family == Family::Poly ? 1 : 0];
+          best = std::max(best, throughput(r));
+        }
         if (r.verified && r.medianSeconds() < m_bestSeconds) {
           m_bestSeconds = r.medianSeconds();
           m_bestGflops = r.gflops;
@@ -473,6 +493,7 @@ private:
   std::vector<Sketch> m_sketches;
   std::string m_workload;
   double m_flops = 0;
+  double m_familyBest[2] = {0, 0}; ///< best throughput measured per family: TIR, poly
   Clock::time_point m_start;
   std::unordered_set<std::uint64_t> m_measuredHashes;
   std::vector<Measured> m_measured;
@@ -526,6 +547,12 @@ TaskTuner::TaskTuner(TuneTask task, Measurer& measurer, CostModel& model, Record
     : m_impl(std::make_unique<Impl>(std::move(task), measurer, model, writer, options, std::move(onProgress),
                                     std::move(stop))) {}
 TaskTuner::~TaskTuner() = default;
+double polyShare(double tirBest, double polyBest) {
+  if (!(tirBest > 0) || !(polyBest > 0)) return 0.5;
+  const double share = polyBest * polyBest / (polyBest * polyBest + tirBest * tirBest);
+  return std::clamp(share, 0.1, 0.9);
+}
+
 Expected<void> TaskTuner::begin(const std::vector<Record>& previous) { return m_impl->search.begin(previous); }
 int TaskTuner::round(int want) { return m_impl->search.round(want); }
 bool TaskTuner::exhausted() const { return m_impl->search.exhausted(); }

@@ -13,6 +13,11 @@
 //   poly          evolutionary on the polyhedral family only (poly_optimize's decisions).
 //   mixed         evolutionary on both families: one search, Halide-style and polyhedral
 //                 candidates side by side; records say which family each came from.
+//                 Fresh samples come from a family chosen first (then a sketch of it):
+//                 half each until both have run, then by polyShare of their bests, so
+//                 the trials go to the family that is winning (on the ResNet-18 conv
+//                 layer poly_optimize tiles poorly, and a mixed search drawing sketches
+//                 uniformly reached a third of the TIR family's result).
 //   random        fresh samples only, no model (the baseline the others must beat).
 //
 // Every candidate measured is recorded, failures included. Candidates that cannot be
@@ -105,6 +110,12 @@ struct TuneResult {
   double modelCorrelation = 0;
   int modelSamples = 0;
 };
+
+/// The share of fresh mixed-search samples drawn from the polyhedral family, from the
+/// best throughput measured in each family: tirBest² / (sum of squares) for TIR, the rest
+/// for poly, kept within [0.1, 0.9] so that the losing family is still explored; 0.5
+/// while either has no successful measurement.
+double polyShare(double tirBest, double polyBest);
 
 /// Tunes `task` for `options.trials` measurements: `previous` records of the workload are
 /// the starting point (resume), each measurement is appended to `writer` (when open) and

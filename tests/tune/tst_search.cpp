@@ -220,6 +220,19 @@ private Q_SLOTS:
         QCOMPARE(r.family, std::string(s == tune::Strategy::Poly ? "poly" : "tir"));
     }
   }
+
+  void mixedSharesFollowTheFamilyBests() {
+    // Half each until both families have run; then by their bests squared, within
+    // [0.1, 0.9]: matmul (TIR 308, poly 416 GFLOP/s) leans to poly, the conv layer (TIR
+    // 276, poly 41) gives poly only the exploration floor.
+    QCOMPARE(tune::polyShare(0, 0), 0.5);
+    QCOMPARE(tune::polyShare(300, 0), 0.5);
+    QCOMPARE(tune::polyShare(0, 300), 0.5);
+    QCOMPARE(tune::polyShare(200, 200), 0.5);
+    QVERIFY(std::abs(tune::polyShare(308, 416) - 416.0 * 416 / (416.0 * 416 + 308.0 * 308)) < 1e-12);
+    QCOMPARE(tune::polyShare(276, 41), 0.1);
+    QCOMPARE(tune::polyShare(41, 276), 0.9);
+  }
 };
 
 QTEST_GUILESS_MAIN(TestSearch)
