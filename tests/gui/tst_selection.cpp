@@ -14,6 +14,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QTest>
 #include <QTextBlock>
 #include <QTextEdit>
@@ -137,6 +138,15 @@ private Q_SLOTS:
     QVERIFY(longest >= 0);
     QVERIFY2(snap->nodes[longest].extent.size() > 40, snap->nodes[longest].extent.c_str());
     w->tensorIrView()->selectNode(longest);
+    // The TensorIR view shows the start of that header (its loop variable), not its end.
+    QTextCursor at = w->tensorIrView()->textCursor();
+    const QTextBlock header = at.block();
+    at.setPosition(header.position() +
+                   static_cast<int>(header.text().indexOf(QRegularExpression(QStringLiteral("\\S")))));
+    QVERIFY2(w->tensorIrView()->viewport()->rect().contains(w->tensorIrView()->cursorRect(at).center()),
+             "the start of the selected loop's header is scrolled out of view");
+    at.movePosition(QTextCursor::EndOfBlock);
+    QVERIFY(!w->tensorIrView()->viewport()->rect().contains(w->tensorIrView()->cursorRect(at).center()));
     for (const QString& name : w->primitivePanel()->primitives()) {
       QVERIFY(w->primitivePanel()->choosePrimitive(name));
       QVERIFY2(w->primitivePanel()->minimumSizeHint().width() <= std::max(limit, 420),
