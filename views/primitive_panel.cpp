@@ -6,6 +6,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -88,18 +89,19 @@ PrimitivePanel::PrimitivePanel(QWidget* parent) : QWidget(parent) {
   m_apply->setToolTip(QStringLiteral("Apply the primitive (Ctrl+Return)"));
   // The form and its error scroll below the list, Apply stays in view: on a short screen
   // (1280x800) the dock is shorter than the form, and a plain layout would overlap rows.
-  auto* formPane = new QWidget(this);
+  auto* formPane = m_formPane = new QWidget(this);
   auto* formLayout = new QVBoxLayout(formPane);
   formLayout->setContentsMargins(0, 0, 0, 0);
   formLayout->addWidget(m_formHost);
   formLayout->addWidget(m_error);
   formLayout->addStretch(1);
-  auto* scroll = new QScrollArea(this);
+  auto* scroll = m_formScroll = new QScrollArea(this);
   scroll->setObjectName(QStringLiteral("primitiveFormScroll"));
   scroll->setWidget(formPane);
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->viewport()->installEventFilter(this);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(m_selectionLabel);
@@ -211,6 +213,23 @@ void PrimitivePanel::rebuildForm() {
   }
   for (const Field& f : m_fields)
     m_form->addRow(f.name + u':', f.widget);
+  fitFormHeight();
+}
+
+void PrimitivePanel::fitFormHeight() {
+  // The scrolled form never shorter than its rows need at the viewport's width: the dark
+  // theme's style at 1280x800 otherwise squeezed the rows over each other.
+  QLayout* layout = m_formPane->layout();
+  const int width = m_formScroll->viewport()->width();
+  layout->activate();
+  const int needed =
+      layout->hasHeightForWidth() ? layout->totalHeightForWidth(width) : layout->totalMinimumSize().height();
+  m_formPane->setMinimumHeight(std::max(needed, layout->totalMinimumSize().height()));
+}
+
+bool PrimitivePanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_formScroll->viewport() && event->type() == QEvent::Resize) fitFormHeight();
+  return QWidget::eventFilter(watched, event);
 }
 
 PrimitivePanel::Field PrimitivePanel::makeInputField(const InstructionKind& kind, std::size_t i) {

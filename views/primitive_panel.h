@@ -19,6 +19,7 @@ class QFormLayout;
 class QLabel;
 class QListWidget;
 class QPushButton;
+class QScrollArea;
 
 namespace loopscape::schedule {
 struct InstructionKind;
@@ -69,6 +70,9 @@ private:
     std::function<bool()> picking;
   };
   void rebuildForm();
+  /// Keeps the scrolled form as tall as its rows need at the viewport's width.
+  void fitFormHeight();
+  bool eventFilter(QObject* watched, QEvent* event) override;
   Field makeInputField(const schedule::InstructionKind& kind, std::size_t i);
   Field makeAttrField(const schedule::InstructionKind& kind, std::size_t i);
   /// Row of primitive `name` in the list; -1 when not listed.
@@ -80,6 +84,8 @@ private:
   QLabel* m_selectionLabel;
   QListWidget* m_list;
   QWidget* m_formHost;
+  QWidget* m_formPane = nullptr;
+  QScrollArea* m_formScroll = nullptr;
   QFormLayout* m_form;
   QLabel* m_error;
   QPushButton* m_apply;
