@@ -1,8 +1,9 @@
 // `print`: the program as TVMScript-style TensorIR; with --trace, the program after the
 // trace's schedule; with --format trace-py / trace-json, the trace itself (as TVM
-// Python or as JSON) instead of the program; with --format c / llvm / asm, the program
-// lowered (core/codegen/lower.h) and printed as source by the target plugin --target
-// (default: cpu-c for c and asm, cpu-llvm for llvm).
+// Python or as JSON) instead of the program; with --format tvm-script, a Python script
+// that rebuilds the program and replays the trace in Apache TVM (tvm_script_export.h); with --format c / llvm / asm,
+// the program lowered (core/codegen/lower.h) and printed as source by the target plugin --target (default: cpu-c for c
+// and asm, cpu-llvm for llvm).
 #include "cli_support.h"
 #include "commands.h"
 
@@ -12,6 +13,7 @@
 #include "core/ir/printer.h"
 #include "core/schedule/trace_json.h"
 #include "core/schedule/trace_python.h"
+#include "core/schedule/tvm_script_export.h"
 
 #include <cstdio>
 #include <memory>
@@ -74,6 +76,11 @@ int runPrint(const PrintOptions& opt) {
     std::fputs(schedule::traceToPython(sch.trace()).c_str(), stdout);
   else if (opt.format == "trace-json")
     std::fputs(schedule::traceToJson(sch.trace()).c_str(), stdout);
+  else if (opt.format == "tvm-script")
+    std::fputs(schedule::tvmScript(program->func, sch.trace(),
+                                   {.origin = opt.trace.empty() ? opt.file : opt.file + " with trace " + opt.trace})
+                   .c_str(),
+               stdout);
   else
     std::fputs(ir::printPrimFunc(sch.func(), printOptionsFor(*program)).c_str(), stdout);
   return kExitOk;
@@ -85,10 +92,13 @@ void registerPrint(CLI::App& app, CommandResult& result) {
   auto opt = std::make_shared<PrintOptions>();
   cmd->add_option("FILE", opt->file, "Program file (.te)")->required();
   cmd->add_option("--trace", opt->trace, "Apply this schedule trace first: a TVM Python script (.py) or a JSON trace (.json)");
-  cmd->add_option("--format", opt->format,
-                  "What to print: tir (the scheduled program), trace-py (the trace as TVM Python), trace-json, "
-                  "the code a target generates: c, llvm, asm, or the polyhedral view: tree (schedule tree), deps (dependences)")
-      ->check(CLI::IsMember({"tir", "trace-py", "trace-json", "c", "llvm", "asm", "tree", "deps", "relay"}))
+  cmd->add_option(
+         "--format", opt->format,
+         "What to print: tir (the scheduled program), trace-py (the trace as TVM Python), trace-json, "
+         "tvm-script (a Python script that rebuilds the program and replays the trace in Apache TVM), "
+         "the code a target generates: c, llvm, asm, or the polyhedral view: tree (schedule tree), deps (dependences)")
+      ->check(
+          CLI::IsMember({"tir", "trace-py", "trace-json", "tvm-script", "c", "llvm", "asm", "tree", "deps", "relay"}))
       ->capture_default_str();
   cmd->add_option("--target", opt->target,
                   "Target plugin for --format c/llvm/asm (see `loopscape-cli targets`; default cpu-c, or cpu-llvm "
