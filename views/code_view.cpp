@@ -1,14 +1,37 @@
 #include "views/code_view.h"
 
+#include "core/ir/stmt.h"
+#include "views/code_highlighter.h"
+#include "views/program_snapshot.h"
+#include "views/theme.h"
+
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMouseEvent>
 #include <QPlainTextEdit>
 #include <QScrollBar>
 #include <QStandardItemModel>
+#include <QTextBlock>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace loopscape::views {
+
+ir::Expr loopVarOf(const ProgramSnapshot* snapshot, int index) {
+  if (!snapshot || index < 0 || index >= static_cast<int>(snapshot->nodes.size())) return {};
+  const NodeInfo& n = snapshot->nodes[index];
+  if (n.kind != NodeInfo::Kind::Loop || !n.node || n.node->kind != ir::StmtKind::For) return {};
+  return static_cast<const ir::For*>(n.node)->loopVar;
+}
+
+int loopNodeOf(const ProgramSnapshot& snapshot, const ir::Expr& loopVar) {
+  if (!loopVar.defined()) return -1;
+  for (std::size_t i = 0; i < snapshot.nodes.size(); ++i)
+    if (loopVarOf(&snapshot, static_cast<int>(i)).get() == loopVar.get()) return static_cast<int>(i);
+  return -1;
+}
 
 void fillTargetCombo(QComboBox* combo, const std::vector<TargetEntry>& targets) {
   combo->clear();
@@ -50,6 +73,8 @@ CodeView::CodeView(QWidget* parent) : QWidget(parent) {
   mono.setStyleHint(QFont::Monospace);
   mono.setPointSize(9);
   m_text->setFont(mono);
+  m_text->viewport()->installEventFilter(this);
+  m_highlighter = new CodeHighlighter(m_text->document());
   auto* bar = new QHBoxLayout;
   bar->addWidget(new QLabel(QStringLiteral("Target:"), this));
   bar->addWidget(m_target);
@@ -95,20 +120,123 @@ void CodeView::fillFormats() {
 QString CodeView::currentTarget() const { return m_target->currentData().toString(); }
 QString CodeView::currentFormat() const { return m_format->currentText(); }
 
-void CodeView::setCode(const QString& text, const QString& status) {
+void CodeView::setCode(const QString& text, const QString& status, CodeMap map) {
   const int scroll = m_text->verticalScrollBar()->value();
+  if (map.format.isEmpty()) map.format = currentFormat();
+  m_map = std::move(map);
+  m_highlighter->setLanguage(CodeHighlighter::languageOf(m_map.format));
   m_text->setPlainText(text);
   m_text->verticalScrollBar()->setValue(scroll);
-  setStatus(status);
+  m_baseStatus = status;
+  refreshLinks(/*reveal=*/true);
 }
 
 void CodeView::setError(const QString& report, const QString& status) {
+  m_map = CodeMap{};
+  m_highlighter->setLanguage(CodeHighlighter::Language::Plain);
   m_text->setPlainText(report);
-  setStatus(QStringLiteral("<span style='color:#d03030'>%1</span>").arg(status.toHtmlEscaped()));
+  m_baseStatus = QStringLiteral("<span style='color:#d03030'>%1</span>").arg(status.toHtmlEscaped());
+  refreshLinks(/*reveal=*/false);
 }
 
-void CodeView::setStatus(const QString& status) { m_status->setText(status); }
+void CodeView::setStatus(const QString& status) {
+  m_baseStatus = status;
+  showStatus();
+}
+
+void CodeView::showStatus() {
+  m_status->setText(m_linkStatus.isEmpty() ? m_baseStatus : m_baseStatus + QStringLiteral(" — ") + m_linkStatus);
+}
+
 QString CodeView::code() const { return m_text->toPlainText(); }
 QString CodeView::status() const { return m_status->text(); }
+
+void CodeView::setSelectedLoop(const ir::Expr& loopVar) {
+  const bool changed = loopVar.get() != m_selectedLoop.get();
+  m_selectedLoop = loopVar;
+  refreshLinks(/*reveal=*/changed);
+}
+
+std::vector<std::pair<int, int>> CodeView::highlightedLines() const {
+  std::vector<std::pair<int, int>> out;
+  if (!m_selectedLoop.defined()) return out;
+  for (const CodeLoopLines& l : m_map.loops)
+    if (l.loopVar.get() == m_selectedLoop.get()) out.emplace_back(l.firstLine, l.lastLine);
+  return out;
+}
+
+ir::Expr CodeView::loopAtLine(int line) const {
+  const CodeLoopLines* best = nullptr;
+  for (const CodeLoopLines& l : m_map.loops)
+    if (l.firstLine <= line && line <= l.lastLine &&
+        (!best || l.lastLine - l.firstLine < best->lastLine - best->firstLine))
+      best = &l;
+  return best ? best->loopVar : ir::Expr();
+}
+
+void CodeView::setDark(bool dark) {
+  m_dark = dark;
+  m_highlighter->setDark(dark);
+  refreshLinks(/*reveal=*/false);
+}
+
+void CodeView::refreshLinks(bool reveal) {
+  const std::vector<std::pair<int, int>> ranges = highlightedLines();
+  const CodeColors colors = codeColors(m_dark);
+  QList<QTextEdit::ExtraSelection> selections;
+  QTextDocument* doc = m_text->document();
+  for (const auto& [first, last] : ranges) {
+    for (int line = first; line <= last && line <= doc->blockCount(); ++line) {
+      QTextEdit::ExtraSelection sel;
+      sel.cursor = QTextCursor(doc->findBlockByNumber(line - 1));
+      sel.format.setBackground(line == first ? colors.linkedFirst : colors.linkedLines);
+      sel.format.setProperty(QTextFormat::FullWidthSelection, true);
+      selections.push_back(sel);
+    }
+  }
+  m_text->setExtraSelections(selections);
+
+  m_linkStatus.clear();
+  if (const auto* var = m_selectedLoop.as<ir::Var>(); var && !m_text->document()->isEmpty()) {
+    const QString name = QString::fromStdString(var->name);
+    if (!m_map.unlinked.isEmpty()) {
+      m_linkStatus = m_map.unlinked;
+    } else if (ranges.empty()) {
+      m_linkStatus = QStringLiteral("loop %1 has no lines of its own here (unrolled or vectorized)").arg(name);
+    } else {
+      QStringList spans;
+      for (const auto& [first, last] : ranges)
+        spans << QStringLiteral("%1–%2").arg(first).arg(last);
+      m_linkStatus = QStringLiteral("loop %1: lines %2").arg(name, spans.join(QStringLiteral(", ")));
+    }
+  }
+  showStatus();
+  if (!reveal || ranges.empty()) return;
+  // Scroll the first range into view unless it is already in view.
+  const auto [first, last] = ranges.front();
+  const QTextBlock firstBlock = doc->findBlockByNumber(first - 1);
+  const QTextBlock lastBlock = doc->findBlockByNumber(std::min(last, doc->blockCount()) - 1);
+  const QRect top = m_text->cursorRect(QTextCursor(firstBlock));
+  const QRect bottom = m_text->cursorRect(QTextCursor(lastBlock));
+  const int height = m_text->viewport()->height();
+  if (top.top() >= 0 && bottom.bottom() <= height) return;
+  m_text->setTextCursor(QTextCursor(firstBlock));
+  // NoWrap: the scroll bar counts lines. Up to two lines of context above the loop when
+  // the whole loop still fits below them.
+  const int visible = height / std::max(1, m_text->fontMetrics().lineSpacing());
+  const int context = std::clamp((visible - (last - first + 1)) / 2, 0, 2);
+  m_text->verticalScrollBar()->setValue(std::max(0, first - 1 - context));
+}
+
+bool CodeView::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_text->viewport() && event->type() == QEvent::MouseButtonRelease) {
+    const auto* e = static_cast<QMouseEvent*>(event);
+    if (e->button() == Qt::LeftButton && !m_text->textCursor().hasSelection()) {
+      const int line = m_text->cursorForPosition(e->position().toPoint()).blockNumber() + 1;
+      if (const ir::Expr loop = loopAtLine(line); loop.defined()) Q_EMIT loopClicked(loop);
+    }
+  }
+  return QWidget::eventFilter(watched, event);
+}
 
 } // namespace loopscape::views

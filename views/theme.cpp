@@ -37,4 +37,14 @@ void applyTheme(QApplication& app, bool dark) {
   app.setPalette(p);
 }
 
+CodeColors codeColors(bool dark) {
+  if (dark)
+    return {QColor("#cc7832"), QColor("#4ec9b0"),  QColor("#6897bb"),  QColor("#6a8759"),
+            QColor("#808080"), QColor("#bbb529"),  QColor("#ffc66d"),  QColor("#9876aa"),
+            QColor("#e0a060"), QColor(38, 56, 82), QColor(36, 84, 140)};
+  return {QColor("#0033b3"), QColor("#00737a"),     QColor("#1750eb"),    QColor("#067d17"),
+          QColor("#8c8c8c"), QColor("#9e880d"),     QColor("#00627a"),    QColor("#871094"),
+          QColor("#a05a00"), QColor(255, 243, 200), QColor(255, 225, 140)};
+}
+
 } // namespace loopscape::views

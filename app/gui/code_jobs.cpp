@@ -1,16 +1,44 @@
 #include "app/gui/code_jobs.h"
 
 #include "core/codegen/pipeline.h"
+#include "core/ir/visitor.h"
 
 #include <fmt/format.h>
 
 #include <chrono>
+#include <unordered_map>
 
 namespace loopscape::gui {
 
 namespace {
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+/// The view's links from the plugin's line map: each loop's Var as a handle (found in
+/// `body`, whose Vars the map's keys point to).
+views::CodeMap codeMap(const std::string& format, const ir::Stmt& body, const codegen::SourceMap& source) {
+  views::CodeMap map;
+  map.format = qs(format);
+  if (!source.linked) {
+    map.unlinked = format == "llvm"  ? QStringLiteral("LLVM IR lines are not linked to loops (O3 rebuilds the loops)")
+                   : format == "asm" ? QStringLiteral("assembly lines are not linked to loops")
+                                     : QStringLiteral("%1 lines are not linked to loops").arg(map.format);
+    return map;
+  }
+  struct Loops final : ir::StmtVisitor {
+    std::unordered_map<const ir::ExprNode*, ir::Expr> vars;
+    void visitFor(const ir::For& op, const ir::Stmt& self) override {
+      vars.emplace(op.loopVar.get(), op.loopVar);
+      ir::StmtVisitor::visitFor(op, self);
+    }
+  } loops;
+  loops(body);
+  for (const codegen::LoopLines& l : source.loops) {
+    auto it = loops.vars.find(l.loopVar);
+    if (it != loops.vars.end()) map.loops.push_back({it->second, l.firstLine, l.lastLine});
+  }
+  return map;
+}
 
 } // namespace
 
@@ -52,7 +80,10 @@ CodeResult generateCode(const ir::PrimFunc& func, const std::string& targetName,
     r.status = "lowering failed: " + lowered.error().message;
     return r;
   }
-  auto text = pipeline.source(**target, *lowered, format, codegen::BuildOptions{}, stop);
+  codegen::SourceMap sourceMap;
+  codegen::BuildOptions options;
+  options.sourceMap = &sourceMap;
+  auto text = pipeline.source(**target, *lowered, format, options, stop);
   if (stop.stop_requested()) return r;
   if (!text) {
     r.text = renderDiagnostic(text.error());
@@ -63,6 +94,7 @@ CodeResult generateCode(const ir::PrimFunc& func, const std::string& targetName,
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   r.ok = true;
   r.text = std::move(*text);
+  r.map = codeMap(format, lowered->body, sourceMap);
   r.status = fmt::format("{} {} · {:.0f} ms", (*target)->name(), format, ms);
   return r;
 }

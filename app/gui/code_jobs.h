@@ -20,9 +20,12 @@ struct CodeResult {
   bool ok = false;
   std::string text;   ///< the code, or the rendered error
   std::string status; ///< one line for the view
+  views::CodeMap map; ///< the text's format and the lines each loop of `func` produced
 };
 
-/// Lowers `func` for `target` and asks the plugin for `format`.
+/// Lowers `func` for `target` and asks the plugin for `format`, with the lines each loop
+/// produced when the plugin maps them (codegen::SourceMap; keyed by the loops' Vars, which
+/// are `func`'s own).
 CodeResult generateCode(const ir::PrimFunc& func, const std::string& target, const std::string& format,
                         std::stop_token stop);
 

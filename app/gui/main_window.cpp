@@ -216,13 +216,14 @@ void MainWindow::wireSession() {
   connect(m_codeDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
     if (visible) refreshCode();
   });
-  connect(m_session, &Session::codeReady, this, [this](bool ok, const QString& text, const QString& status) {
-    m_codePending = false;
-    if (ok)
-      m_code->setCode(text, status);
-    else
-      m_code->setError(text, status);
-  });
+  connect(m_session, &Session::codeReady, this,
+          [this](bool ok, const QString& text, const QString& status, const views::CodeMap& map) {
+            m_codePending = false;
+            if (ok)
+              m_code->setCode(text, status, map);
+            else
+              m_code->setError(text, status);
+          });
   wireProfile();
   connect(m_editor, &views::ProgramEditor::sourceEdited, m_session, &Session::editSource);
   connect(m_diagnostics, &views::DiagnosticsView::jumpToSource, this, [this](int line, int column) {
@@ -237,6 +238,15 @@ void MainWindow::wireSession() {
       showNodeInStatus(index);
     else
       m_statusLabel->setMessage(QStringLiteral("Nothing selected: click a loop or block in the TensorIR view."));
+  });
+  // The code view highlights the lines the selected loop produced; a click on one of them
+  // selects that loop.
+  connect(m_tensorIr, &views::TensorIrView::nodeSelected, this,
+          [this](int index) { m_code->setSelectedLoop(views::loopVarOf(m_tensorIr->snapshot().get(), index)); });
+  connect(m_code, &views::CodeView::loopClicked, this, [this](const ir::Expr& loopVar) {
+    if (!m_tensorIr->snapshot() || m_panel->isPicking()) return;
+    const int index = views::loopNodeOf(*m_tensorIr->snapshot(), loopVar);
+    if (index >= 0 && index != m_tensorIr->selectedNode()) m_tensorIr->selectNode(index);
   });
   // The schedule tree and the TensorIR view share the loop selection.
   connect(m_tensorIr, &views::TensorIrView::nodeSelected, this, [this](int index) {
@@ -380,6 +390,7 @@ void MainWindow::setDarkTheme(bool dark) {
   views::applyTheme(*qApp, dark);
   m_editor->setDark(dark);
   m_tensorIr->setDark(dark);
+  m_code->setDark(dark);
   m_profile->setDark(dark);
   m_tune->setDark(dark);
   if (QAction* a = action(dark ? QStringLiteral("viewDarkTheme") : QStringLiteral("viewLightTheme")))

@@ -473,7 +473,7 @@ void Session::requestCode(const QString& target, const QString& format) {
       },
       [this, generation](CodeResult r) {
         if (generation != m_codeGeneration) return;
-        Q_EMIT codeReady(r.ok, QString::fromStdString(r.text), QString::fromStdString(r.status));
+        Q_EMIT codeReady(r.ok, QString::fromStdString(r.text), QString::fromStdString(r.status), r.map);
         Q_EMIT jobDone();
       });
 }

@@ -19,6 +19,7 @@
 #include "app/gui/job_runner.h"
 #include "core/frontend/program_source.h"
 #include "core/schedule/schedule.h"
+#include "views/code_view.h"
 #include "views/diagnostics_model.h"
 #include "views/primitive_request.h"
 #include "views/program_snapshot.h"
@@ -144,7 +145,8 @@ Q_SIGNALS:
   void sourceReplaced(const QString& source);
   void previewReady(std::shared_ptr<const loopscape::views::ProgramSnapshot> program, int row);
   void modifiedChanged(bool modified);
-  void codeReady(bool ok, const QString& text, const QString& status);
+  /// The generated code (or the rendered error), with the lines each loop produced.
+  void codeReady(bool ok, const QString& text, const QString& status, const loopscape::views::CodeMap& map);
   /// A primitive was refused (after diagnosticsChanged).
   void primitiveRefused(const QString& message);
   /// Emitted after each job result has been installed (tests wait on it).

@@ -202,7 +202,7 @@ protected:
   Expr visitSelect(const Select& op, const Expr& self) override {
     Expr c = mutate(op.condition), t = mutate(op.trueValue), f = mutate(op.falseValue);
     if (c.sameAs(op.condition) && t.sameAs(op.trueValue) && f.sameAs(op.falseValue)) return self;
-    return Select::make(broadcast(c), broadcast(t), broadcast(f));
+    return Select::make(broadcast(c), broadcast(t), broadcast(f), op.lazy);
   }
   Expr visitCast(const Cast& op, const Expr& self) override {
     Expr v = mutate(op.value);

@@ -36,8 +36,8 @@
 
 namespace loopscape::codegen {
 
-/// Bumped whenever Target, Kernel, LoweredFunc or the IR node layout changes.
-inline constexpr int kTargetAbiVersion = 3;
+/// Bumped whenever Target, Kernel, LoweredFunc, BuildOptions or the IR node layout changes.
+inline constexpr int kTargetAbiVersion = 4;
 
 struct TargetCapabilities {
   bool parallel = false;     ///< runs Parallel loops on several threads
@@ -55,11 +55,32 @@ struct ToolchainStatus {
   std::string message; ///< "gcc 12.2.0 at /usr/bin/cc", or why it is not usable
 };
 
+/// Lines of a source() text that one loop of the LoweredFunc produced (the code view's
+/// links from a loop to its code). The key is the loop's For::loopVar: the lowering passes
+/// keep it, so it is also the identity of the loop in the PrimFunc that was lowered (two
+/// loops `i` of two blocks have two Vars).
+struct LoopLines {
+  const ir::ExprNode* loopVar = nullptr;
+  int firstLine = 0, lastLine = 0; ///< 1-based, inclusive
+};
+
+/// What source() says about its text's lines, when asked (BuildOptions::sourceMap).
+struct SourceMap {
+  /// The plugin mapped the text: every loop that has lines of its own in it is in `loops`
+  /// (a loop unrolled or vectorized away has none). False: the format is not mapped.
+  bool linked = false;
+  /// Ordered by firstLine; one loop may have several ranges (e.g. a parallel loop's header
+  /// and its outlined body), and ranges nest like the loops.
+  std::vector<LoopLines> loops;
+};
+
 struct BuildOptions {
   bool fastMath = false; ///< allow reassociation etc. (only when the user asks)
   int threads = 0;       ///< parallel loop threads; 0 = all cores
   std::string workDir;   ///< where generated files go (a temporary dir if empty)
   std::stop_token stop;  ///< cancels source() and build() (see the file comment)
+  /// When set, source() fills it for the text it returns (build() ignores it).
+  SourceMap* sourceMap = nullptr;
 };
 
 /// A compiled function. `run` takes one pointer per parameter (flat row-major data of the

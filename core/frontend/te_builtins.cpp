@@ -495,7 +495,9 @@ Result Evaluator::callBuiltin(const std::string& name, const ast::Node& call, st
     if (!cond) return std::unexpected(cond.error());
     auto branches = unify(*a[1], *a[2], call.loc);
     if (!branches) return std::unexpected(branches.error());
-    return makeExpr(ir::Select::make(*cond, branches->first, branches->second), call.loc);
+    // te.if_then_else evaluates only the taken branch (TVM's tir.if_then_else); select
+    // is TVM's Select.
+    return makeExpr(ir::Select::make(*cond, branches->first, branches->second, name == "if_then_else"), call.loc);
   }
   if (name == "floordiv") return binaryOp("//", *a[0], *a[1], call.loc);
   if (name == "floormod") return binaryOp("%", *a[0], *a[1], call.loc);

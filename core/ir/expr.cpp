@@ -100,12 +100,12 @@ Expr Not::make(Expr a) {
   return Expr(std::make_shared<Not>(t, std::move(a)));
 }
 
-Expr Select::make(Expr condition, Expr trueValue, Expr falseValue) {
+Expr Select::make(Expr condition, Expr trueValue, Expr falseValue, bool lazy) {
   LS_ASSERT(condition.defined() && condition.dtype().isBool(), "Select condition must be bool");
   LS_ASSERT(trueValue.dtype() == falseValue.dtype(), "Select branches differ: {} and {}", trueValue.dtype().str(),
             falseValue.dtype().str());
   auto t = trueValue.dtype();
-  return Expr(std::make_shared<Select>(t, std::move(condition), std::move(trueValue), std::move(falseValue)));
+  return Expr(std::make_shared<Select>(t, std::move(condition), std::move(trueValue), std::move(falseValue), lazy));
 }
 
 Expr Cast::make(DataType dtype, Expr value) {

@@ -134,13 +134,19 @@ struct Not final : ExprNode {
   Not(DataType t, Expr x) : ExprNode(kKind, t), a(std::move(x)) {}
 };
 
-/// Evaluates both branches' types but only the chosen value matters (no side effects).
+/// A conditional value. `lazy`: TVM's `T.if_then_else` (a call of the builtin), which
+/// evaluates only the chosen branch, so a branch may read out of bounds when it is not
+/// taken (padding, stencil borders); printed `T.if_then_else`. Otherwise TVM's
+/// `T.Select`, whose branches TVM evaluates both. Here both forms evaluate only the
+/// chosen branch wherever a branch can trap (interpreter, C, LLVM); the flag keeps the
+/// user's form through printing, equality and passes.
 struct Select final : ExprNode {
   static constexpr ExprKind kKind = ExprKind::Select;
   Expr condition, trueValue, falseValue;
-  static Expr make(Expr condition, Expr trueValue, Expr falseValue);
-  Select(DataType t, Expr c, Expr x, Expr y)
-      : ExprNode(kKind, t), condition(std::move(c)), trueValue(std::move(x)), falseValue(std::move(y)) {}
+  bool lazy = false;
+  static Expr make(Expr condition, Expr trueValue, Expr falseValue, bool lazy = false);
+  Select(DataType t, Expr c, Expr x, Expr y, bool l)
+      : ExprNode(kKind, t), condition(std::move(c)), trueValue(std::move(x)), falseValue(std::move(y)), lazy(l) {}
 };
 
 struct Cast final : ExprNode {

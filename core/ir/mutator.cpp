@@ -34,7 +34,7 @@ Expr ExprMutator::visitNot(const Not& op, const Expr& self) {
 Expr ExprMutator::visitSelect(const Select& op, const Expr& self) {
   Expr c = mutate(op.condition), t = mutate(op.trueValue), f = mutate(op.falseValue);
   if (c.sameAs(op.condition) && t.sameAs(op.trueValue) && f.sameAs(op.falseValue)) return self;
-  return Select::make(std::move(c), std::move(t), std::move(f));
+  return Select::make(std::move(c), std::move(t), std::move(f), op.lazy);
 }
 
 Expr ExprMutator::visitCast(const Cast& op, const Expr& self) {

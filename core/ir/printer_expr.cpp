@@ -268,7 +268,8 @@ protected:
     return {"not " + wrap(a, kNot, false), kNot};
   }
   Doc visitSelect(const Select& op, const Expr&) override {
-    return {fmt::format("T.Select({}, {}, {})", str(op.condition), str(op.trueValue), str(op.falseValue))};
+    return {fmt::format("T.{}({}, {}, {})", op.lazy ? "if_then_else" : "Select", str(op.condition), str(op.trueValue),
+                        str(op.falseValue))};
   }
   Doc visitCast(const Cast& op, const Expr&) override {
     return {fmt::format("T.Cast(\"{}\", {})", op.dtype.str(), str(op.value))};

@@ -99,7 +99,7 @@ protected:
     if (self.dtype().isBool() && isConstInt(t, 1) && isConstInt(f, 0)) return c;
     if (self.dtype().isBool() && isConstInt(t, 0) && isConstInt(f, 1)) return visitExpr(Not::make(c));
     if (c.sameAs(op.condition) && t.sameAs(op.trueValue) && f.sameAs(op.falseValue)) return self;
-    return Select::make(c, t, f);
+    return Select::make(c, t, f, op.lazy);
   }
 
   Expr visitCast(const Cast& op, const Expr& self) override {

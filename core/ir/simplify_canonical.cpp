@@ -87,8 +87,8 @@ bool exprDeepEqual(const Expr& a, const Expr& b) {
   case ExprKind::Not: return exprDeepEqual(a.as<Not>()->a, b.as<Not>()->a);
   case ExprKind::Select: {
     auto *x = a.as<Select>(), *y = b.as<Select>();
-    return exprDeepEqual(x->condition, y->condition) && exprDeepEqual(x->trueValue, y->trueValue) &&
-           exprDeepEqual(x->falseValue, y->falseValue);
+    return x->lazy == y->lazy && exprDeepEqual(x->condition, y->condition) &&
+           exprDeepEqual(x->trueValue, y->trueValue) && exprDeepEqual(x->falseValue, y->falseValue);
   }
   case ExprKind::Cast: return exprDeepEqual(a.as<Cast>()->value, b.as<Cast>()->value);
   case ExprKind::Call: {

@@ -214,6 +214,10 @@ private:
     case ExprKind::Not: return expr(a.as<Not>()->a, b.as<Not>()->a);
     case ExprKind::Select: {
       const auto *x = a.as<Select>(), *y = b.as<Select>();
+      if (x->lazy != y->lazy)
+        return differExpr(fmt::format("{} against {}", x->lazy ? "T.if_then_else" : "T.Select",
+                                      y->lazy ? "T.if_then_else" : "T.Select"),
+                          a, b);
       Scope s(*this, "condition");
       if (!expr(x->condition, y->condition)) return false;
       m_path.back() = "true value";

@@ -143,6 +143,7 @@ private:
 #undef LS_X
   void visitNot(const Not& op, const Expr&) override { expr(op.a); }
   void visitSelect(const Select& op, const Expr&) override {
+    push(op.lazy ? 1 : 0);
     expr(op.condition);
     expr(op.trueValue);
     expr(op.falseValue);

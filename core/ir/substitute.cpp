@@ -33,7 +33,7 @@ protected:
     Expr c = mutate(op.condition), t = mutate(op.trueValue), f = mutate(op.falseValue);
     if (c.sameAs(op.condition) && t.sameAs(op.trueValue) && f.sameAs(op.falseValue)) return self;
     matchIntegerTypes(t, f);
-    return Select::make(std::move(c), std::move(t), std::move(f));
+    return Select::make(std::move(c), std::move(t), std::move(f), op.lazy);
   }
 
 private:

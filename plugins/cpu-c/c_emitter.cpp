@@ -8,6 +8,7 @@
 #include "core/ir/structural_equal.h"
 #include "core/ir/visitor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -116,7 +117,8 @@ class Emitter final : public ExprFunctor<CExpr> {
 public:
   explicit Emitter(int threads) : m_threads(threads) {}
 
-  std::string run(const LoweredFunc& func) {
+  /// The translation unit; with `loops`, the lines each For produced (c_emitter.h).
+  std::string run(const LoweredFunc& func, std::vector<LoopLines>* loops = nullptr) {
     for (std::size_t i = 0; i < func.flatParams.size(); ++i) m_names.of(func.flatParams[i].get(), func.flatParams[i]->name);
     for (const auto& v : func.sizeVars) m_names.of(v.get(), v.as<Var>()->name);
     m_kernelName = func.name;
@@ -148,16 +150,52 @@ public:
     out += "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n";
     for (const auto& [key, text] : m_helpers) out += text;
     if (!m_helpers.empty()) out += "\n";
+    const std::size_t functionsStart = out.size();
     out += m_functions;
-    out += sig + " {\n" + body + "}\n\n";
+    out += sig + " {\n";
+    const std::size_t bodyStart = out.size();
+    out += body + "}\n\n";
     out += "void " + func.name + "_packed(void* const* buffers, const int64_t* sizes) {\n";
     if (func.flatParams.empty()) out += "  (void)buffers;\n";
     if (func.sizeVars.empty()) out += "  (void)sizes;\n";
     out += "  " + func.name + "(" + call + ");\n}\n";
+    if (loops) *loops = loopLines(out, functionsStart, bodyStart);
     return out;
   }
 
 private:
+  // ---- the loops' lines --------------------------------------------------------------
+
+  /// Where one For's text is, as byte offsets [begin, end) (end just past the newline of
+  /// its last line) into m_functions (region kFunctions), or into the m_out of the kernel
+  /// (region 0) or of the parallel loop body being outlined (region > 0; outline() moves
+  /// them into m_functions when the body is placed there).
+  struct Span {
+    const ExprNode* loopVar;
+    int region;
+    std::size_t begin, end;
+  };
+  static constexpr int kFunctions = -1;
+
+  std::vector<LoopLines> loopLines(const std::string& out, std::size_t functionsStart, std::size_t bodyStart) const {
+    std::vector<std::size_t> lineStarts{0};
+    for (std::size_t i = 0; i < out.size(); ++i)
+      if (out[i] == '\n') lineStarts.push_back(i + 1);
+    auto lineOf = [&](std::size_t offset) {
+      return static_cast<int>(std::upper_bound(lineStarts.begin(), lineStarts.end(), offset) - lineStarts.begin());
+    };
+    std::vector<LoopLines> lines;
+    for (const Span& s : m_spans) {
+      LS_ASSERT(s.region == 0 || s.region == kFunctions, "cpu-c: a loop span was left in an outlined body");
+      const std::size_t base = s.region == 0 ? bodyStart : functionsStart;
+      lines.push_back({s.loopVar, lineOf(base + s.begin), lineOf(base + s.end - 1)});
+    }
+    std::stable_sort(lines.begin(), lines.end(), [](const LoopLines& a, const LoopLines& b) {
+      return a.firstLine != b.firstLine ? a.firstLine < b.firstLine : a.lastLine > b.lastLine;
+    });
+    return lines;
+  }
+
   // ---- statements -------------------------------------------------------------------
 
   void line(const std::string& text) {
@@ -218,6 +256,7 @@ private:
       m_wideVars.insert(op.loopVar.get());
     }
     Expr end = simplify(Add::make(op.min, op.extent));
+    const std::size_t begin = m_out.size();
     if (op.forKind == ForKind::Parallel)
       line("#pragma omp parallel for" + (m_threads > 0 ? " num_threads(" + std::to_string(m_threads) + ")" : std::string()));
     line("for (" + type + " " + var + " = " + printIndex(op.min).text + "; " + var + " < " +
@@ -230,6 +269,7 @@ private:
       emitScoped(op.body);
     }
     line("}");
+    m_spans.push_back({op.loopVar.get(), m_region, begin, m_out.size()});
   }
 
   /// The body of a parallel loop as a static function whose buffer parameters are
@@ -288,14 +328,26 @@ private:
     }
     const std::string fn = m_names.fresh(m_kernelName + "_par" + std::to_string(m_outlined++));
     std::string savedOut = std::move(m_out);
-    const int savedIndent = m_indent;
+    const int savedIndent = m_indent, savedRegion = m_region;
     m_out.clear();
     m_indent = 1;
+    m_region = ++m_regions;
     emitStmt(op.body);
     std::string body = std::move(m_out);
     m_out = std::move(savedOut);
     m_indent = savedIndent;
-    m_functions += "static void " + fn + "(" + params + ") {\n" + body + "}\n\n";
+    const std::string head = "static void " + fn + "(" + params + ") {\n";
+    const std::size_t at = m_functions.size();
+    for (Span& s : m_spans) {
+      if (s.region != m_region) continue;
+      s.region = kFunctions;
+      s.begin += at + head.size();
+      s.end += at + head.size();
+    }
+    m_region = savedRegion;
+    m_functions += head + body + "}\n";
+    m_spans.push_back({op.loopVar.get(), kFunctions, at, m_functions.size()});
+    m_functions += "\n";
     return fn + "(" + args + ")";
   }
 
@@ -604,6 +656,9 @@ private:
   std::string m_kernelName;
   std::string m_functions; ///< outlined parallel loop bodies, in definition order
   int m_outlined = 0;
+  std::vector<Span> m_spans; ///< one per For printed (the loops' lines)
+  int m_region = 0;          ///< where m_out goes: 0 the kernel, > 0 an outlined body
+  int m_regions = 0;
   std::set<const ExprNode*> m_wideVars;     ///< int32 loop variables declared int64_t
   std::string m_out;
   std::string m_lane;     ///< the lane variable while a vector statement is printed
@@ -614,9 +669,9 @@ private:
 
 } // namespace
 
-std::string emitC(const LoweredFunc& func, int threads) {
+std::string emitC(const LoweredFunc& func, int threads, std::vector<LoopLines>* loops) {
   Emitter emitter(threads);
-  return emitter.run(func);
+  return emitter.run(func, loops);
 }
 
 } // namespace loopscape::codegen::cpu_c

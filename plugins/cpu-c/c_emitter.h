@@ -50,6 +50,7 @@
 #include "core/codegen/target.h"
 
 #include <string>
+#include <vector>
 
 namespace loopscape::codegen::cpu_c {
 
@@ -57,6 +58,10 @@ namespace loopscape::codegen::cpu_c {
 std::string cType(ir::DataType t);
 
 /// The whole translation unit. `threads` > 0 adds num_threads(threads) to parallel loops.
-std::string emitC(const LoweredFunc& func, int threads = 0);
+/// With `loops`, also the lines each For of `func.body` produced (SourceMap's order): the
+/// `for` line (with its `#pragma omp parallel for`) through its closing brace, and for a
+/// parallel loop also its outlined function. Loops unrolled or vectorized by the lowering
+/// are no For any more and have no lines.
+std::string emitC(const LoweredFunc& func, int threads = 0, std::vector<LoopLines>* loops = nullptr);
 
 } // namespace loopscape::codegen::cpu_c

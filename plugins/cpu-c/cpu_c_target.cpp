@@ -90,8 +90,14 @@ public:
   Expected<std::string> source(const LoweredFunc& func, const std::string& format,
                                const BuildOptions& options) override {
     if (options.stop.stop_requested()) return std::unexpected(cancelledDiagnostic("building"));
-    std::string c = applyTestHooks(emitC(func, options.threads));
-    if (format == "c") return c;
+    std::vector<LoopLines> loops;
+    const std::string emitted = emitC(func, options.threads, &loops);
+    std::string c = applyTestHooks(emitted);
+    if (format == "c") {
+      // Only the emitted text is mapped (a test hook may have changed it).
+      if (options.sourceMap && c == emitted) *options.sourceMap = SourceMap{true, std::move(loops)};
+      return c;
+    }
     if (format != "asm")
       return std::unexpected(Diagnostic::error("codegen.unknown-format",
                                                "target cpu-c has no source format '" + format + "' (formats: c, asm)"));

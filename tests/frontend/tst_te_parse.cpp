@@ -173,8 +173,7 @@ L = placeholder((4,), dtype="int64", name="L")
 B = compute((4,), lambda i: X[i] * A[i] + 0.5 * A[i], name="B")
 C = compute((4,), lambda i: L[i] + A[i] * 3 - i, name="C")
 D = compute((4,), lambda i: if_then_else(0 < i < 3 and not i == 2, -X[i], float32(i) ** 2.0), name="D")
-)te")
-      << QString::fromUtf8(R"te(# from tvm.script import tir as T
+)te") << QString::fromUtf8(R"te(# from tvm.script import tir as T
 
 @T.prim_func
 def main(A: T.Buffer((4,), "int32"), X: T.Buffer((4,), "float32"), L: T.Buffer((4,), "int64"), B: T.Buffer((4,), "float32"), C: T.Buffer((4,), "int64"), D: T.Buffer((4,), "float32")):
@@ -197,7 +196,7 @@ def main(A: T.Buffer((4,), "int32"), X: T.Buffer((4,), "float32"), L: T.Buffer((
             v_i = T.axis.spatial(4, i)
             T.reads(X[v_i])
             T.writes(D[v_i])
-            D[v_i] = T.Select(0 < v_i and v_i < 3 and not v_i == 2, X[v_i] * T.float32(-1), T.pow(T.Cast("float32", v_i), T.float32(2)))
+            D[v_i] = T.if_then_else(0 < v_i and v_i < 3 and not v_i == 2, X[v_i] * T.float32(-1), T.pow(T.Cast("float32", v_i), T.float32(2)))
 )te");
   QTest::newRow("max_min_int_init") << QString::fromUtf8(R"te(A = placeholder((8, 8), dtype="int32", name="A")
 r = reduce_axis((2, 8), name="r")

@@ -310,6 +310,7 @@ def main(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128, 128), "float32"),
     row("call-fma", "T.fma(x, y, z)", Call::make(f32, CallOp::Fma, {x, y, z}));
     row("call-sqrt-nested", "T.sqrt(x * x + y)", Call::make(f32, CallOp::Sqrt, {x * x + y}));
     row("select", "T.Select(a < b, x, y)", Select::make(a < b, x, y));
+    row("if_then_else", "T.if_then_else(a < b, x, y)", Select::make(a < b, x, y, /*lazy=*/true));
     row("and", "a < b and b <= c", (a < b) && (b <= cc));
     row("or-in-and", "(a < b or b > c) and c == d", ((a < b) || (b > cc)) && (cc == d));
     row("and-in-or", "a != b or b >= c and p", (a != b) || ((b >= cc) && p));

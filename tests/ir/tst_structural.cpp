@@ -94,6 +94,7 @@ private Q_SLOTS:
   void equalUnderRenaming();
   void variableBijection();
   void freeVariables();
+  void ifThenElseIsNotSelect();
   void constantsAndTypes();
   void buffersAndFunctions();
   void hashesOfUnequalProgramsDiffer();
@@ -192,6 +193,16 @@ void TestStructural::variableBijection() {
   QVERIFY(structuralEqual(i + j + i, k + i + k));
   // Variables of different types never correspond.
   QVERIFY(!structuralEqual(Var::make("a", DataType::int64()), Var::make("a", DataType::int32())));
+}
+
+void TestStructural::ifThenElseIsNotSelect() {
+  // TVM's T.if_then_else evaluates one branch, T.Select both: two different programs.
+  Expr i = Var::make("i", DataType::int32()), j = Var::make("j", DataType::int32());
+  Expr lazy = Select::make(i < j, i, j, /*lazy=*/true), select = Select::make(i < j, i, j);
+  QVERIFY(!structuralEqual(lazy, select));
+  QVERIFY(structuralHash(lazy) != structuralHash(select));
+  QVERIFY(structuralEqual(lazy, Select::make(i < j, i, j, /*lazy=*/true)));
+  QVERIFY(structuralEqual(select, Select::make(i < j, i, j)));
 }
 
 void TestStructural::freeVariables() {

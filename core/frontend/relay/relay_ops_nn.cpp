@@ -115,7 +115,7 @@ TensorPtr padStage(ComputeContext& ctx, const Operand& data, const Ints& before,
       }
     }
     Expr load = data.load(src);
-    return cond.defined() ? ir::Select::make(cond, load, castTo(data.dtype, value)) : load;
+    return cond.defined() ? ir::Select::make(cond, load, castTo(data.dtype, value), /*lazy=*/true) : load;
   });
 }
 

@@ -382,7 +382,7 @@ Expected<std::vector<TensorPtr>> concatenateCompute(ComputeContext& ctx) {
           std::vector<Expr> idx = i;
           if (starts[k]) idx[axis] = i[axis] - starts[k];
           Expr v = ctx.inputs[k].load(idx);
-          value = value.defined() ? ir::Select::make(i[axis] < starts[k + 1], v, value) : v;
+          value = value.defined() ? ir::Select::make(i[axis] < starts[k + 1], v, value, /*lazy=*/true) : v;
         }
         return value;
       },

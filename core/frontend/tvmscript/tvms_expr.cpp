@@ -297,7 +297,7 @@ ir::Expr Builder::call(const Node& n) {
       fail("type",
            fmt::format("the two values of {} have different types: {} and {}", fn, x.dtype().str(), y.dtype().str()),
            n.loc);
-    return ir::Select::make(c, x, y);
+    return ir::Select::make(c, x, y, f == "if_then_else");
   }
   if (f == "min_value" || f == "max_value") {
     const ir::DataType t = dtypeArg(*args(n, fn, 1, 1, {}).positional[0]);
