@@ -8,10 +8,9 @@ namespace {
 
 constexpr int kInBlockComment = 1; ///< block state: a C /* comment continues on the next line
 
-QRegularExpression words(std::initializer_list<const char*> list) {
-  QStringList w;
-  for (const char* k : list)
-    w << QString::fromLatin1(k);
+/// Any of the space-separated words of `list`, as a whole word.
+QRegularExpression words(const char* list) {
+  const QStringList w = QString::fromLatin1(list).split(u' ', Qt::SkipEmptyParts);
   return QRegularExpression(QStringLiteral("\\b(%1)\\b").arg(w.join(u'|')));
 }
 
