@@ -2,9 +2,10 @@
 // editor, the primitive panel, the trace and the diagnostics are docks (each with an
 // objectName, so the layout saved with saveState/restoreState under kStateVersion comes
 // back). Menus hold every action, with shortcuts: File (open, samples, recent files,
-// sessions, traces), Edit (undo/redo, copy trace as TVM Python), Schedule (apply, each
-// primitive), Run (profile the current state, cancel; tune, stop tuning), View (docks, theme,
-// reset layout).
+// sessions, the program file, traces, kernel and TVM script exports), Edit (undo/redo,
+// copy trace as TVM Python), Schedule (apply, each primitive), Run (profile the current
+// state, cancel; tune, stop tuning), View (docks, theme, reset layout), Help (user guide,
+// keyboard shortcuts, samples, about).
 // The profile dock runs, verifies and times states through a ProfileJob (profile_jobs.h);
 // the tune dock searches for fast schedules through a TuneJob (tune_jobs.h).
 //
@@ -16,6 +17,8 @@
 #include "app/gui/session.h"
 
 #include <QMainWindow>
+
+#include <functional>
 
 class QAction;
 class QActionGroup;
@@ -49,6 +52,10 @@ struct MainWindowOptions {
   bool noPrompts = false;
   /// Read and write the window layout and personal settings (off in tests).
   bool persistSettings = true;
+  /// Answers the file dialogs of the File menu's program and export actions instead of
+  /// QFileDialog (tests): gets the dialog's title and suggested path, returns the chosen
+  /// path ("" = cancelled).
+  std::function<QString(const QString& title, const QString& suggestion)> chooseFile;
 };
 
 class MainWindow : public QMainWindow {
@@ -79,6 +86,21 @@ public:
   bool openPath(const QString& path, QString* error = nullptr, const QString& function = {});
   bool loadTracePath(const QString& path);
   bool saveSessionTo(const QString& path);
+  /// Writes the program editor's text to `path` (File → Save program); the session's
+  /// program file becomes `path`. Refuses a path inside samplesDir().
+  bool saveProgramTo(const QString& path);
+  /// Exports the current state's kernel (kernel.c, kernel.h, libkernel.so, README.txt) into
+  /// `dir` with the session's target, in the background; the status bar and Diagnostics
+  /// say how it went. False when there is no program.
+  bool exportKernelTo(const QString& dir);
+  /// Writes the runnable TVM script of the original program and the trace
+  /// (core/schedule/tvm_script_export.h) to `path`.
+  bool exportTvmScriptTo(const QString& path);
+  /// Where the File menu's dialogs start: the last folder used, else the user's Documents;
+  /// never the samples directory.
+  QString fileDialogStartDir() const;
+  /// Whether `path` is inside samplesDir() (never written to).
+  static bool isInSamplesDir(const QString& path);
   /// Profiles the current state (the shown trace step while previewing one), or with
   /// `original` the program before any step, with the profile view's options (Run →
   /// Profile); false when there is no program or a profile run is already going.
@@ -134,6 +156,13 @@ private:
   void saveLayout();
   bool maybeSave();
   QAction* makeAction(const QString& objectName, const QString& text, const QKeySequence& shortcut = {});
+  enum class Ask { Open, Save, Folder };
+  /// Asks for a file to open or to write, or a folder, through options.chooseFile or
+  /// QFileDialog. `suggestion` is a file name, placed in fileDialogStartDir(), or an
+  /// absolute path outside the samples, kept. Remembers the chosen folder; "" = cancelled.
+  QString askPath(Ask ask, const QString& title, const QString& suggestion, const QString& filter = {});
+  void rememberDir(const QString& path);
+  void createHelpActions();
 
   MainWindowOptions m_options;
   Session* m_session;
@@ -174,6 +203,8 @@ private:
   /// The loop or block a session opened with selected, selected when its program is shown.
   QString m_pendingSelection;
   bool m_codePending = false; ///< a code job was requested and has not delivered
+  QString m_lastDir;          ///< the File dialogs' last folder (also in QSettings "files/lastDir")
+  bool m_exporting = false;   ///< a kernel export is running
 };
 
 } // namespace loopscape::gui

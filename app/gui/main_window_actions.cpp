@@ -1,6 +1,10 @@
-// MainWindow: actions, menus, files (open, samples, recent files, sessions, traces),
-// recovery and the unsaved-changes question.
+// MainWindow: actions, menus, files (open, samples, recent files, sessions, programs,
+// traces, exports), the Help menu, recovery and the unsaved-changes question.
 #include "app/gui/main_window.h"
+
+#include "app/gui/export_jobs.h"
+#include "app/gui/help_dialogs.h"
+#include "core/schedule/tvm_script_export.h"
 
 #include "core/schedule/instruction.h"
 #include "core/schedule/trace_json.h"
@@ -27,8 +31,10 @@
 #include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QSaveFile>
 #include <QSettings>
 #include <QShortcut>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QToolBar>
 #include <QUndoStack>
@@ -49,8 +55,8 @@ void MainWindow::createActions() {
   connect(makeAction(QStringLiteral("fileOpen"), QStringLiteral("&Open…"), QKeySequence::Open), &QAction::triggered,
           this, [this] {
             if (!maybeSave()) return;
-            const QString path = QFileDialog::getOpenFileName(
-                this, QStringLiteral("Open program or session"), QFileInfo(m_session->sourcePath()).absolutePath(),
+            const QString path = askPath(
+                Ask::Open, QStringLiteral("Open program or session"), QString(),
                 QStringLiteral("Programs and sessions (*.te *.py *.tvmscript *.lsproj);;Tensor expressions (*.te);;"
                                "TVMScript (*.py *.tvmscript);;Sessions (*.lsproj)"));
             if (!path.isEmpty()) openPath(path);
@@ -78,22 +84,23 @@ void MainWindow::createActions() {
               const QFileInfo fi(m_session->sourcePath());
               suggestion = fi.absolutePath() + u'/' + fi.completeBaseName() + QStringLiteral(".lsproj");
             }
-            const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Save session"), suggestion,
-                                                              QStringLiteral("Sessions (*.lsproj)"));
+            const QString path =
+                askPath(Ask::Save, QStringLiteral("Save session"), suggestion, QStringLiteral("Sessions (*.lsproj)"));
             if (!path.isEmpty()) saveSessionTo(path.endsWith(QStringLiteral(".lsproj")) ? path : path + QStringLiteral(".lsproj"));
           });
-  connect(makeAction(QStringLiteral("fileLoadTrace"), QStringLiteral("&Load trace…"), QKeySequence(QStringLiteral("Ctrl+L"))),
+  connect(makeAction(QStringLiteral("fileLoadTrace"), QStringLiteral("&Load trace…"),
+                     QKeySequence(QStringLiteral("Ctrl+L"))),
           &QAction::triggered, this, [this] {
-            const QString path = QFileDialog::getOpenFileName(
-                this, QStringLiteral("Load trace"), samplesDir() + QStringLiteral("/traces"),
-                QStringLiteral("Traces (*.py *.json);;TVM Python schedules (*.py);;Trace JSON (*.json)"));
+            const QString path =
+                askPath(Ask::Open, QStringLiteral("Load trace"), QString(),
+                        QStringLiteral("Traces (*.py *.json);;TVM Python schedules (*.py);;Trace JSON (*.json)"));
             if (!path.isEmpty()) loadTracePath(path);
           });
   connect(makeAction(QStringLiteral("fileExportTrace"), QStringLiteral("&Export trace…"), QKeySequence(QStringLiteral("Ctrl+E"))),
           &QAction::triggered, this, [this] {
             if (!m_session->state()) return;
-            const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export trace"), QString(),
-                                                              QStringLiteral("TVM Python (*.py);;Trace JSON (*.json)"));
+            const QString path = askPath(Ask::Save, QStringLiteral("Export trace"), QString(),
+                                         QStringLiteral("TVM Python (*.py);;Trace JSON (*.json)"));
             if (path.isEmpty()) return;
             const auto& trace = m_session->state()->schedule.trace();
             const std::string text = path.endsWith(QStringLiteral(".json")) ? schedule::traceToJson(trace)
@@ -101,6 +108,55 @@ void MainWindow::createActions() {
             QFile f(path);
             if (!f.open(QIODevice::WriteOnly) || f.write(text.data(), qint64(text.size())) != qint64(text.size()))
               QMessageBox::warning(this, QStringLiteral("Export trace"), QStringLiteral("Cannot write %1").arg(path));
+          });
+  connect(makeAction(QStringLiteral("fileSaveProgram"), QStringLiteral("Save &program"),
+                     QKeySequence(QStringLiteral("Ctrl+Shift+W"))),
+          &QAction::triggered, this, [this] {
+            const QString path = m_session->sourcePath();
+            // A sample is never overwritten, and a new program has no file yet: ask.
+            if (path.isEmpty() || isInSamplesDir(path)) {
+              action(QStringLiteral("fileSaveProgramAs"))->trigger();
+              return;
+            }
+            saveProgramTo(path);
+          });
+  connect(makeAction(QStringLiteral("fileSaveProgramAs"), QStringLiteral("Save program as…"),
+                     QKeySequence(QStringLiteral("Ctrl+Shift+A"))),
+          &QAction::triggered, this, [this] {
+            const bool tvmScript = m_session->language() == frontend::SourceLanguage::TvmScript;
+            const QString suffix = tvmScript ? QStringLiteral(".py") : QStringLiteral(".te");
+            QString suggestion = m_session->sourcePath();
+            if (suggestion.isEmpty())
+              suggestion = QStringLiteral("program") + suffix;
+            else if (isInSamplesDir(suggestion))
+              suggestion = QFileInfo(suggestion).fileName();
+            QString path = askPath(Ask::Save, QStringLiteral("Save program"), suggestion,
+                                   tvmScript ? QStringLiteral("TVMScript (*.py *.tvmscript)")
+                                             : QStringLiteral("Tensor expressions (*.te)"));
+            if (path.isEmpty()) return;
+            // The file's extension tells its language: keep the program's.
+            if (frontend::languageOfPath(path.toStdString()) != m_session->language() ||
+                QFileInfo(path).suffix().isEmpty())
+              path += suffix;
+            saveProgramTo(path);
+          });
+  connect(makeAction(QStringLiteral("fileExportKernel"), QStringLiteral("Export &kernel…"),
+                     QKeySequence(QStringLiteral("Ctrl+Shift+K"))),
+          &QAction::triggered, this, [this] {
+            if (!m_session->state()) return;
+            const QString dir = askPath(Ask::Folder, QStringLiteral("Export kernel into folder"), QString());
+            if (!dir.isEmpty()) exportKernelTo(dir);
+          });
+  connect(makeAction(QStringLiteral("fileExportTvmScript"), QStringLiteral("Export TVM &script…"),
+                     QKeySequence(QStringLiteral("Ctrl+Shift+E"))),
+          &QAction::triggered, this, [this] {
+            if (!m_session->state()) return;
+            const QString base = m_session->sourcePath().isEmpty()
+                                     ? QStringLiteral("program")
+                                     : QFileInfo(m_session->sourcePath()).completeBaseName();
+            const QString path = askPath(Ask::Save, QStringLiteral("Export TVM script"),
+                                         base + QStringLiteral("_tvm.py"), QStringLiteral("Python (*.py)"));
+            if (!path.isEmpty()) exportTvmScriptTo(path);
           });
   connect(makeAction(QStringLiteral("fileQuit"), QStringLiteral("&Quit"), QKeySequence(QStringLiteral("Ctrl+Q"))), &QAction::triggered,
           this, &QWidget::close);
@@ -192,8 +248,10 @@ void MainWindow::createActions() {
             restoreState(m_defaultState, kStateVersion);
             for (QDockWidget* d : findChildren<QDockWidget*>()) d->show();
           });
-  connect(makeAction(QStringLiteral("helpAbout"), QStringLiteral("&About Loopscape"), QKeySequence(QStringLiteral("F1"))), &QAction::triggered, this,
-          [this] {
+  createHelpActions();
+  connect(makeAction(QStringLiteral("helpAbout"), QStringLiteral("&About Loopscape"),
+                     QKeySequence(QStringLiteral("Ctrl+Shift+F1"))),
+          &QAction::triggered, this, [this] {
             QMessageBox::about(this, QStringLiteral("About Loopscape"),
                                QStringLiteral("<b>Loopscape %1</b><br>A workbench for tensor-program schedules.<br>"
                                               "GNU GPL v3 or later.")
@@ -232,9 +290,13 @@ void MainWindow::createMenus() {
   file->addSeparator();
   file->addAction(action(QStringLiteral("fileSave")));
   file->addAction(action(QStringLiteral("fileSaveAs")));
+  file->addAction(action(QStringLiteral("fileSaveProgram")));
+  file->addAction(action(QStringLiteral("fileSaveProgramAs")));
   file->addSeparator();
   file->addAction(action(QStringLiteral("fileLoadTrace")));
   file->addAction(action(QStringLiteral("fileExportTrace")));
+  file->addAction(action(QStringLiteral("fileExportKernel")));
+  file->addAction(action(QStringLiteral("fileExportTvmScript")));
   file->addSeparator();
   file->addAction(action(QStringLiteral("fileQuit")));
 
@@ -311,6 +373,10 @@ void MainWindow::createMenus() {
 
   QMenu* help = menuBar()->addMenu(QStringLiteral("&Help"));
   help->setObjectName(QStringLiteral("helpMenu"));
+  help->addAction(action(QStringLiteral("helpGuide")));
+  help->addAction(action(QStringLiteral("helpShortcuts")));
+  help->addAction(action(QStringLiteral("helpOpenSamples")));
+  help->addSeparator();
   help->addAction(action(QStringLiteral("helpAbout")));
 }
 
@@ -375,6 +441,163 @@ bool MainWindow::saveSessionTo(const QString& path) {
   statusBar()->showMessage(QStringLiteral("Saved %1").arg(path), 3000);
   updateTitle();
   return true;
+}
+
+bool MainWindow::saveProgramTo(const QString& path) {
+  m_editor->flushPendingEdit();
+  auto fail = [this](const QString& error) {
+    if (!m_options.noPrompts) QMessageBox::warning(this, QStringLiteral("Save program"), error);
+    statusBar()->showMessage(error, 8000);
+    return false;
+  };
+  if (isInSamplesDir(path))
+    return fail(QStringLiteral("%1 is one of the installed samples, which are never overwritten: save the program "
+                               "under another name (File > Save program as…)")
+                    .arg(path));
+  QSaveFile f(path);
+  const QByteArray bytes = m_editor->toPlainText().toUtf8();
+  if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
+    return fail(QStringLiteral("Cannot write %1: %2").arg(path, f.errorString()));
+  m_session->sourceSavedAs(path);
+  addRecentFile(QFileInfo(path).absoluteFilePath());
+  statusBar()->showMessage(QStringLiteral("Saved program %1").arg(path), 3000);
+  updateTitle();
+  return true;
+}
+
+bool MainWindow::exportTvmScriptTo(const QString& path) {
+  if (!m_session->state()) return false;
+  const schedule::Schedule& sch = m_session->state()->schedule;
+  const std::string origin = m_session->sourcePath().isEmpty()
+                                 ? std::string("the workbench")
+                                 : QFileInfo(m_session->sourcePath()).fileName().toStdString() +
+                                       (sch.trace().instructions.empty() ? "" : " with the workbench's trace");
+  const std::string text = schedule::tvmScript(sch.original(), sch.trace(), {.origin = origin});
+  QSaveFile f(path);
+  if (!f.open(QIODevice::WriteOnly) || f.write(text.data(), qint64(text.size())) != qint64(text.size()) ||
+      !f.commit()) {
+    const QString error = QStringLiteral("Cannot write %1: %2").arg(path, f.errorString());
+    if (!m_options.noPrompts) QMessageBox::warning(this, QStringLiteral("Export TVM script"), error);
+    statusBar()->showMessage(error, 8000);
+    return false;
+  }
+  const auto cut = schedule::firstNonTvmInstruction(sch.trace());
+  statusBar()->showMessage(
+      cut ? QStringLiteral("Wrote the TVM script %1; the last %2 instructions (from %3 on) are Loopscape's "
+                           "polyhedral steps, which TVM cannot replay: left out, with a comment")
+                .arg(path)
+                .arg(sch.trace().instructions.size() - *cut)
+                .arg(QString::fromUtf8(sch.trace().instructions[*cut].kind->name.data(),
+                                       static_cast<int>(sch.trace().instructions[*cut].kind->name.size())))
+          : QStringLiteral("Wrote the TVM script %1 (run it with Python where Apache TVM is installed)").arg(path),
+      cut ? 15000 : 5000);
+  return true;
+}
+
+bool MainWindow::exportKernelTo(const QString& dir) {
+  if (!m_session->state() || m_exporting) return false;
+  const ir::PrimFunc func = m_session->state()->schedule.func();
+  const std::string target = m_session->target().toStdString();
+  const std::string origin =
+      "Exported from the Loopscape workbench: " +
+      (m_session->sourcePath().isEmpty() ? std::string("an unsaved program")
+                                         : QFileInfo(m_session->sourcePath()).fileName().toStdString()) +
+      " after " + std::to_string(m_session->state()->schedule.trace().instructions.size()) + " trace instructions";
+  m_exporting = true;
+  action(QStringLiteral("fileExportKernel"))->setEnabled(false);
+  statusBar()->showMessage(QStringLiteral("Exporting the kernel to %1…").arg(dir));
+  m_session->jobs()->run<KernelExportResult>(
+      QStringLiteral("Exporting kernel"),
+      [func, target, origin, dir = dir.toStdString()](std::stop_token stop, const ProgressFn&) {
+        return exportKernelFiles(func, target, dir, origin, stop);
+      },
+      [this](KernelExportResult r) {
+        m_exporting = false;
+        action(QStringLiteral("fileExportKernel"))->setEnabled(true);
+        const QString message = QString::fromStdString(r.message);
+        statusBar()->showMessage(message, r.ok ? 8000 : 15000);
+        if (r.ok) return;
+        std::vector<views::DiagnosticItem> items = m_session->diagnostics();
+        views::DiagnosticItem item;
+        item.origin = views::DiagnosticItem::Origin::Schedule;
+        item.code = r.code;
+        item.message = r.message;
+        item.detail = r.detail;
+        items.insert(items.begin(), std::move(item));
+        m_diagnostics->setItems(std::move(items));
+        m_diagnosticsDock->show();
+        m_diagnosticsDock->raise();
+      },
+      // One compiler run: not stopped by Cancel, so its result always comes back.
+      JobCancel::OnShutdown);
+  return true;
+}
+
+QString MainWindow::fileDialogStartDir() const {
+  QString dir = m_lastDir;
+  if (dir.isEmpty() && m_options.persistSettings) dir = QSettings().value(QStringLiteral("files/lastDir")).toString();
+  if (!dir.isEmpty() && QFileInfo(dir).isDir() && !isInSamplesDir(dir)) return dir;
+  const QString documents = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+  return !documents.isEmpty() && QFileInfo(documents).isDir() ? documents : QDir::homePath();
+}
+
+bool MainWindow::isInSamplesDir(const QString& path) {
+  const QString samples = QDir(samplesDir()).canonicalPath();
+  if (samples.isEmpty() || path.isEmpty()) return false;
+  const QFileInfo fi(path);
+  // A file that does not exist yet is judged by its folder.
+  const QString canonical =
+      fi.exists() ? fi.canonicalFilePath() : QDir(fi.absolutePath()).canonicalPath() + u'/' + fi.fileName();
+  return canonical == samples || canonical.startsWith(samples + u'/');
+}
+
+QString MainWindow::askPath(Ask ask, const QString& title, const QString& suggestion, const QString& filter) {
+  const QString start = fileDialogStartDir();
+  QString initial = start;
+  if (!suggestion.isEmpty())
+    initial = QFileInfo(suggestion).isAbsolute() && !isInSamplesDir(suggestion)
+                  ? suggestion
+                  : QDir(start).filePath(QFileInfo(suggestion).fileName());
+  QString path;
+  if (m_options.chooseFile)
+    path = m_options.chooseFile(title, initial);
+  else if (ask == Ask::Open)
+    path = QFileDialog::getOpenFileName(this, title, initial, filter);
+  else if (ask == Ask::Save)
+    path = QFileDialog::getSaveFileName(this, title, initial, filter);
+  else
+    path = QFileDialog::getExistingDirectory(this, title, initial);
+  if (!path.isEmpty()) rememberDir(ask == Ask::Folder ? path : QFileInfo(path).absolutePath());
+  return path;
+}
+
+void MainWindow::rememberDir(const QString& dir) {
+  if (isInSamplesDir(dir)) return;
+  m_lastDir = QFileInfo(dir).absoluteFilePath();
+  if (m_options.persistSettings) QSettings().setValue(QStringLiteral("files/lastDir"), m_lastDir);
+}
+
+void MainWindow::createHelpActions() {
+  connect(makeAction(QStringLiteral("helpGuide"), QStringLiteral("&User guide"), QKeySequence(QStringLiteral("F1"))),
+          &QAction::triggered, this, [this] {
+            auto* dialog = findChild<UserGuideDialog*>();
+            if (!dialog) dialog = new UserGuideDialog(this);
+            dialog->show();
+            dialog->raise();
+            dialog->activateWindow();
+          });
+  connect(makeAction(QStringLiteral("helpShortcuts"), QStringLiteral("&Keyboard shortcuts"),
+                     QKeySequence(QStringLiteral("Ctrl+F1"))),
+          &QAction::triggered, this, [this] {
+            // Built from the actions each time, so it lists what the window has now.
+            delete findChild<ShortcutsDialog*>();
+            auto* dialog = new ShortcutsDialog(shortcutRows(menuBar(), findChildren<QAction*>()), this);
+            dialog->setAttribute(Qt::WA_DeleteOnClose);
+            dialog->show();
+          });
+  connect(makeAction(QStringLiteral("helpOpenSamples"), QStringLiteral("Open &samples…"),
+                     QKeySequence(QStringLiteral("Shift+F1"))),
+          &QAction::triggered, this, [this] { action(QStringLiteral("fileOpenSample"))->trigger(); });
 }
 
 void MainWindow::addRecentFile(const QString& path) {

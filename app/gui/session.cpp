@@ -244,6 +244,12 @@ bool Session::openFile(const QString& path, QString* error, const QString& funct
   return true;
 }
 
+void Session::sourceSavedAs(const QString& path) {
+  m_sourcePath = QFileInfo(path).absoluteFilePath();
+  if (m_projectPath.isEmpty()) m_sourceDirty = false;
+  updateModified();
+}
+
 void Session::editSource(const QString& source) {
   if (source == m_source) return;
   m_source = source;

@@ -109,6 +109,9 @@ public:
   void editSource(const QString& source);
   /// Applies a primitive to the current state (one undo step).
   void applyPrimitive(const views::PrimitiveRequest& request);
+  /// The source was written to `path` (File → Save program): it is now the program file.
+  /// Without a session file the source no longer counts as unsaved (the trace still may).
+  void sourceSavedAs(const QString& path);
   /// Replaces the trace by a trace file's (.json or TVM Python .py), as one undo step,
   /// named `undoText` ("load trace FILE" when empty; the tune view's "apply tuned trial 7").
   void loadTrace(const QString& text, const QString& fileName, const QString& undoText = {});
