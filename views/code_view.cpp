@@ -197,7 +197,8 @@ void CodeView::refreshLinks(bool reveal) {
   m_text->setExtraSelections(selections);
 
   m_linkStatus.clear();
-  if (const auto* var = m_selectedLoop.as<ir::Var>(); var && !m_text->document()->isEmpty()) {
+  // (An error report has no format: nothing to say about its lines.)
+  if (const auto* var = m_selectedLoop.as<ir::Var>(); var && !m_map.format.isEmpty()) {
     const QString name = QString::fromStdString(var->name);
     if (!m_map.unlinked.isEmpty()) {
       m_linkStatus = m_map.unlinked;

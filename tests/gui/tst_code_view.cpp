@@ -266,6 +266,34 @@ private Q_SLOTS:
     QCOMPARE(formatAt(text, define + 1, at).foreground().color(), views::codeColors(false).function);
   }
 
+  void viewLinksNestedLoopsAndSaysWhenALoopHasNoLines() {
+    views::CodeView view;
+    const ir::Expr outer = ir::Var::make("i"), inner = ir::Var::make("j"), gone = ir::Var::make("k");
+    views::CodeMap map;
+    map.format = QStringLiteral("c");
+    map.loops = {{outer, 2, 6}, {inner, 3, 5}};
+    view.setCode(QStringLiteral("void f() {\n  for (i) {\n    for (j) {\n      x;\n    }\n  }\n}\n"),
+                 QStringLiteral("cpu-c c"), map);
+    QCOMPARE(view.loopAtLine(4).get(), inner.get()); // the innermost loop of the line
+    QCOMPARE(view.loopAtLine(2).get(), outer.get());
+    QVERIFY(!view.loopAtLine(1).defined());
+    view.setSelectedLoop(outer);
+    QCOMPARE(view.highlightedLines(), (Ranges{{2, 6}}));
+    QCOMPARE(view.status(), QStringLiteral("cpu-c c — loop i: lines 2–6"));
+    // A loop the lowering unrolled or vectorized has no lines of its own.
+    view.setSelectedLoop(gone);
+    QVERIFY(view.highlightedLines().empty());
+    QCOMPARE(view.linkStatus(), QStringLiteral("loop k has no lines of its own here (unrolled or vectorized)"));
+    // No loop selected: the status is the generator's alone.
+    view.setSelectedLoop({});
+    QCOMPARE(view.status(), QStringLiteral("cpu-c c"));
+    // An error report is plain text with no links.
+    view.setSelectedLoop(outer);
+    view.setError(QStringLiteral("error: for"), QStringLiteral("failed"));
+    QVERIFY(view.highlightedLines().empty());
+    QVERIFY(view.linkStatus().isEmpty());
+  }
+
   void highlighterLanguagesOfFormats() {
     using L = views::CodeHighlighter::Language;
     QCOMPARE(views::CodeHighlighter::languageOf(QStringLiteral("c")), L::C);
