@@ -272,6 +272,9 @@ private Q_SLOTS:
     QVERIFY(text.contains(QStringLiteral("Export TVM script")));
     QVERIFY(!text.contains(QStringLiteral("**"))); // rendered, not shown as Markdown
     grab(dialog, QStringLiteral("help_guide.png"));
+    h.window->setDarkTheme(true);
+    grab(dialog, QStringLiteral("help_guide_dark.png"));
+    h.window->setDarkTheme(false);
   }
 
   void openSamplesShowsTheGallery() {
