@@ -1,5 +1,6 @@
 #include "cli_support.h"
 
+#include "session_load.h"
 #include "source_locate.h"
 
 #include "core/frontend/program_source.h"
@@ -37,12 +38,13 @@ std::optional<LoadedProgram> loadProgram(const std::string& path) {
     printDiagnostic(source.error());
     return std::nullopt;
   }
+  if (isSessionPath(path)) return loadSession(path, *source);
   const auto ext = std::filesystem::path(path).extension().string();
   if (ext != ".te" && frontend::languageOfPath(path) != frontend::SourceLanguage::TvmScript) {
     printDiagnostic(Diagnostic::error(
         "cli.unknown-format",
-        fmt::format("'{}': unknown program format '{}'; loopscape reads tensor-expression files (.te) and TVMScript "
-                    "(.py, .tvmscript)",
+        fmt::format("'{}': unknown program format '{}'; loopscape reads tensor-expression files (.te), "
+                    "TVMScript (.py, .tvmscript) and workbench sessions (.lsproj)",
                     path, ext.empty() ? "(no extension)" : ext)));
     return std::nullopt;
   }
@@ -100,17 +102,37 @@ Expected<std::string> bestRecordTrace(const LoadedProgram& program, const std::s
 
 } // namespace
 
-std::optional<schedule::Schedule> applyTraceFile(const LoadedProgram& program, const std::string& tracePath,
+bool hasTrace(const LoadedProgram& program, const std::string& tracePath) {
+  return !tracePath.empty() || !program.sessionTrace.empty();
+}
+
+std::string traceName(const LoadedProgram& program, const std::string& tracePath) {
+  return tracePath.empty() ? program.sessionPath + "[trace]" : tracePath;
+}
+
+std::optional<schedule::Schedule> applyTraceFile(const LoadedProgram& program, const std::string& givenPath,
                                                  int& exitCode,
                                                  std::optional<schedule::LegalityPolicy> policyOverride) {
-  auto text = tracePath.starts_with("best:") ? bestRecordTrace(program, tracePath.substr(5)) : readFile(tracePath);
+  if (!givenPath.empty() && !program.sessionTrace.empty()) {
+    printDiagnostic(Diagnostic::error(
+        "cli.bad-argument", fmt::format("'{}' carries its own trace; --trace '{}' applies to program files only",
+                                        program.sessionPath, givenPath)));
+    exitCode = kExitBadInput;
+    return std::nullopt;
+  }
+  const bool fromSession = givenPath.empty();
+  const std::string tracePath = traceName(program, givenPath);
+  auto text = fromSession                      ? Expected<std::string>(program.sessionTrace)
+              : tracePath.starts_with("best:") ? bestRecordTrace(program, tracePath.substr(5))
+                                               : readFile(tracePath);
   if (!text) {
     printDiagnostic(text.error());
     exitCode = kExitBadInput;
     return std::nullopt;
   }
-  const auto ext =
-      tracePath.starts_with("best:") ? std::string(".json") : std::filesystem::path(tracePath).extension().string();
+  const auto ext = fromSession || tracePath.starts_with("best:")
+                       ? std::string(".json")
+                       : std::filesystem::path(tracePath).extension().string();
   if (ext != ".py" && ext != ".json") {
     printDiagnostic(Diagnostic::error(
         "cli.unknown-trace-format",

@@ -29,7 +29,17 @@ struct LoadedProgram {
   std::string source;
   ir::PrimFunc func;
   ir::ScriptDialect dialect = ir::ScriptDialect::Tir; ///< the TVMScript spelling of the file
+  std::string sessionPath;                            ///< the `.lsproj` the program came from ("" : a program file)
+  std::string sessionTrace;                           ///< that session's trace (trace_json.h text; "" : none)
+  std::string sessionTarget;                          ///< that session's target plugin ("" : none)
 };
+
+/// Whether a trace applies to `program`: `tracePath` (--trace) is given, or the program
+/// came from a session file that has a trace.
+bool hasTrace(const LoadedProgram& program, const std::string& tracePath);
+
+/// How reports name the trace that applies: `tracePath`, else `FILE.lsproj[trace]`.
+std::string traceName(const LoadedProgram& program, const std::string& tracePath);
 
 /// How programs are printed: in the dialect of --dialect when given, else in the one
 /// `program` was written in (tir for .te files).
@@ -38,7 +48,8 @@ ir::PrintOptions printOptionsFor(const LoadedProgram& program);
 void setPrintDialect(std::string dialect);
 
 /// Reads `path` and runs the front end chosen by its extension: a tensor-expression file
-/// (.te) or TVMScript (.py, .tvmscript: the function --func names). On failure
+/// (.te), TVMScript (.py, .tvmscript: the function --func names), or a workbench session
+/// (.lsproj, session_load.h: its program, with its trace). On failure
 /// the diagnostic is printed to stderr (with the offending source line) and nullopt is
 /// returned; every such failure is bad input (exit status 2).
 std::optional<LoadedProgram> loadProgram(const std::string& path);
@@ -55,6 +66,9 @@ Expected<std::string> readFile(const std::string& path);
 /// poly::makeSchedule under the command line's legality policy (exact unless
 /// --no-verify-legality; `policyOverride` for a command that checks legality itself): a
 /// TVM-syntax Python script (.py, trace_script.h) or a JSON trace (.json, trace_json.h).
+/// With an empty `tracePath`, the trace of the session `program` came from (named
+/// `FILE.lsproj[trace]`); a session with a trace and a --trace together are refused
+/// ("cli.bad-argument": the session carries its own trace).
 /// On failure prints the diagnostic to stderr and returns nullopt with `exitCode` set: a
 /// refused step (a diagnostic about the program, kExitIllegalSchedule) prints
 /// `T:line:col: error: ...` with the trace line, then the error rendered against the

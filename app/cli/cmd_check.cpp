@@ -46,7 +46,7 @@ int runCheck(const CheckOptions& opt) {
     return kExitBadInput;
   }
   std::optional<schedule::Schedule> scheduled;
-  if (!opt.trace.empty()) {
+  if (hasTrace(*program, opt.trace)) {
     int exitCode = kExitOk;
     scheduled = applyTraceFile(*program, opt.trace, exitCode);
     if (!scheduled) return exitCode;
@@ -72,7 +72,7 @@ int runCheck(const CheckOptions& opt) {
       }
       scheduledArgs.push_back(std::move(*fresh));
     }
-    fmt::print("trace  {} ({} instructions)\n", opt.trace, scheduled->trace().instructions.size());
+    fmt::print("trace  {} ({} instructions)\n", traceName(*program, opt.trace), scheduled->trace().instructions.size());
   }
 
   if (auto ran = ir::interpret(func, args, *sizes); !ran) return reportInterpreterFailure(*program, ran.error());
@@ -124,7 +124,9 @@ void registerCheck(CLI::App& app, CommandResult& result) {
   auto* cmd = app.add_subcommand(
       "check", "Run the reference interpreter on seeded random inputs and print a checksum per output");
   auto opt = std::make_shared<CheckOptions>();
-  cmd->add_option("FILE", opt->file, "Program file (.te)")->required();
+  cmd->add_option("FILE", opt->file,
+                  "Program file (.te, TVMScript .py) or a workbench session (.lsproj: its program and trace)")
+      ->required();
   cmd->add_option("--shape", opt->shapes, "Bind a symbolic size, e.g. --shape n=64 (repeatable)");
   cmd->add_option("--inputs", opt->inputsDir, "Read each input NAME from DIR/NAME.npy instead of random data");
   cmd->add_option("--save", opt->saveDir, "Write each output NAME to DIR/NAME.npy");

@@ -36,7 +36,7 @@ std::optional<ir::PrimFunc> programOf(const std::string& file, const std::string
     exitCode = kExitBadInput;
     return std::nullopt;
   }
-  if (trace.empty()) return program->func;
+  if (!hasTrace(*program, trace)) return program->func;
   auto applied = applyTraceFile(*program, trace, exitCode);
   if (!applied) return std::nullopt;
   return applied->func();
@@ -87,8 +87,8 @@ void registerEqual(CLI::App& app, CommandResult& result) {
   auto* cmd = app.add_subcommand("equal", "Structural equality of two programs (names aside), with the first "
                                           "difference when they differ (exit 1)");
   auto opt = std::make_shared<EqualOptions>();
-  cmd->add_option("A", opt->a, "First program (.te, or TVMScript .py)")->required();
-  cmd->add_option("B", opt->b, "Second program (.te, or TVMScript .py)")->required();
+  cmd->add_option("A", opt->a, "First program (.te, TVMScript .py, or a session .lsproj)")->required();
+  cmd->add_option("B", opt->b, "Second program (.te, TVMScript .py, or a session .lsproj)")->required();
   cmd->add_option("--trace-a", opt->traceA, "Schedule trace applied to the first program");
   cmd->add_option("--trace-b", opt->traceB, "Schedule trace applied to the second program");
   cmd->add_flag("--map-free-vars", opt->mapFreeVars,

@@ -103,7 +103,7 @@ int runPoly(const PolyOptions& opt) {
   auto program = loadProgram(opt.file);
   if (!program) return kExitBadInput;
   std::optional<schedule::Schedule> sch;
-  if (!opt.trace.empty()) {
+  if (hasTrace(*program, opt.trace)) {
     int exitCode = kExitOk;
     sch = applyTraceFile(*program, opt.trace, exitCode);
     if (!sch) return exitCode;
@@ -194,7 +194,9 @@ int runPoly(const PolyOptions& opt) {
 void registerPoly(CLI::App& app, CommandResult& result) {
   auto* cmd = app.add_subcommand("poly", "Polyhedral scheduling with isl: regenerate the program from an isl schedule");
   auto opt = std::make_shared<PolyOptions>();
-  cmd->add_option("FILE", opt->file, "Program file (.te)")->required();
+  cmd->add_option("FILE", opt->file,
+                  "Program file (.te, TVMScript .py) or a workbench session (.lsproj: its program and trace)")
+      ->required();
   cmd->add_flag("--auto", opt->autoSchedule, "Run the isl scheduler (poly_auto) on the dependences");
   cmd->add_option(
          "--fusion", opt->fusion,

@@ -60,7 +60,7 @@ int runPrint(const PrintOptions& opt) {
   auto program = loadProgram(opt.file);
   if (!program) return kExitBadInput;
   schedule::Schedule sch = poly::makeSchedule(program->func);
-  if (!opt.trace.empty()) {
+  if (hasTrace(*program, opt.trace)) {
     int exitCode = kExitOk;
     auto applied = applyTraceFile(*program, opt.trace, exitCode);
     if (!applied) return exitCode;
@@ -90,7 +90,9 @@ int runPrint(const PrintOptions& opt) {
 void registerPrint(CLI::App& app, CommandResult& result) {
   auto* cmd = app.add_subcommand("print", "Print the program (or, with --format, its schedule trace)");
   auto opt = std::make_shared<PrintOptions>();
-  cmd->add_option("FILE", opt->file, "Program file (.te)")->required();
+  cmd->add_option("FILE", opt->file,
+                  "Program file (.te, TVMScript .py) or a workbench session (.lsproj: its program and trace)")
+      ->required();
   cmd->add_option("--trace", opt->trace, "Apply this schedule trace first: a TVM Python script (.py) or a JSON trace (.json)");
   cmd->add_option(
          "--format", opt->format,

@@ -52,7 +52,7 @@ int runRun(const RunCliOptions& opt) {
   }
   ir::PrimFunc scheduled = original;
   std::size_t traceSteps = 0;
-  if (!opt.trace.empty()) {
+  if (hasTrace(*program, opt.trace)) {
     int exitCode = kExitOk;
     auto sch = applyTraceFile(*program, opt.trace, exitCode);
     if (!sch) return exitCode;
@@ -96,7 +96,8 @@ int runRun(const RunCliOptions& opt) {
   runOptions.isolation = opt.inProcess ? codegen::Isolation::InProcess : codegen::Isolation::Worker;
   runOptions.timeoutSeconds = opt.timeout;
   const std::string mode = opt.inProcess ? "in process" : fmt::format("isolated worker, time limit {:g} s", opt.timeout);
-  if (!opt.trace.empty()) fmt::print("trace  {} ({} instructions)\n", opt.trace, traceSteps);
+  if (hasTrace(*program, opt.trace))
+    fmt::print("trace  {} ({} instructions)\n", traceName(*program, opt.trace), traceSteps);
   fmt::print("target {} ({}), {}\n", opt.target, (*target)->toolchain().message, mode);
   for (const auto& r : kernel->func.remarks)
     fmt::print("remark loop {}: {}\n", r.loop, r.message);
@@ -166,7 +167,9 @@ int runRun(const RunCliOptions& opt) {
 void registerRun(CLI::App& app, CommandResult& result) {
   auto* cmd = app.add_subcommand("run", "Compile with a target plugin, run (isolated), verify and time the program");
   auto opt = std::make_shared<RunCliOptions>();
-  cmd->add_option("FILE", opt->file, "Program file (.te)")->required();
+  cmd->add_option("FILE", opt->file,
+                  "Program file (.te, TVMScript .py) or a workbench session (.lsproj: its program and trace)")
+      ->required();
   cmd->add_option("--trace", opt->trace, "Schedule trace (.py TVM script or .json) applied before compiling");
   cmd->add_option("--target", opt->target, "Target plugin, e.g. cpu-c or cpu-llvm (see `targets`)")->required();
   cmd->add_option("--shape", opt->shapes, "Bind a symbolic size, e.g. --shape n=64 (repeatable)");

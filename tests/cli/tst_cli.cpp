@@ -52,9 +52,10 @@ private Q_SLOTS:
     QTest::addColumn<QString>("stderrText");
     QTest::newRow("missing file") << QStringList{"print", "nope.te"}
                                   << "error: cannot read 'nope.te': No such file or directory\n";
-    QTest::newRow("unknown format") << QStringList{"print", "README.md"}
-                                    << "error: 'README.md': unknown program format '.md'; loopscape reads "
-                                       "tensor-expression files (.te) and TVMScript (.py, .tvmscript)\n";
+    QTest::newRow("unknown format")
+        << QStringList{"print", "README.md"}
+        << "error: 'README.md': unknown program format '.md'; loopscape reads "
+           "tensor-expression files (.te), TVMScript (.py, .tvmscript) and workbench sessions (.lsproj)\n";
     QTest::newRow("unbound size") << QStringList{"check", "samples/dense_dynamic.te"}
                                   << "error: symbolic size 'n' is not bound; pass --shape n=VALUE\n";
     QTest::newRow("unknown size") << QStringList{"check", "samples/dense_dynamic.te", "--shape", "m=4"}
