@@ -15,13 +15,13 @@
 namespace loopscape::cli {
 
 int printPolyFormat(const ir::PrimFunc& func, const std::string& format) {
-  if (format == "tree") {
+  if (format == "tree" || format == "tree-isl") {
     auto tree = poly::describeScheduleTree(func);
     if (!tree) {
       printDiagnostic(tree.error());
       return kExitBadInput;
     }
-    std::fputs(poly::renderTree(*tree).c_str(), stdout);
+    std::fputs(format == "tree" ? poly::renderTree(*tree).c_str() : (tree->yaml + "\n").c_str(), stdout);
     return kExitOk;
   }
   auto report = poly::analyzeDependences(func);

@@ -27,6 +27,7 @@ struct PrintOptions {
   std::string format = "tir";
   std::string target;
   bool fastMath = false;
+  bool isl = false;
 };
 
 /// The program lowered and printed by the target in `opt.format`.
@@ -67,7 +68,12 @@ int runPrint(const PrintOptions& opt) {
     sch = *applied;
   }
   if (opt.format == "c" || opt.format == "llvm" || opt.format == "asm") return printTargetSource(opt, sch.func());
-  if (opt.format == "tree" || opt.format == "deps") return printPolyFormat(sch.func(), opt.format);
+  if (opt.isl && opt.format != "tree") {
+    printDiagnostic(Diagnostic::error("cli.bad-argument", "--isl only applies to --format tree"));
+    return kExitBadInput;
+  }
+  if (opt.format == "tree" || opt.format == "deps")
+    return printPolyFormat(sch.func(), opt.isl ? "tree-isl" : opt.format);
   if (!opt.target.empty()) {
     printDiagnostic(Diagnostic::error("cli.bad-argument", "--target only applies to --format c, llvm or asm"));
     return kExitBadInput;
@@ -105,6 +111,8 @@ void registerPrint(CLI::App& app, CommandResult& result) {
   cmd->add_option("--target", opt->target,
                   "Target plugin for --format c/llvm/asm (see `loopscape-cli targets`; default cpu-c, or cpu-llvm "
                   "for llvm)");
+  cmd->add_flag("--isl", opt->isl,
+                "With --format tree: print the tree in isl's own YAML form (isl_schedule_read_from_str reads it back)");
   cmd->add_flag("--fast-math", opt->fastMath, "With --format c/llvm/asm: " "Let the compiler reassociate and contract floating-point operations (cpu-c: -ffast-math; cpu-llvm: fast-math flags and FMA contraction); off by default");
   cmd->callback([opt, &result] { result.exitCode = runPrint(*opt); });
 }

@@ -45,6 +45,6 @@ std::optional<std::vector<ir::PrimFunc>> relayGroupFunctions(const std::string& 
 /// `print MODEL.relay --format relay`: the typed Relay graph.
 int printRelayModel(const std::string& path);
 /// `print --format tree|deps`: the schedule tree or the dependence report of `func`.
-int printPolyFormat(const ir::PrimFunc& func, const std::string& format);
+int printPolyFormat(const ir::PrimFunc& func, const std::string& format); ///< "tree", "tree-isl" or "deps"
 
 } // namespace loopscape::cli

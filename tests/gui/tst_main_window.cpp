@@ -105,10 +105,12 @@ private Q_SLOTS:
     QVERIFY(!w->isWindowModified());
     QCOMPARE(w->traceView()->model()->rowCount(), 0);
     QCOMPARE(w->diagnosticsView()->model()->rowCount(), 0);
-    // The schedule tree of the same program: one member per loop, linked by name.
+    // The schedule tree of the same program as isl builds it: one permutable band, one
+    // member per loop, linked by name; i and j coincident.
     views::ScheduleTreeModel* tree = w->scheduleTreeView()->model();
-    QCOMPARE(tree->indexForLoop(0).data().toString(), QStringLiteral("member i (parallel)"));
-    QCOMPARE(tree->indexForLoop(1).data().toString(), QStringLiteral("member j (parallel)"));
+    QCOMPARE(tree->indexForLoop(0).data().toString(), QStringLiteral("member i (coincident, parallel)"));
+    QCOMPARE(tree->indexForLoop(1).data().toString(), QStringLiteral("member j (coincident, parallel)"));
+    QCOMPARE(tree->indexForLoop(0).parent(), tree->indexForLoop(2).parent());
     QCOMPARE(tree->indexForLoop(2).data().toString(), QStringLiteral("member k (carries dependences)"));
     QVERIFY(!tree->indexForLoop(3).isValid());
     // The first loop is selected, so the panel offers the loop primitives.
@@ -680,7 +682,8 @@ private Q_SLOTS:
                  distances.arg(QStringLiteral("WAW")) + QStringLiteral("<br>blocks: C"));
     QCOMPARE(w->scheduleTreeView()->model()->indexForLoop(3).data().toString(),
              QStringLiteral("member k_1 (carries dependences)"));
-    QCOMPARE(w->scheduleTreeView()->model()->indexForLoop(0).data().toString(), QStringLiteral("member i (parallel)"));
+    QCOMPARE(w->scheduleTreeView()->model()->indexForLoop(0).data().toString(),
+             QStringLiteral("member i (coincident, parallel)"));
     // The selection the new state was shown with survives the facts' arrival, and the tree
     // follows it.
     QVERIFY(selectedAtInstall >= 0);

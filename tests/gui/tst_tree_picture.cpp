@@ -166,7 +166,8 @@ private Q_SLOTS:
     QStringList expectedMembers = treeIds(snap->tree->root, true);
     for (const QString& id : expectedNodes)
       expectedMembers.removeOne(id);
-    QCOMPARE(expectedNodes.size(), 13); // domain, mark, 4 bands, mark, band, sequence, 2 filters, 2 leaves
+    // domain, mark, band [i_0, j_0, k, i_1], mark, band [j_1], sequence, 2 filters, 2 leaves
+    QCOMPARE(expectedNodes.size(), 10);
     // Graphviz writes the nodes in its own order: compare as sets, and count duplicates.
     QCOMPARE(QSet<QString>(nodes.begin(), nodes.end()), QSet<QString>(expectedNodes.begin(), expectedNodes.end()));
     QCOMPARE(nodes.size(), expectedNodes.size());
@@ -185,22 +186,22 @@ private Q_SLOTS:
     views::TreePicture* picture = view->picture();
     QVERIFY(picture->waitRendered());
     QSignalSpy loops(view.get(), &views::ScheduleTreeView::loopSelected);
-    // Band member j (band "0.0.0", member 0): the tree row and loop 1 follow.
-    const QPoint member = picture->viewportPoint(QStringLiteral("0.0.0/m0"));
-    QCOMPARE(picture->idAt(member), QStringLiteral("0.0.0/m0"));
+    // Band member j (band "0.0" [i, j, k], member 1): the tree row and loop 1 follow.
+    const QPoint member = picture->viewportPoint(QStringLiteral("0.0/m1"));
+    QCOMPARE(picture->idAt(member), QStringLiteral("0.0/m1"));
     QTest::mouseClick(picture->viewport(), Qt::LeftButton, {}, member);
-    QCOMPARE(currentId(*view), QStringLiteral("0.0.0/m0"));
+    QCOMPARE(currentId(*view), QStringLiteral("0.0/m1"));
     QCOMPARE(view->selectedLoop(), 1);
     QCOMPARE(loops.count(), 1);
     QCOMPARE(loops.takeFirst().at(0).toInt(), 1);
-    QCOMPARE(picture->selectedId(), QStringLiteral("0.0.0/m0"));
+    QCOMPARE(picture->selectedId(), QStringLiteral("0.0/m1"));
     QVERIFY(view->detailText().contains(QStringLiteral("C[i, j, k] -> [(j)]")));
     // The band's kind, left of its member, selects the band node itself, which is no loop.
-    const QRectF band = picture->elementRect(QStringLiteral("0.0.0"));
-    const QPoint title = picture->mapFromScene(QPointF(band.left() + 6, band.center().y()));
-    QCOMPARE(picture->idAt(title), QStringLiteral("0.0.0"));
+    const QRectF band = picture->elementRect(QStringLiteral("0.0"));
+    const QPoint title = picture->mapFromScene(QPointF(band.left() + 6, band.top() + 6));
+    QCOMPARE(picture->idAt(title), QStringLiteral("0.0"));
     QTest::mouseClick(picture->viewport(), Qt::LeftButton, {}, title);
-    QCOMPARE(currentId(*view), QStringLiteral("0.0.0"));
+    QCOMPARE(currentId(*view), QStringLiteral("0.0"));
     QCOMPARE(view->selectedLoop(), -1);
     QCOMPARE(loops.count(), 0);
     // The domain node (the root).
@@ -214,9 +215,9 @@ private Q_SLOTS:
     views::TreePicture* picture = view->picture();
     QVERIFY(picture->waitRendered());
     QVERIFY(picture->highlightRect().isNull());
-    view->selectLoop(2); // loop k: band "0.0.0.0", member 0
-    QCOMPARE(picture->selectedId(), QStringLiteral("0.0.0.0/m0"));
-    const QRectF member = picture->elementRect(QStringLiteral("0.0.0.0/m0"));
+    view->selectLoop(2); // loop k: band "0.0", member 2
+    QCOMPARE(picture->selectedId(), QStringLiteral("0.0/m2"));
+    const QRectF member = picture->elementRect(QStringLiteral("0.0/m2"));
     QVERIFY(!member.isNull());
     QCOMPARE(picture->highlightRect(), member.adjusted(-2, -2, 2, 2));
     view->selectLoop(-1);
@@ -224,9 +225,9 @@ private Q_SLOTS:
     QVERIFY(picture->highlightRect().isNull());
     // A selection made before the picture arrives is outlined once it does.
     view->setSnapshot(matmulSnapshot(QStringLiteral("matmul_tile.py")));
-    view->selectLoop(3); // i_1: band "0.0.0.0.0.0"
+    view->selectLoop(3); // i_1: band "0.0.0" [i_0, j_0, k, i_1] under the parallel mark, member 3
     QVERIFY(picture->waitRendered());
-    QCOMPARE(picture->highlightRect(), picture->elementRect(QStringLiteral("0.0.0.0.0.0/m0")).adjusted(-2, -2, 2, 2));
+    QCOMPARE(picture->highlightRect(), picture->elementRect(QStringLiteral("0.0.0/m3")).adjusted(-2, -2, 2, 2));
   }
 
   void zoomAndFit() {
@@ -329,10 +330,10 @@ private Q_SLOTS:
     QVERIFY(picture->waitRendered());
     // TensorIR -> picture: loop j outlines member j.
     clickNode(*w, nodeIndex(*w, "j"));
-    QCOMPARE(picture->selectedId(), QStringLiteral("0.0.0/m0"));
+    QCOMPARE(picture->selectedId(), QStringLiteral("0.0/m1"));
     QVERIFY(!picture->highlightRect().isNull());
     // Picture -> TensorIR: clicking member k selects loop k.
-    QTest::mouseClick(picture->viewport(), Qt::LeftButton, {}, picture->viewportPoint(QStringLiteral("0.0.0.0/m0")));
+    QTest::mouseClick(picture->viewport(), Qt::LeftButton, {}, picture->viewportPoint(QStringLiteral("0.0/m2")));
     QCOMPARE(w->tensorIrView()->selectedNode(), nodeIndex(*w, "k"));
     QCOMPARE(tree->selectedLoop(), 2);
   }

@@ -6,6 +6,7 @@
 #include "core/poly/checked_schedule.h"
 #include "core/poly/dependences.h"
 #include "core/poly/isl_util.h"
+#include "core/poly/poly_schedule.h"
 #include "core/poly/report.h"
 #include "core/poly/scop.h"
 #include "core/poly/tree_description.h"
@@ -13,6 +14,8 @@
 #include "core/schedule/schedule.h"
 
 #include <QtTest>
+#include <isl/printer.h>
+#include <isl/schedule.h>
 
 #include <fmt/format.h>
 
@@ -313,36 +316,115 @@ private Q_SLOTS:
   }
 
   void tree() {
+    // isl's form: the loops i, j, k make one permutable band (every dependence has a
+    // non-negative distance along each), i and j coincident (distance zero), k not.
     auto t = poly::describeScheduleTree(program("matmul"));
     QVERIFY(t.has_value());
     const auto& root = t->root;
     QCOMPARE(root.kind, poly::TreeNodeKind::Domain);
     QCOMPARE(root.id, std::string("0"));
-    const poly::TreeNodeView* n = &root.children.at(0);
+    const poly::TreeNodeView& band = root.children.at(0);
+    QCOMPARE(band.kind, poly::TreeNodeKind::Band);
+    QVERIFY(band.permutable);
+    QCOMPARE(band.members.size(), std::size_t(3));
     const char* names[] = {"i", "j", "k"};
     for (int l = 0; l < 3; ++l) {
-      QCOMPARE(n->kind, poly::TreeNodeKind::Band);
-      QCOMPARE(n->members.size(), std::size_t(1));
-      QCOMPARE(n->members[0].name, std::string(names[l]));
-      QCOMPARE(n->members[0].loopIndex, l);
-      QCOMPARE(n->members[0].parallel, l != 2);
-      isl::multi_union_pw_aff band(poly::detail::islContext(), n->text);
-      isl::multi_union_pw_aff expected(poly::detail::islContext(),
-                                       fmt::format("[{{ C_init[i, j, k] -> [({0})]; C[i, j, k] -> [({0})] }}]", names[l]));
-      QVERIFY2(band.plain_is_equal(expected), n->text.c_str());
-      n = &n->children.at(0);
+      const auto& m = band.members[std::size_t(l)];
+      QCOMPARE(m.name, std::string(names[l]));
+      QCOMPARE(m.loopIndex, l);
+      QCOMPARE(m.parallel, l != 2);
+      QCOMPARE(m.coincident, l != 2);
+      isl::union_pw_aff member(poly::detail::islContext(), m.schedule);
+      isl::union_pw_aff expected(poly::detail::islContext(),
+                                 fmt::format("{{ C_init[i, j, k] -> [({0})]; C[i, j, k] -> [({0})] }}", names[l]));
+      QVERIFY2(member.plain_is_equal(expected), m.schedule.c_str());
     }
-    QCOMPARE(n->id, std::string("0.0.0.0.0"));
+    const poly::TreeNodeView* n = &band.children.at(0);
+    QCOMPARE(n->id, std::string("0.0.0"));
     QCOMPARE(n->kind, poly::TreeNodeKind::Sequence);
     QCOMPARE(n->children.size(), std::size_t(2));
     QCOMPARE(n->children[0].kind, poly::TreeNodeKind::Filter);
     QVERIFY2(isl::union_set(poly::detail::islContext(), n->children[0].text)
                 .is_equal(isl::union_set(poly::detail::islContext(), "{ C_init[i, j, k] }")), n->children[0].text.c_str());
     const std::string text = poly::renderTree(*t);
-    QVERIFY2(text.find("      band [k]: [{ C_init[i, j, k] -> [(k)]; C[i, j, k] -> [(k)] }]  # k: carries dependences\n"
-                       "        sequence\n          filter: { C_init[i, j, k] }\n") !=
-                 std::string::npos,
+    QVERIFY2(text.find("  band [i, j, k] permutable: [{ C_init[i, j, k] -> [(i)]; C[i, j, k] -> [(i)] }, "
+                       "{ C_init[i, j, k] -> [(j)]; C[i, j, k] -> [(j)] }, { C_init[i, j, k] -> [(k)]; C[i, j, k] -> "
+                       "[(k)] }]  # i: parallel (coincident), j: parallel (coincident), k: carries dependences\n"
+                       "    sequence\n      filter: { C_init[i, j, k] }\n") != std::string::npos,
              text.c_str());
+    // The structure alone (no dependences yet): one band per loop, no flags.
+    auto structure = poly::describeScheduleTree(program("matmul"), poly::TreeFacts::StructureOnly);
+    QVERIFY(structure.has_value());
+    QCOMPARE(structure->root.children.at(0).members.size(), std::size_t(1));
+    QVERIFY(!structure->root.children.at(0).permutable);
+  }
+
+  void treeKeepsBandsThatCannotBePermutedApart() {
+    // The stencil's dependences have distances (1, -1), (1, 0), (1, 1): t and i cannot be
+    // permuted, so isl keeps them in two bands; i carries nothing once t is fixed.
+    auto t = poly::describeScheduleTree(program("stencil"));
+    QVERIFY(t.has_value());
+    const poly::TreeNodeView& outer = t->root.children.at(0);
+    QCOMPARE(outer.kind, poly::TreeNodeKind::Band);
+    QCOMPARE(outer.members.size(), std::size_t(1));
+    QCOMPARE(outer.members[0].name, std::string("t"));
+    QVERIFY(!outer.members[0].coincident);
+    const poly::TreeNodeView& inner = outer.children.at(0);
+    QCOMPARE(inner.members.size(), std::size_t(1));
+    QCOMPARE(inner.members[0].name, std::string("i"));
+    QVERIFY(inner.members[0].coincident);
+    // Skewed (i + t), the distances are (1, 0), (1, 1), (1, 2): one permutable band,
+    // neither member coincident.
+    loopscape::schedule::Schedule sch = loopscape::poly::makeSchedule(program("stencil"));
+    QVERIFY(loopscape::poly::polySkew(sch, "t", 1, 0, 1).has_value());
+    auto skewed = poly::describeScheduleTree(sch.func());
+    QVERIFY(skewed.has_value());
+    const poly::TreeNodeView& band = skewed->root.children.at(0);
+    QCOMPARE(band.members.size(), std::size_t(2));
+    QVERIFY(band.permutable);
+    QVERIFY(!band.members[0].coincident);
+    QVERIFY(!band.members[1].coincident);
+  }
+
+  void treeYamlIsReadBackByIsl() {
+    // isl reads the YAML back into the tree the description shows: the same nodes, band
+    // members, permutable and coincident flags, schedules and filters.
+    for (const char* name : {"matmul", "stencil", "conv", "softmax"}) {
+      auto t = poly::describeScheduleTree(program(name));
+      QVERIFY(t.has_value());
+      isl_schedule* back = isl_schedule_read_from_str(poly::detail::islContext().get(), t->yaml.c_str());
+      QVERIFY2(back, t->yaml.c_str());
+      int bands = 0;
+      std::function<void(isl_schedule_node*, const poly::TreeNodeView&)> same = [&](isl_schedule_node* n,
+                                                                                    const poly::TreeNodeView& v) {
+        const std::string kind = poly::treeNodeKindName(v.kind);
+        QCOMPARE(poly::detail::nodeTypeName(isl::manage_copy(n)), kind);
+        if (v.kind == poly::TreeNodeKind::Band) {
+          ++bands;
+          QCOMPARE(isl_schedule_node_band_n_member(n), isl_size(v.members.size()));
+          QCOMPARE(isl_schedule_node_band_get_permutable(n) == isl_bool_true, v.permutable);
+          for (std::size_t m = 0; m < v.members.size(); ++m)
+            QCOMPARE(isl_schedule_node_band_member_get_coincident(n, int(m)) == isl_bool_true, v.members[m].coincident);
+          isl::multi_union_pw_aff read = isl::manage(isl_schedule_node_band_get_partial_schedule(n));
+          QVERIFY(read.plain_is_equal(isl::multi_union_pw_aff(poly::detail::islContext(), v.text)));
+        }
+        if (v.kind == poly::TreeNodeKind::Filter) {
+          isl::union_set read = isl::manage(isl_schedule_node_filter_get_filter(n));
+          QVERIFY(read.is_equal(isl::union_set(poly::detail::islContext(), v.text)));
+        }
+        QCOMPARE(isl_schedule_node_n_children(n), isl_size(v.children.size()));
+        for (std::size_t c = 0; c < v.children.size(); ++c) {
+          isl_schedule_node* child = isl_schedule_node_get_child(n, int(c));
+          same(child, v.children[c]);
+          isl_schedule_node_free(child);
+        }
+      };
+      isl_schedule_node* root = isl_schedule_get_root(back);
+      same(root, t->root);
+      isl_schedule_node_free(root);
+      isl_schedule_free(back);
+      QVERIFY(bands > 0);
+    }
   }
 
   void marks() {
