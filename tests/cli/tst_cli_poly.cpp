@@ -221,6 +221,23 @@ private Q_SLOTS:
              qPrintable(r.out));
   }
 
+  void treeInIslsYaml() {
+    // isl's own block YAML of isl's bands: matmul's loops form one permutable band.
+    auto r = runCli({"print", "samples/matmul.te", "--format", "tree", "--isl"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.startsWith("domain: \"{ C_init[i, j, k = 0] : "), qPrintable(r.out));
+    QVERIFY2(r.out.contains("child:\n  schedule: \"[{ C_init[i, j, k] -> [(i)]; C[i, j, k] -> [(i)] }, "
+                            "{ C_init[i, j, k] -> [(j)]; C[i, j, k] -> [(j)] }, "
+                            "{ C_init[i, j, k] -> [(k)]; C[i, j, k] -> [(k)] }]\"\n"
+                            "  permutable: 1\n  coincident: [ 1, 1, 0 ]\n  child:\n    sequence:\n"),
+             qPrintable(r.out));
+    auto tree = runCli({"print", "samples/matmul.te", "--format", "tree"});
+    QVERIFY2(tree.out.contains("  band [i, j, k] permutable: "), qPrintable(tree.out));
+    auto wrong = runCli({"print", "samples/matmul.te", "--isl"});
+    QCOMPARE(wrong.exitCode, 2);
+    QCOMPARE(wrong.err, QStringLiteral("error: --isl only applies to --format tree\n"));
+  }
+
   void illegalTraceStepExitsThree() {
     const QString trace = m_dir.filePath("interchange.py");
     writeFile(trace, "sch.poly_interchange(band=\"t\", permutation=[1, 0])\n");
