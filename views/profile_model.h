@@ -2,7 +2,7 @@
 // step, the target, the median time, GFLOP/s, percent of the machine's peak, and whether
 // the result was verified, or the error, or that the run was cancelled). Rows are plain
 // ProfileRow values produced by the profile job (app/gui/profile_jobs.h); the model only
-// appends and clears them. They live for the session, not in the .lsproj file.
+// appends and clears them. A saved session keeps its program's rows (profile_rows_json.h).
 #pragma once
 
 #include <QAbstractTableModel>

@@ -216,6 +216,15 @@ void ProfileView::setProgram(const QString& key, const QString& name) {
                 : QStringLiteral("%1 earlier run(s) of %2.").arg(m_model->rowCount()).arg(name));
 }
 
+void ProfileView::restoreRows(std::vector<ProfileRow> rows) {
+  m_model->clear();
+  for (ProfileRow& row : rows)
+    m_model->addRow(std::move(row));
+  rebuildChart();
+  if (m_model->rowCount() > 0)
+    setStatus(QStringLiteral("%1 run(s) of %2, saved with the session.").arg(m_model->rowCount()).arg(m_programName));
+}
+
 void ProfileView::setDark(bool dark) {
   m_dark = dark;
   m_chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);

@@ -62,6 +62,8 @@ public:
   /// back when it is shown again; the status says whose runs these are.
   void setProgram(const QString& key, const QString& name);
   QString programName() const { return m_programName; }
+  /// Replaces the current program's rows with `rows` (a session's saved runs).
+  void restoreRows(std::vector<ProfileRow> rows);
   void setDark(bool dark);
 
 Q_SIGNALS:

@@ -12,6 +12,7 @@
 #include "views/code_view.h"
 #include "views/diagnostics_view.h"
 #include "views/primitive_panel.h"
+#include "views/profile_rows_json.h"
 #include "views/profile_view.h"
 #include "views/program_editor.h"
 #include "views/samples_gallery.h"
@@ -408,6 +409,9 @@ bool MainWindow::openPath(const QString& path, QString* errorOut, const QString&
   m_firstState = true;
   addRecentFile(QFileInfo(path).absoluteFilePath());
   m_profile->setProgram(QFileInfo(path).absoluteFilePath(), m_session->displayName());
+  // The session's measured runs (saved with it) replace what this window had for it.
+  if (path.endsWith(QStringLiteral(".lsproj")) && view.value(QStringLiteral("profile")).isArray())
+    m_profile->restoreRows(views::profileRowsFromJson(view.value(QStringLiteral("profile")).toArray()));
   updateTitle();
   return true;
 }
@@ -430,6 +434,7 @@ bool MainWindow::saveSessionTo(const QString& path) {
       m_tensorIr->selectedNode() >= 0 && m_tensorIr->snapshot()
           ? QString::fromStdString(m_tensorIr->snapshot()->nodes[m_tensorIr->selectedNode()].name)
           : QString();
+  view[QStringLiteral("profile")] = views::profileRowsToJson(m_profile->model()->rows());
   m_session->setViewSettings(view);
   QString error;
   if (!m_session->saveProject(path, &error)) {

@@ -12,6 +12,7 @@
 
 #include "app/gui/code_jobs.h"
 #include "app/gui/profile_jobs.h"
+#include "views/profile_rows_json.h"
 #include "views/profile_view.h"
 
 #include <QAbstractItemModelTester>
@@ -354,6 +355,59 @@ private Q_SLOTS:
     QVERIFY(settle(w));
     QCOMPARE(w.profileView()->model()->rowCount(), 1);
     QCOMPARE(w.profileView()->status(), QStringLiteral("1 earlier run(s) of a.te."));
+
+    // The rows are saved with the session and come back with it, in another window.
+    const views::ProfileRow measured = lastRow();
+    const QString session = dir.filePath(QStringLiteral("a.lsproj"));
+    QVERIFY(w.saveSessionTo(session));
+    auto other = makeWindow();
+    QVERIFY(other->openPath(dir.filePath(QStringLiteral("b.te"))));
+    QVERIFY(settle(*other));
+    QVERIFY(other->openPath(session));
+    QVERIFY(settle(*other));
+    const auto& rows = other->profileView()->model()->rows();
+    QCOMPARE(rows.size(), std::size_t(1));
+    QCOMPARE(rows[0].program, measured.program);
+    QCOMPARE(rows[0].step, 0);
+    QCOMPARE(rows[0].stepLabel, std::string("original"));
+    QCOMPARE(rows[0].target, measured.target);
+    QVERIFY(rows[0].status == measured.status);
+    QCOMPARE(rows[0].perRepeatMs, measured.perRepeatMs);
+    QCOMPARE(rows[0].medianMs, measured.medianMs);
+    QCOMPARE(rows[0].gflops, measured.gflops);
+    QCOMPARE(rows[0].percentOfPeak.has_value(), measured.percentOfPeak.has_value());
+    QCOMPARE(other->profileView()->status(), QStringLiteral("1 run(s) of a.lsproj, saved with the session."));
+    QCOMPARE(other->profileView()->chart()->series().size(), 1);
+  }
+
+  void savedRowsThatDoNotReadAreLeftOut() {
+    views::ProfileRow row;
+    row.program = "a.te";
+    row.stepLabel = "2 · split";
+    row.step = 2;
+    row.target = "cpu-c";
+    row.status = views::ProfileRow::Status::Mismatch;
+    row.message = "mismatch";
+    row.perRepeatMs = {1.5, 2.5};
+    row.number = 3;
+    row.medianMs = 2;
+    row.gflops = 7.25;
+    QJsonArray saved = views::profileRowsToJson({row});
+    QJsonObject bad = saved.at(0).toObject();
+    bad[QStringLiteral("status")] = QStringLiteral("great");
+    saved.append(bad);
+    saved.append(QStringLiteral("not a row"));
+    int skipped = 0;
+    const auto rows = views::profileRowsFromJson(saved, &skipped);
+    QCOMPARE(skipped, 2);
+    QCOMPARE(rows.size(), std::size_t(1));
+    QCOMPARE(rows[0].stepLabel, row.stepLabel);
+    QCOMPARE(rows[0].step, 2);
+    QVERIFY(rows[0].status == views::ProfileRow::Status::Mismatch);
+    QCOMPARE(rows[0].perRepeatMs, row.perRepeatMs);
+    QCOMPARE(rows[0].number, 3);
+    QCOMPARE(rows[0].gflops, 7.25);
+    QVERIFY(!rows[0].percentOfPeak.has_value());
   }
 
   void screenshot() {
