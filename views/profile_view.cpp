@@ -79,16 +79,17 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
   bar->addWidget(m_repeat);
   bar->addWidget(m_verify);
   bar->addWidget(m_sizes);
-  bar->addWidget(m_run);
-  bar->addWidget(m_original);
-  bar->addWidget(m_cancel);
-  bar->addWidget(m_clear);
   bar->addStretch(1);
-  // The progress and the status on a row of their own: a long status wraps instead of
-  // widening the dock past a 1280-pixel window.
-  auto* statusRow = new QHBoxLayout;
-  statusRow->addWidget(m_progress);
-  statusRow->addWidget(m_status, 1);
+  // The actions on a row of their own: the options and the four buttons side by side need
+  // more than the dock has under a 1024-pixel window.
+  auto* actions = new QHBoxLayout;
+  actions->addWidget(m_run);
+  actions->addWidget(m_original);
+  actions->addWidget(m_cancel);
+  actions->addWidget(m_clear);
+  actions->addWidget(m_progress);
+  actions->addStretch(1);
+  // The status on a row of its own: a long status wraps instead of widening the dock.
 
   m_table = new QTableView(this);
   m_table->setObjectName(QStringLiteral("profileTable"));
@@ -127,7 +128,8 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
   layout->setContentsMargins(2, 2, 2, 2);
   layout->setSpacing(2);
   layout->addLayout(bar);
-  layout->addLayout(statusRow);
+  layout->addLayout(actions);
+  layout->addWidget(m_status);
   layout->addWidget(split, 1);
 
   connect(m_run, &QPushButton::clicked, this, &ProfileView::runRequested);

@@ -152,8 +152,6 @@ TuneView::TuneView(QWidget* parent) : QWidget(parent) {
   bar->addWidget(m_batch);
   bar->addWidget(label(QStringLiteral("T&hreads:"), m_threads));
   bar->addWidget(m_threads);
-  bar->addWidget(m_records, 1);
-  bar->addWidget(m_browse);
   bar->addStretch(1);
 
   m_progress = new QProgressBar(this);
@@ -166,11 +164,16 @@ TuneView::TuneView(QWidget* parent) : QWidget(parent) {
   m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_status->setWordWrap(true);
   m_status->setMinimumWidth(0);
-  // The buttons begin the second row, so that the first fits a 1280-pixel window's dock.
+  // The records file and the buttons on a second row, the status on a third, so that the
+  // options fit the dock of a 1024-pixel window.
+  auto* actions = new QHBoxLayout;
+  actions->addWidget(m_records, 2);
+  actions->addWidget(m_browse);
+  actions->addWidget(m_start);
+  actions->addWidget(m_resume);
+  actions->addWidget(m_stop);
+  actions->addStretch(1);
   auto* statusRow = new QHBoxLayout;
-  statusRow->addWidget(m_start);
-  statusRow->addWidget(m_resume);
-  statusRow->addWidget(m_stop);
   statusRow->addWidget(m_progress);
   statusRow->addWidget(m_status, 1);
   statusRow->addWidget(m_apply);
@@ -192,7 +195,7 @@ TuneView::TuneView(QWidget* parent) : QWidget(parent) {
   m_table->setShowGrid(false);
   m_table->setAlternatingRowColors(true);
   m_table->setToolTip(QStringLiteral("Double-click a candidate to make its trace the workbench trace"));
-  m_table->setMinimumWidth(200);
+  m_table->setMinimumWidth(160);
 
   // ---- the charts ----
   m_curveChart = makeChart(QStringLiteral("tuneCurveChart"));
@@ -218,7 +221,7 @@ TuneView::TuneView(QWidget* parent) : QWidget(parent) {
   m_curveView = new QChartView(m_curveChart, this);
   m_curveView->setObjectName(QStringLiteral("tuneCurveView"));
   m_curveView->setRenderHint(QPainter::Antialiasing);
-  m_curveView->setMinimumWidth(200);
+  m_curveView->setMinimumWidth(160);
   m_curveView->setToolTip(QStringLiteral("The line: the best GFLOP/s found so far; the dots: each trial's GFLOP/s"));
 
   m_scatterChart = makeChart(QStringLiteral("tuneScatterChart"));
@@ -245,7 +248,7 @@ TuneView::TuneView(QWidget* parent) : QWidget(parent) {
   m_scatterView = new QChartView(m_scatterChart, this);
   m_scatterView->setObjectName(QStringLiteral("tuneScatterView"));
   m_scatterView->setRenderHint(QPainter::Antialiasing);
-  m_scatterView->setMinimumWidth(200);
+  m_scatterView->setMinimumWidth(160);
   m_scatterView->setToolTip(QStringLiteral("Each measured candidate: the cost model's score before it was measured "
                                            "against its GFLOP/s. A model that ranks well puts them on a rising line."));
 
@@ -264,6 +267,7 @@ TuneView::TuneView(QWidget* parent) : QWidget(parent) {
   layout->setContentsMargins(2, 2, 2, 2);
   layout->setSpacing(2);
   layout->addLayout(bar);
+  layout->addLayout(actions);
   layout->addLayout(statusRow);
   layout->addWidget(split, 1);
 

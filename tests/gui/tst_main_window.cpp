@@ -730,6 +730,49 @@ private Q_SLOTS:
     QCOMPARE(viewText(*w).toStdString(), ir::printPrimFunc(sch.func()));
   }
 
+  void defaultLayoutFitsSmallScreens_data() {
+    QTest::addColumn<QSize>("size");
+    QTest::newRow("1280x800") << QSize(1280, 800);
+    QTest::newRow("1024x768") << QSize(1024, 768);
+  }
+
+  void defaultLayoutFitsSmallScreens() {
+    // Issue 14 item 5: the default layout fits 1280x800 and 1024x768: the window takes the
+    // size, and every button and field of every dock lies inside it, not cut off.
+    QFETCH(QSize, size);
+    auto w = makeWindow();
+    w->resize(size);
+    QVERIFY(w->openPath(QStringLiteral(LS_SOURCE_DIR "/samples/stencil1d.te")));
+    QVERIFY(settle(*w));
+    w->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+    QString mins;
+    for (QDockWidget* d : w->findChildren<QDockWidget*>())
+      if (d->isVisible()) mins += QStringLiteral("%1: %2; ").arg(d->objectName()).arg(d->minimumSizeHint().width());
+    QVERIFY2(
+        w->size() == size,
+        qPrintable(
+            QStringLiteral("window %1x%2 (docks' minimum widths: %3)").arg(w->width()).arg(w->height()).arg(mins)));
+    const QRect window = w->rect();
+    for (QDockWidget* d : w->findChildren<QDockWidget*>()) {
+      if (!d->isVisible() || d->visibleRegion().isEmpty()) continue;
+      for (QWidget* c : d->findChildren<QWidget*>()) {
+        if (!c->isVisible() ||
+            !(qobject_cast<QPushButton*>(c) || qobject_cast<QLineEdit*>(c) || qobject_cast<QComboBox*>(c)))
+          continue;
+        const QRect r(c->mapTo(w.get(), QPoint(0, 0)), c->size());
+        QVERIFY2(window.contains(r), qPrintable(QStringLiteral("%1 in %2 at %3,%4 %5x%6")
+                                                    .arg(c->objectName(), d->objectName())
+                                                    .arg(r.x())
+                                                    .arg(r.y())
+                                                    .arg(r.width())
+                                                    .arg(r.height())));
+        QVERIFY2(c->width() >= c->minimumSizeHint().width(),
+                 qPrintable(QStringLiteral("%1 squeezed to %2 px").arg(c->objectName()).arg(c->width())));
+      }
+    }
+  }
+
   void needsNoDisplayToHelpOrRender() {
     // Issue 14 item 11: without a display, --help prints help and --screenshot renders
     // offscreen (no QT_QPA_PLATFORM needed); anything else is refused with a message
