@@ -460,8 +460,8 @@ private Q_SLOTS:
     auto* dock = w.findChild<QDockWidget*>(QStringLiteral("profileDock"));
     QVERIFY(dock);
     dock->raise();
-    w.resize(1600, 1000);
-    w.resizeDocks({dock}, {420}, Qt::Vertical);
+    w.resize(1280, 800);
+    w.resizeDocks({dock}, {360}, Qt::Vertical);
     QVERIFY(settle(w));
     QTest::qWait(200);
     QVERIFY(w.grab().save(path));
