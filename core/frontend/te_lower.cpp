@@ -14,13 +14,17 @@ namespace {
 using ir::Expr;
 
 /// Replaces Vars by expressions and, for a scan's update, loads of the state
-/// placeholder by loads of the scan's buffer.
+/// placeholder by loads of the scan's buffer. Comparisons are spelled as TVM's
+/// te.create_prim_func leaves them after its simplifier: `a >= b` as `b <= a`, `a > b` as
+/// `b < a`.
 class Substitute final : public ir::ExprMutator {
 public:
   std::unordered_map<const ir::ExprNode*, Expr> map;
   ir::Buffer from, to;
 
 protected:
+  Expr visitGE(const ir::GE& op, const Expr&) override { return ir::LE::make(mutate(op.b), mutate(op.a)); }
+  Expr visitGT(const ir::GT& op, const Expr&) override { return ir::LT::make(mutate(op.b), mutate(op.a)); }
   Expr visitVar(const ir::Var&, const Expr& self) override {
     auto it = map.find(self.get());
     return it == map.end() ? self : it->second;

@@ -57,7 +57,9 @@ protected:
     std::vector<ir::Expr> values;
     bool changed = false;
     for (const auto& v : op.iterValues) {
-      values.push_back(m_analyzer.simplify(v));
+      // A binding that is a loop variable stays one, as in TVM: the loop of a unit
+      // extent keeps `T.axis.spatial(1, nn)` rather than becoming the constant 0.
+      values.push_back(v.is<ir::Var>() ? v : m_analyzer.simplify(v));
       changed |= !values.back().sameAs(v);
     }
     ir::Expr pred = m_analyzer.simplify(op.predicate);

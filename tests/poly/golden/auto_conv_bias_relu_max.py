@@ -13,7 +13,7 @@ def main(data: T.Buffer((1, 2, 5, 5), "float32"), weight: T.Buffer((32, 2, 3, 3)
             v_i1, v_i2, v_i3 = T.axis.remap("SSS", [rc_i1, yy_ry_i2_y, xx_rx_i3_x])
             T.reads(data[v_i0, v_i1, v_i2 - 1, v_i3 - 1])
             T.writes(pad_temp[v_i0, v_i1, v_i2, v_i3])
-            pad_temp[v_i0, v_i1, v_i2, v_i3] = T.if_then_else(v_i2 >= 1 and v_i2 < 6 and v_i3 >= 1 and v_i3 < 6, data[v_i0, v_i1, v_i2 - 1, v_i3 - 1], T.float32(0))
+            pad_temp[v_i0, v_i1, v_i2, v_i3] = T.if_then_else(1 <= v_i2 and v_i2 < 6 and 1 <= v_i3 and v_i3 < 6, data[v_i0, v_i1, v_i2 - 1, v_i3 - 1], T.float32(0))
         for ff in range(32):
             for yy in range(T.max(0, yy_ry_i2_y - 2), T.min(4, yy_ry_i2_y) + 1):
                 for xx in range(T.max(0, xx_rx_i3_x - 2), T.min(4, xx_rx_i3_x) + 1):

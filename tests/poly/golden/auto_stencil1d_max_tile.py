@@ -21,4 +21,4 @@ def main(X0: T.Buffer((9,), "float32"), heat: T.Buffer((4, 9), "float32")):
                         v_i = T.axis.spatial(9, t_i_0 * 2 + t_i_1 - t_0 * 2 - t_1)
                         T.reads(heat[v_t - 1, v_i - 1:v_i - 1 + 3])
                         T.writes(heat[v_t, v_i])
-                        heat[v_t, v_i] = T.if_then_else(v_i > 0 and v_i < 8, T.float32(0.25) * heat[v_t - 1, v_i - 1] + T.float32(0.5) * heat[v_t - 1, v_i] + T.float32(0.25) * heat[v_t - 1, v_i + 1], heat[v_t - 1, v_i])
+                        heat[v_t, v_i] = T.if_then_else(0 < v_i and v_i < 8, T.float32(0.25) * heat[v_t - 1, v_i - 1] + T.float32(0.5) * heat[v_t - 1, v_i] + T.float32(0.25) * heat[v_t - 1, v_i + 1], heat[v_t - 1, v_i])

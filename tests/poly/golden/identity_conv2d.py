@@ -11,7 +11,7 @@ def main(data: T.Buffer((1, 2, 5, 5), "float32"), weight: T.Buffer((64, 2, 3, 3)
             v_i1, v_i2, v_i3 = T.axis.remap("SSS", [i1, i2, i3])
             T.reads(data[v_i0, v_i1, v_i2 - 1, v_i3 - 1])
             T.writes(pad_temp[v_i0, v_i1, v_i2, v_i3])
-            pad_temp[v_i0, v_i1, v_i2, v_i3] = T.if_then_else(v_i2 >= 1 and v_i2 < 6 and v_i3 >= 1 and v_i3 < 6, data[v_i0, v_i1, v_i2 - 1, v_i3 - 1], T.float32(0))
+            pad_temp[v_i0, v_i1, v_i2, v_i3] = T.if_then_else(1 <= v_i2 and v_i2 < 6 and 1 <= v_i3 and v_i3 < 6, data[v_i0, v_i1, v_i2 - 1, v_i3 - 1], T.float32(0))
     for ff, yy, xx, rc, ry, rx in T.grid(64, 5, 5, 2, 3, 3):
         with T.block("conv2d_nchw"):
             v_nn = T.axis.spatial(1, 0)

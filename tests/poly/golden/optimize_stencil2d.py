@@ -26,4 +26,4 @@ def main(A: T.Buffer((16, 16), "float32"), jacobi: T.Buffer((4, 16, 16), "float3
                                 v_j = T.axis.spatial(16, t_i_0 * 2 + t_j_0 * 10 + t_j_1 - wave * 2 - t_1)
                                 T.reads(jacobi[v_t - 1, v_i - 1:v_i - 1 + 3, v_j - 1:v_j - 1 + 3])
                                 T.writes(jacobi[v_t, v_i, v_j])
-                                jacobi[v_t, v_i, v_j] = T.if_then_else(v_i > 0 and v_i < 15 and v_j > 0 and v_j < 15, T.float32(0.2) * (jacobi[v_t - 1, v_i, v_j] + jacobi[v_t - 1, v_i - 1, v_j] + jacobi[v_t - 1, v_i + 1, v_j] + jacobi[v_t - 1, v_i, v_j - 1] + jacobi[v_t - 1, v_i, v_j + 1]), jacobi[v_t - 1, v_i, v_j])
+                                jacobi[v_t, v_i, v_j] = T.if_then_else(0 < v_i and v_i < 15 and 0 < v_j and v_j < 15, T.float32(0.2) * (jacobi[v_t - 1, v_i, v_j] + jacobi[v_t - 1, v_i - 1, v_j] + jacobi[v_t - 1, v_i + 1, v_j] + jacobi[v_t - 1, v_i, v_j - 1] + jacobi[v_t - 1, v_i, v_j + 1]), jacobi[v_t - 1, v_i, v_j])

@@ -10,7 +10,7 @@ def main(data: T.Buffer((1, 64, 56, 56), "float32"), weight: T.Buffer((64, 64, 3
             v_i0, v_i1, v_i2, v_i3 = T.axis.remap("SSSS", [i0, i1, i2, i3])
             T.reads(data[v_i0, v_i1, v_i2 - 1, v_i3 - 1])
             T.writes(pad_temp[v_i0, v_i1, v_i2, v_i3])
-            pad_temp[v_i0, v_i1, v_i2, v_i3] = T.if_then_else(v_i2 >= 1 and v_i2 < 57 and v_i3 >= 1 and v_i3 < 57, data[v_i0, v_i1, v_i2 - 1, v_i3 - 1], T.float32(0))
+            pad_temp[v_i0, v_i1, v_i2, v_i3] = T.if_then_else(1 <= v_i2 and v_i2 < 57 and 1 <= v_i3 and v_i3 < 57, data[v_i0, v_i1, v_i2 - 1, v_i3 - 1], T.float32(0))
     for nn, ff, yy, xx, rc, ry, rx in T.grid(1, 64, 56, 56, 64, 3, 3):
         with T.block("conv2d_nchw"):
             v_nn, v_ff, v_yy, v_xx, v_rc, v_ry, v_rx = T.axis.remap("SSSSRRR", [nn, ff, yy, xx, rc, ry, rx])

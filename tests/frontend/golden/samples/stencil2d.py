@@ -16,4 +16,4 @@ def main(A: T.Buffer((256, 256), "float32"), jacobi: T.Buffer((16, 256, 256), "f
                 v_t, v_i, v_j = T.axis.remap("SSS", [t, i, j])
                 T.reads(jacobi[v_t - 1, v_i - 1:v_i - 1 + 3, v_j - 1:v_j - 1 + 3])
                 T.writes(jacobi[v_t, v_i, v_j])
-                jacobi[v_t, v_i, v_j] = T.if_then_else(v_i > 0 and v_i < 255 and v_j > 0 and v_j < 255, T.float32(0.2) * (jacobi[v_t - 1, v_i, v_j] + jacobi[v_t - 1, v_i - 1, v_j] + jacobi[v_t - 1, v_i + 1, v_j] + jacobi[v_t - 1, v_i, v_j - 1] + jacobi[v_t - 1, v_i, v_j + 1]), jacobi[v_t - 1, v_i, v_j])
+                jacobi[v_t, v_i, v_j] = T.if_then_else(0 < v_i and v_i < 255 and 0 < v_j and v_j < 255, T.float32(0.2) * (jacobi[v_t - 1, v_i, v_j] + jacobi[v_t - 1, v_i - 1, v_j] + jacobi[v_t - 1, v_i + 1, v_j] + jacobi[v_t - 1, v_i, v_j - 1] + jacobi[v_t - 1, v_i, v_j + 1]), jacobi[v_t - 1, v_i, v_j])
