@@ -1,0 +1,603 @@
+#include "core/poly/iteration_space.h"
+
+#include "core/ir/assert.h"
+#include "core/poly/dependences.h"
+#include "core/poly/isl_util.h"
+#include "core/poly/program_analysis.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <map>
+#include <set>
+
+namespace loopscape::poly {
+
+using namespace detail;
+
+namespace {
+
+Diagnostic spaceError(std::string code, std::string message, const std::string& block) {
+  Diagnostic d = Diagnostic::error(std::move(code), std::move(message));
+  d.references.push_back({IrReference::Kind::Block, block, nullptr});
+  d.subject = DiagnosticSubject::Program;
+  return d;
+}
+
+/// Every point of the bounded, parameter-free set `s`, at most `cap` of them (isl's scan);
+/// `exceeded` is set when there are more.
+std::vector<std::vector<std::int64_t>> enumeratePoints(const isl::set& s, std::size_t cap, bool* exceeded = nullptr) {
+  struct State {
+    std::size_t cap;
+    std::vector<std::vector<std::int64_t>> out;
+    bool exceeded = false;
+    std::string error;
+  } st{cap, {}, false, {}};
+  auto cb = [](isl_point* pnt, void* user) -> isl_stat {
+    auto* st = static_cast<State*>(user);
+    isl::point p = isl::manage(pnt);
+    if (st->out.size() >= st->cap) {
+      st->exceeded = true;
+      return isl_stat_error;
+    }
+    try {
+      st->out.push_back(pointCoordinates(p));
+    } catch (const std::exception& e) {
+      st->error = e.what();
+      return isl_stat_error;
+    }
+    return isl_stat_ok;
+  };
+  const isl_stat r = isl_set_foreach_point(s.get(), cb, &st);
+  if (!st.error.empty()) throw IslError(st.error);
+  if (r < 0 && !st.exceeded) throw IslError("isl: isl_set_foreach_point failed");
+  if (exceeded) *exceeded = st.exceeded;
+  return std::move(st.out);
+}
+
+isl::set fixDim(const isl::set& s, int dim, std::int64_t value) {
+  return isl::manage(check(isl_set_fix_si(s.copy(), isl_dim_set, dim, static_cast<int>(value)), "isl_set_fix_si"));
+}
+
+/// The single map of a union map over one space.
+isl::map onlyMap(const isl::union_map& um) {
+  return isl::manage(check(isl_map_from_union_map(um.copy()), "isl_map_from_union_map"));
+}
+
+/// The lowest value of dimension `dim` of the non-empty, parameter-free set `s`.
+std::int64_t lowestValue(const isl::set& s, int dim) {
+  const isl_size n = isl_set_dim(s.get(), isl_dim_set);
+  isl_set* p = isl_set_project_out(s.copy(), isl_dim_set, dim + 1, n - dim - 1);
+  p = isl_set_project_out(p, isl_dim_set, 0, dim);
+  isl::set one = isl::manage(check(p, "isl_set_project_out")).lexmin();
+  return pointCoordinates(one.sample_point()).at(0);
+}
+
+/// Whether some piece's value (not its domain, which bounds every loop) uses loop `dim`.
+bool valueInvolves(const isl::pw_aff& pa, unsigned dim) {
+  struct State {
+    unsigned dim;
+    bool involves = false;
+  } st{dim};
+  auto cb = [](isl_set* set, isl_aff* aff, void* user) -> isl_stat {
+    auto* st = static_cast<State*>(user);
+    if (isl_aff_involves_dims(aff, isl_dim_in, st->dim, 1) == isl_bool_true) st->involves = true;
+    isl_set_free(set);
+    isl_aff_free(aff);
+    return isl_stat_ok;
+  };
+  if (isl_pw_aff_foreach_piece(pa.get(), cb, &st) < 0) throw IslError("isl: isl_pw_aff_foreach_piece failed");
+  return st.involves;
+}
+
+bool isParallelKind(ir::ForKind k) {
+  return k == ir::ForKind::Parallel || k == ir::ForKind::Vectorized || k == ir::ForKind::ThreadBinding;
+}
+
+/// The statement of `scop` that holds the instances of `name` of another state of the
+/// same program (decompose_reduction's `<block>_update` for `<block>`).
+const ScopStatement* matchingStatement(const Scop& scop, const std::string& name) {
+  if (const ScopStatement* s = scop.findStatement(name)) return s;
+  return scop.findStatement(name + "_update");
+}
+
+std::string iteratorName(const ir::IterVar& iv) { return iv.var.as<ir::Var>()->name; }
+
+struct Axis {
+  bool isLoop = true;
+  int index = -1; ///< loop position or iterator position
+};
+
+class Builder {
+public:
+  Builder(const schedule::ProgramState& state, const IterationSpaceRequest& req,
+          const schedule::ProgramState* orderedBy)
+      : m_state(state), m_req(req), m_orderedBy(orderedBy) {}
+
+  Expected<IterationSpace> run() {
+    auto analysis = analyzeProgram(m_state);
+    if (!analysis) return Unexpected(analysis.error());
+    m_analysis = *analysis;
+    const Scop& scop = m_analysis->scop;
+    m_stmt = scop.findStatement(m_req.block);
+    if (!m_stmt) {
+      std::vector<std::string> names;
+      for (const auto& s : scop.statements)
+        names.push_back(s.name);
+      return Unexpected(
+          spaceError("space.unknown-block",
+                     fmt::format("no block '{}' in the program (statements: {})", m_req.block, fmt::join(names, ", ")),
+                     m_req.block));
+    }
+    IterationSpace& out = m_out;
+    out.statement = m_stmt->name;
+    out.block = m_stmt->blockName;
+    out.sizes = m_req.sizes;
+    for (int l : m_stmt->loops)
+      out.loops.push_back(scop.loops[l].name);
+    for (const auto& iv : m_stmt->iterators)
+      out.iterators.push_back(iteratorName(iv));
+
+    auto ax = resolveAxis(m_req.dimX);
+    if (!ax) return Unexpected(ax.error());
+    auto ay = resolveAxis(m_req.dimY);
+    if (!ay) return Unexpected(ay.error());
+    m_x = *ax;
+    m_y = *ay;
+    out.xName = axisName(m_x);
+    out.yName = axisName(m_y);
+    if (m_x.isLoop == m_y.isLoop && m_x.index == m_y.index)
+      return Unexpected(spaceError("space.same-dimension",
+                                   fmt::format("both axes of the view of block '{}' are '{}'", out.block, out.xName),
+                                   out.block));
+    auto params = bindParams();
+    if (!params) return Unexpected(params.error());
+    m_params = *params;
+    freeLoops();
+    auto slice = fixLoops();
+    if (!slice) return Unexpected(slice.error());
+    if (isl_set_is_bounded(slice->get()) != isl_bool_true)
+      return Unexpected(spaceError("space.unbounded",
+                                   fmt::format("the slice of block '{}' is unbounded: {}", out.block, str(*slice)),
+                                   out.block));
+    m_slice = cut(*slice);
+    instances();
+    if (auto ordered = order(); !ordered) return Unexpected(ordered.error());
+    arrows();
+    wavefronts();
+    tiles();
+    if (out.instances.empty() && out.message.empty())
+      out.message = fmt::format("the slice of block '{}' has no instance{}", out.block, fixedText());
+    return std::move(m_out);
+  }
+
+private:
+  Expected<Axis> resolveAxis(const std::string& spec) const {
+    const auto& loops = m_out.loops;
+    for (std::size_t k = 0; k < loops.size(); ++k)
+      if (loops[k] == spec) return Axis{true, static_cast<int>(k)};
+    if (!spec.empty() && std::all_of(spec.begin(), spec.end(), [](unsigned char c) { return std::isdigit(c); })) {
+      const auto pos = std::stoul(spec);
+      if (pos < loops.size()) return Axis{true, static_cast<int>(pos)};
+    }
+    for (std::size_t k = 0; k < m_out.iterators.size(); ++k)
+      if (m_out.iterators[k] == spec) return Axis{false, static_cast<int>(k)};
+    return Unexpected(
+        spaceError("space.unknown-dimension",
+                   fmt::format("block '{}' has no loop or iterator '{}' (loops: {}; iterators: {})", m_out.block, spec,
+                               fmt::join(loops, ", "), fmt::join(m_out.iterators, ", ")),
+                   m_out.block));
+  }
+
+  std::string axisName(const Axis& a) const { return a.isLoop ? m_out.loops[a.index] : m_out.iterators[a.index]; }
+
+  /// The bound sizes as a parameter set; every size the statement's domain uses is bound.
+  Expected<isl::set> bindParams() const {
+    isl::set params =
+        isl::manage(check(isl_set_universe(isl_space_params(m_stmt->domain.space().release())), "isl_set_universe"));
+    const isl_size n = isl_set_dim(params.get(), isl_dim_param);
+    for (isl_size i = 0; i < n; ++i) {
+      const std::string name = isl_set_get_dim_name(params.get(), isl_dim_param, i);
+      auto it = m_req.sizes.find(name);
+      if (it == m_req.sizes.end())
+        return Unexpected(spaceError(
+            "space.unbound-size",
+            fmt::format("block '{}' depends on the symbolic size '{}': bind it to a small value (--shape {}=8)",
+                        m_out.block, name, name),
+            m_out.block));
+      params = isl::manage(
+          check(isl_set_fix_si(params.release(), isl_dim_param, i, static_cast<int>(it->second)), "isl_set_fix_si"));
+    }
+    return params;
+  }
+
+  isl::set bind(const isl::set& s) const { return s.intersect_params(m_params).project_out_all_params(); }
+  isl::map bind(const isl::map& m) const { return m.intersect_params(m_params).project_out_all_params(); }
+
+  /// The loops an axis depends on are free; the outer ones of an iterator's are tile loops.
+  void freeLoops() {
+    const std::size_t n = m_out.loops.size();
+    m_out.free.assign(n, false);
+    m_out.fixedValues.assign(n, 0);
+    std::set<int> tile;
+    for (const Axis* a : {&m_x, &m_y}) {
+      if (a->isLoop) {
+        m_out.free[a->index] = true;
+        continue;
+      }
+      isl::pw_aff pa = m_stmt->iterValues.at(a->index);
+      std::vector<int> involved;
+      for (std::size_t k = 0; k < n; ++k)
+        if (valueInvolves(pa, static_cast<unsigned>(k))) involved.push_back(static_cast<int>(k));
+      for (int k : involved)
+        m_out.free[k] = true;
+      if (involved.size() > 1) tile.insert(involved.begin(), involved.end() - 1);
+    }
+    for (int k : tile) {
+      m_tileLoops.push_back(k);
+      m_out.tileLoops.push_back(m_out.loops[k]);
+    }
+  }
+
+  /// The domain with the sizes bound and every loop that is not free fixed.
+  Expected<isl::set> fixLoops() {
+    for (const auto& [name, value] : m_req.fixed) {
+      auto it = std::find(m_out.loops.begin(), m_out.loops.end(), name);
+      if (it == m_out.loops.end())
+        return Unexpected(spaceError("space.unknown-loop",
+                                     fmt::format("loop '{}' is not around block '{}' (loops: {})", name, m_out.block,
+                                                 fmt::join(m_out.loops, ", ")),
+                                     m_out.block));
+      if (m_out.free[it - m_out.loops.begin()])
+        return Unexpected(spaceError("space.not-free",
+                                     fmt::format("loop '{}' of block '{}' spans an axis of the view ({}, {}) and "
+                                                 "cannot be fixed",
+                                                 name, m_out.block, m_out.xName, m_out.yName),
+                                     m_out.block));
+    }
+    isl::set cur = bind(m_stmt->domain);
+    for (std::size_t k = 0; k < m_out.loops.size(); ++k) {
+      if (m_out.free[k]) continue;
+      auto it = m_req.fixed.find(m_out.loops[k]);
+      std::int64_t v = 0;
+      if (it != m_req.fixed.end())
+        v = it->second;
+      else if (!cur.is_empty())
+        v = lowestValue(cur, static_cast<int>(k));
+      m_out.fixedValues[k] = v;
+      cur = fixDim(cur, static_cast<int>(k), v);
+    }
+    return cur;
+  }
+
+  std::string fixedText() const {
+    std::vector<std::string> parts;
+    for (std::size_t k = 0; k < m_out.loops.size(); ++k)
+      if (!m_out.free[k]) parts.push_back(fmt::format("{}={}", m_out.loops[k], m_out.fixedValues[k]));
+    return parts.empty() ? std::string() : fmt::format(" at {}", fmt::join(parts, ", "));
+  }
+
+  /// The slice, or its first `maxInstances` instances in loop (execution) order: the
+  /// instances lexicographically at most the last one kept. isl's scan need not be
+  /// lexicographic across disjuncts, so the bound is lowered until the cut set fits.
+  isl::set cut(const isl::set& slice) {
+    const std::size_t cap = std::max<std::size_t>(m_req.maxInstances, 1);
+    bool exceeded = false;
+    auto pts = enumeratePoints(slice, cap, &exceeded);
+    if (!exceeded) return slice;
+    isl::set kept = slice;
+    // Enumerating stopped at the cap + 1st point: `pts` holds `cap` points, and another exists.
+    for (;;) {
+      std::sort(pts.begin(), pts.end());
+      isl::set last = isl::manage(check(isl_set_universe(slice.space().release()), "isl_set_universe"));
+      for (std::size_t d = 0; d < pts[cap - 1].size(); ++d)
+        last = fixDim(last, static_cast<int>(d), pts[cap - 1][d]);
+      isl::map le = isl::manage(check(isl_set_lex_le_set(slice.copy(), last.copy()), "isl_set_lex_le_set"));
+      kept = le.domain();
+      pts = enumeratePoints(kept, cap, &exceeded);
+      if (!exceeded) break;
+    }
+    m_out.truncated = true;
+    m_out.message = fmt::format(
+        "the slice of block '{}'{} has more than {} instances: showing the first {} in execution order (bind smaller "
+        "sizes or fix more loops)",
+        m_out.block, fixedText(), cap, pts.size());
+    return kept;
+  }
+
+  void instances() {
+    isl::map iter = bind(m_stmt->iterValues.as_map()).intersect_domain(m_slice);
+    const std::size_t n = m_out.loops.size();
+    for (auto& p : enumeratePoints(iter.wrap(), std::numeric_limits<std::size_t>::max())) {
+      SpaceInstance inst;
+      inst.loops.assign(p.begin(), p.begin() + static_cast<std::ptrdiff_t>(n));
+      inst.iterators.assign(p.begin() + static_cast<std::ptrdiff_t>(n), p.end());
+      auto coord = [&](const Axis& a) { return a.isLoop ? inst.loops[a.index] : inst.iterators[a.index]; };
+      inst.x = coord(m_x);
+      inst.y = coord(m_y);
+      m_out.instances.push_back(std::move(inst));
+    }
+  }
+
+  /// Ranks by the ordering state's schedule at each instance's first execution.
+  Expected<void> order() {
+    std::shared_ptr<const ProgramAnalysis> other;
+    const Scop* oscop = &m_analysis->scop;
+    const ScopStatement* ostmt = m_stmt;
+    if (m_orderedBy && m_orderedBy != &m_state) {
+      auto a = analyzeProgram(*m_orderedBy);
+      if (!a) return Unexpected(a.error());
+      other = *a;
+      oscop = &other->scop;
+      ostmt = matchingStatement(*oscop, m_stmt->name);
+      if (!ostmt || ostmt->iterators.size() != m_stmt->iterators.size())
+        return Unexpected(spaceError("space.not-in-order",
+                                     fmt::format("the ordering program has no statement matching '{}'", m_stmt->name),
+                                     m_out.block));
+    }
+    // { S[l] -> S[it] } . { S[it] -> S'[l'] } . { S'[l'] -> [[t] -> S'[l']] }, first t.
+    isl::map iter = bind(m_stmt->iterValues.as_map()).intersect_domain(m_slice);
+    isl::map oiter = bind(ostmt->iterValues.as_map()).reverse();
+    oiter = isl::manage(
+        check(isl_map_set_tuple_name(oiter.release(), isl_dim_in, m_stmt->name.c_str()), "isl_map_set_tuple_name"));
+    isl::map sched = bind(onlyMap(oscop->scheduleMap().intersect_domain(isl::union_set(ostmt->domain))));
+    isl::map timed = isl::manage(check(isl_map_range_map(sched.reverse().release()), "isl_map_range_map")).reverse();
+    isl::map first = iter.apply_range(oiter).apply_range(timed).lexmin();
+    const std::size_t n = m_out.loops.size();
+    const std::size_t on = ostmt->loops.size();
+    std::map<std::vector<std::int64_t>, std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>> when;
+    for (auto& p : enumeratePoints(first.wrap(), std::numeric_limits<std::size_t>::max())) {
+      std::vector<std::int64_t> loops(p.begin(), p.begin() + static_cast<std::ptrdiff_t>(n));
+      std::vector<std::int64_t> time(p.begin() + static_cast<std::ptrdiff_t>(n),
+                                     p.end() - static_cast<std::ptrdiff_t>(on));
+      std::vector<std::int64_t> oloops(p.end() - static_cast<std::ptrdiff_t>(on), p.end());
+      when[loops] = {std::move(time), std::move(oloops)};
+    }
+    std::vector<std::pair<std::vector<std::int64_t>, SpaceInstance>> keyed;
+    std::vector<bool> parallel;
+    for (int l : ostmt->loops)
+      parallel.push_back(isParallelKind(oscop->loops[l].loop.as<ir::For>()->forKind));
+    std::map<std::vector<std::int64_t>, std::int64_t> steps;
+    std::vector<std::vector<std::int64_t>> stepKey;
+    for (auto& inst : m_out.instances) {
+      auto it = when.find(inst.loops);
+      if (it == when.end())
+        return Unexpected(spaceError(
+            "space.not-in-order",
+            fmt::format("the ordering program does not execute {}({})", m_stmt->name, fmt::join(inst.iterators, ", ")),
+            m_out.block));
+      std::vector<std::int64_t> key;
+      for (std::size_t k = 0; k < on; ++k)
+        if (!parallel[k]) key.push_back(it->second.second[k]);
+      steps[key] = 0;
+      stepKey.push_back(key);
+      auto time = it->second.first;
+      time.insert(time.end(), inst.loops.begin(), inst.loops.end());
+      keyed.emplace_back(std::move(time), std::move(inst));
+    }
+    std::int64_t s = 0;
+    for (auto& [key, step] : steps)
+      step = s++;
+    for (std::size_t i = 0; i < keyed.size(); ++i)
+      keyed[i].second.parallelStep = steps[stepKey[i]];
+    std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    m_out.instances.clear();
+    for (auto& [time, inst] : keyed) {
+      inst.order = static_cast<std::int64_t>(m_out.instances.size());
+      m_out.instances.push_back(std::move(inst));
+    }
+    m_out.parallelSteps = s;
+    for (std::size_t i = 0; i < m_out.instances.size(); ++i)
+      m_index[m_out.instances[i].loops] = static_cast<int>(i);
+    return {};
+  }
+
+  void arrows() {
+    for (const auto& d : m_analysis->deps.list) {
+      if (d.source != m_stmt->name || d.sink != m_stmt->name) continue;
+      isl::map rel = bind(d.relation).intersect_domain(m_slice).intersect_range(m_slice);
+      const std::size_t n = m_out.loops.size();
+      std::vector<SpaceArrow> found;
+      for (auto& p : enumeratePoints(rel.wrap(), std::numeric_limits<std::size_t>::max())) {
+        std::vector<std::int64_t> a(p.begin(), p.begin() + static_cast<std::ptrdiff_t>(n));
+        std::vector<std::int64_t> b(p.begin() + static_cast<std::ptrdiff_t>(n), p.end());
+        auto ia = m_index.find(a);
+        auto ib = m_index.find(b);
+        if (ia == m_index.end() || ib == m_index.end()) continue;
+        found.push_back({ia->second, ib->second, dependenceKindName(d.kind), d.buffer});
+      }
+      std::sort(found.begin(), found.end(), [](const SpaceArrow& x, const SpaceArrow& y) {
+        return std::pair(x.source, x.sink) < std::pair(y.source, y.sink);
+      });
+      m_out.arrows.insert(m_out.arrows.end(), found.begin(), found.end());
+    }
+  }
+
+  /// Longest dependence chain ending at each instance (Kahn's order over the arrows).
+  void wavefronts() {
+    const std::size_t n = m_out.instances.size();
+    std::vector<std::vector<int>> succ(n);
+    std::vector<int> indeg(n, 0);
+    for (const auto& a : m_out.arrows) {
+      if (a.source == a.sink) continue;
+      succ[a.source].push_back(a.sink);
+      ++indeg[a.sink];
+    }
+    std::vector<int> ready;
+    for (std::size_t i = 0; i < n; ++i)
+      if (indeg[i] == 0) ready.push_back(static_cast<int>(i));
+    std::int64_t levels = 0;
+    while (!ready.empty()) {
+      const int i = ready.back();
+      ready.pop_back();
+      auto& inst = m_out.instances[i];
+      levels = std::max(levels, inst.wavefront + 1);
+      for (int j : succ[i]) {
+        m_out.instances[j].wavefront = std::max(m_out.instances[j].wavefront, inst.wavefront + 1);
+        if (--indeg[j] == 0) ready.push_back(j);
+      }
+    }
+    m_out.wavefronts = levels;
+  }
+
+  void tiles() {
+    std::map<std::vector<std::int64_t>, int> byKey;
+    for (std::size_t i = 0; i < m_out.instances.size(); ++i) {
+      const auto& inst = m_out.instances[i];
+      if (m_out.xMax < m_out.xMin) {
+        m_out.xMin = m_out.xMax = inst.x;
+        m_out.yMin = m_out.yMax = inst.y;
+      }
+      m_out.xMin = std::min(m_out.xMin, inst.x);
+      m_out.xMax = std::max(m_out.xMax, inst.x);
+      m_out.yMin = std::min(m_out.yMin, inst.y);
+      m_out.yMax = std::max(m_out.yMax, inst.y);
+      if (m_tileLoops.empty()) continue;
+      std::vector<std::int64_t> key;
+      for (int k : m_tileLoops)
+        key.push_back(inst.loops[k]);
+      auto [it, added] = byKey.emplace(key, static_cast<int>(m_out.tiles.size()));
+      if (added) m_out.tiles.push_back({key, inst.x, inst.x, inst.y, inst.y, {}});
+      SpaceTile& t = m_out.tiles[it->second];
+      t.xMin = std::min(t.xMin, inst.x);
+      t.xMax = std::max(t.xMax, inst.x);
+      t.yMin = std::min(t.yMin, inst.y);
+      t.yMax = std::max(t.yMax, inst.y);
+      t.instances.push_back(static_cast<int>(i));
+    }
+  }
+
+  const schedule::ProgramState& m_state;
+  const IterationSpaceRequest& m_req;
+  const schedule::ProgramState* m_orderedBy;
+  std::shared_ptr<const ProgramAnalysis> m_analysis;
+  const ScopStatement* m_stmt = nullptr;
+  Axis m_x, m_y;
+  isl::set m_params;
+  isl::set m_slice;
+  std::vector<int> m_tileLoops;
+  std::map<std::vector<std::int64_t>, int> m_index;
+  IterationSpace m_out;
+};
+
+/// Places one counterexample instance; `loops` of the slice's state.
+PlacedInstance place(const Scop& scop, const isl::set& params, const IterationSpace& space,
+                     const StatementInstance& si) {
+  PlacedInstance out;
+  out.instance = si;
+  if (si.statement != space.statement) {
+    out.hint =
+        fmt::format("{} is an instance of '{}', not of the slice's '{}'", si.text(), si.statement, space.statement);
+    return out;
+  }
+  const ScopStatement* stmt = scop.findStatement(si.statement);
+  LS_ASSERT(stmt);
+  isl::set iters =
+      isl::manage(check(isl_set_universe(isl_space_range(stmt->iterValues.space().release())), "isl_set_universe"))
+          .intersect_params(params)
+          .project_out_all_params();
+  for (const auto& [name, value] : si.iterators) {
+    auto it = std::find(space.iterators.begin(), space.iterators.end(), name);
+    if (it == space.iterators.end()) continue;
+    iters = fixDim(iters, static_cast<int>(it - space.iterators.begin()), value);
+  }
+  isl::map m = stmt->iterValues.as_map().intersect_params(params).project_out_all_params();
+  isl::set loops = m.intersect_range(iters).domain();
+  if (loops.is_empty()) {
+    out.hint = fmt::format("{} is not executed by this program", si.text());
+    return out;
+  }
+  out.loops = pointCoordinates(loops.lexmin().sample_point());
+  std::vector<std::string> fix;
+  for (std::size_t k = 0; k < space.loops.size(); ++k)
+    if (!space.free[k] && out.loops[k] != space.fixedValues[k])
+      fix.push_back(fmt::format("{}={}", space.loops[k], out.loops[k]));
+  if (!fix.empty()) {
+    out.hint = fmt::format("fix {} to show {}", fmt::join(fix, ", "), si.text());
+    return out;
+  }
+  out.index = space.findInstance(out.loops);
+  if (out.index < 0) {
+    out.hint = fmt::format("{} is cut from the slice by the instance cap", si.text());
+    return out;
+  }
+  out.inSlice = true;
+  return out;
+}
+
+Diagnostic islFailure(const std::exception& e) {
+  return Diagnostic::error("poly.isl", std::string("isl failed computing the iteration space: ") + e.what());
+}
+
+} // namespace
+
+int IterationSpace::findInstance(const std::vector<std::int64_t>& values) const {
+  for (std::size_t i = 0; i < instances.size(); ++i)
+    if (instances[i].loops == values) return static_cast<int>(i);
+  return -1;
+}
+
+Expected<IterationSpace> iterationSpace(const schedule::ProgramState& state, const IterationSpaceRequest& request,
+                                        const schedule::ProgramState* orderedBy) {
+  try {
+    return Builder(state, request, orderedBy).run();
+  } catch (const isl::exception& e) {
+    return Unexpected(islFailure(e));
+  } catch (const IslError& e) {
+    return Unexpected(islFailure(e));
+  }
+}
+
+Expected<PlacedCounterexample> placeCounterexample(const schedule::ProgramState& state, const IterationSpace& space,
+                                                   const Counterexample& c) {
+  auto analysis = analyzeProgram(state);
+  if (!analysis) return Unexpected(analysis.error());
+  const Scop& scop = (*analysis)->scop;
+  try {
+    const ScopStatement* stmt = scop.findStatement(space.statement);
+    if (!stmt) return Unexpected(Diagnostic::error("space.unknown-block", "no statement '" + space.statement + "'"));
+    isl::set params =
+        isl::manage(check(isl_set_universe(isl_space_params(stmt->domain.space().release())), "isl_set_universe"));
+    const isl_size np = isl_set_dim(params.get(), isl_dim_param);
+    for (isl_size i = 0; i < np; ++i) {
+      auto it = space.sizes.find(isl_set_get_dim_name(params.get(), isl_dim_param, i));
+      if (it != space.sizes.end())
+        params = isl::manage(
+            check(isl_set_fix_si(params.release(), isl_dim_param, i, static_cast<int>(it->second)), "isl_set_fix_si"));
+    }
+    PlacedCounterexample out;
+    out.source = place(scop, params, space, c.source);
+    out.sink = place(scop, params, space, c.sink);
+    for (std::size_t i = 0; i < space.arrows.size(); ++i) {
+      const auto& a = space.arrows[i];
+      if (a.kind == c.kind && a.source == out.source.index && a.sink == out.sink.index && out.source.inSlice &&
+          out.sink.inSlice) {
+        out.arrow = static_cast<int>(i);
+        break;
+      }
+    }
+    auto at = [&](const PlacedInstance& p) {
+      const auto& inst = space.instances[p.index];
+      return fmt::format("{} at ({}, {})", p.instance.text(), inst.x, inst.y);
+    };
+    if (out.source.inSlice && out.sink.inSlice)
+      out.message = fmt::format("the {} dependence from {} to {} is violated", c.kind, at(out.source), at(out.sink));
+    else {
+      std::vector<std::string> hints;
+      for (const auto* p : {&out.source, &out.sink})
+        if (!p->inSlice) hints.push_back(p->hint);
+      out.message = fmt::format("the {} dependence from {} to {} is outside the slice: {}", c.kind, c.source.text(),
+                                c.sink.text(), fmt::join(hints, "; "));
+    }
+    return out;
+  } catch (const isl::exception& e) {
+    return Unexpected(islFailure(e));
+  } catch (const IslError& e) {
+    return Unexpected(islFailure(e));
+  }
+}
+
+} // namespace loopscape::poly
