@@ -33,6 +33,12 @@ struct ProfileRow {
   double medianMs = 0;
   double gflops = 0;
   std::optional<double> percentOfPeak; ///< absent without a machine peak
+  /// The roofline's inputs (absent in rows saved before they were recorded, or when the
+  /// work or the peak is unknown): FLOP per compulsory byte of the program, the FMA peak
+  /// for the cores the state uses (GFLOP/s) and the machine's streaming bandwidth (GB/s).
+  std::optional<double> intensity;
+  std::optional<double> peakGflops;
+  std::optional<double> bandwidthGBs;
   /// "step 3 · split / cpu-c": the row's label in the chart.
   std::string label() const;
   bool timed() const { return !perRepeatMs.empty(); }

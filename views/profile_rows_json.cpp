@@ -50,10 +50,14 @@ std::optional<ProfileRow> rowFromJson(const QJsonValue& value) {
     if (!ms.isDouble()) return std::nullopt;
     row.perRepeatMs.push_back(ms.toDouble());
   }
-  const QJsonValue peak = o.value(QLatin1String("percentOfPeak"));
-  if (peak.isDouble())
-    row.percentOfPeak = peak.toDouble();
-  else if (!peak.isUndefined() && !peak.isNull())
+  // Optional numbers: a missing one (a session saved before it was recorded) is absent.
+  const auto optional = [&](const char* key, std::optional<double>& out) {
+    const QJsonValue v = o.value(QLatin1String(key));
+    if (v.isDouble()) out = v.toDouble();
+    return v.isDouble() || v.isUndefined() || v.isNull();
+  };
+  if (!optional("percentOfPeak", row.percentOfPeak) || !optional("intensity", row.intensity) ||
+      !optional("peakGflops", row.peakGflops) || !optional("bandwidthGBs", row.bandwidthGBs))
     return std::nullopt;
   return row;
 }
@@ -79,6 +83,9 @@ QJsonArray profileRowsToJson(const std::vector<ProfileRow>& rows) {
     o[QLatin1String("medianMs")] = row.medianMs;
     o[QLatin1String("gflops")] = row.gflops;
     if (row.percentOfPeak) o[QLatin1String("percentOfPeak")] = *row.percentOfPeak;
+    if (row.intensity) o[QLatin1String("intensity")] = *row.intensity;
+    if (row.peakGflops) o[QLatin1String("peakGflops")] = *row.peakGflops;
+    if (row.bandwidthGBs) o[QLatin1String("bandwidthGBs")] = *row.bandwidthGBs;
     out.append(o);
   }
   return out;

@@ -16,6 +16,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 #include <QValueAxis>
@@ -115,11 +116,20 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
   m_chartView->setObjectName(QStringLiteral("profileChartView"));
   m_chartView->setRenderHint(QPainter::Antialiasing);
   m_chartView->setMinimumWidth(220);
+  m_roofline = new RooflineChart(this);
+  m_chartTabs = new QTabWidget(this);
+  m_chartTabs->setObjectName(QStringLiteral("profileCharts"));
+  m_chartTabs->setDocumentMode(true);
+  m_chartTabs->addTab(m_chartView, QStringLiteral("Bars"));
+  m_chartTabs->setTabToolTip(0, QStringLiteral("GFLOP/s of each measured state"));
+  m_chartTabs->addTab(m_roofline, QStringLiteral("Roofline"));
+  m_chartTabs->setTabToolTip(1, QStringLiteral("Each measured state against this machine's roof: min(peak, bandwidth "
+                                               "x arithmetic intensity), log-log; hover a point for its numbers"));
 
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->setObjectName(QStringLiteral("profileSplitter"));
   split->addWidget(m_table);
-  split->addWidget(m_chartView);
+  split->addWidget(m_chartTabs);
   split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 1);
   split->setSizes({560, 440});
@@ -235,10 +245,16 @@ void ProfileView::setDark(bool dark) {
   const QPalette pal = QGuiApplication::palette();
   m_chart->setBackgroundBrush(pal.color(QPalette::Base));
   m_chart->setTitleBrush(pal.color(QPalette::Text));
+  m_roofline->setDark(dark);
   rebuildChart();
 }
 
+void ProfileView::showRoofline(bool roofline) {
+  m_chartTabs->setCurrentWidget(roofline ? static_cast<QWidget*>(m_roofline) : m_chartView);
+}
+
 void ProfileView::rebuildChart() {
+  m_roofline->setRows(m_model->rows(), m_programName);
   m_chart->removeAllSeries();
   for (QAbstractAxis* axis : m_chart->axes()) {
     m_chart->removeAxis(axis);

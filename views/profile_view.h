@@ -3,12 +3,14 @@
 // bar of options (target plugin, repeat count, verify, symbolic sizes), Run and Cancel
 // buttons with a progress bar naming the stage (compiling, verifying, timing repeat i/N),
 // the table of measured states (ProfileModel) and a bar chart (Qt Charts, horizontal
-// bars, the first row on top) of their GFLOP/s labelled by trace step and target. The view only reports what the user
-// asked for.
+// bars, the first row on top) of their GFLOP/s labelled by trace step and target, and
+// beside it, on a second tab ("Bars | Roofline"), their roofline plot (roofline_chart.h).
+// The view only reports what the user asked for.
 #pragma once
 
 #include "views/code_view.h"
 #include "views/profile_model.h"
+#include "views/roofline_chart.h"
 
 #include <QWidget>
 
@@ -22,6 +24,7 @@ class QProgressBar;
 class QPushButton;
 class QSpinBox;
 class QTableView;
+class QTabWidget;
 
 namespace loopscape::views {
 
@@ -40,6 +43,12 @@ public:
   ProfileModel* model() const { return m_model; }
   QTableView* table() const { return m_table; }
   QChart* chart() const { return m_chart; }
+  QChartView* chartView() const { return m_chartView; }
+  RooflineChart* roofline() const { return m_roofline; }
+  /// The "Bars" and "Roofline" tabs (objectName profileCharts).
+  QTabWidget* chartTabs() const { return m_chartTabs; }
+  /// Brings the roofline (true) or the bar chart (false) to the front.
+  void showRoofline(bool roofline);
 
   /// The plugins found; disabled ones are listed greyed out with the reason.
   void setTargets(const std::vector<TargetEntry>& targets);
@@ -92,6 +101,8 @@ private:
   QTableView* m_table;
   QChart* m_chart;
   QChartView* m_chartView;
+  RooflineChart* m_roofline;
+  QTabWidget* m_chartTabs;
   bool m_running = false;
   bool m_dark = false;
 };

@@ -166,6 +166,10 @@ Row runProfile(const ProfileRequest& request, std::stop_token stop,
   row.medianMs = timed->timing.median() * 1e3;
   row.gflops = profile.gflops();
   if (profile.peak && profile.peakGflops() > 0) row.percentOfPeak = profile.percentOfPeak();
+  // The roofline's inputs: the useful work per compulsory byte and this state's roof.
+  if (profile.arithmeticIntensity() > 0) row.intensity = profile.arithmeticIntensity();
+  if (profile.peak && profile.peakGflops() > 0) row.peakGflops = profile.peakGflops();
+  if (profile.peak && profile.peak->bandwidthGBs > 0) row.bandwidthGBs = profile.peak->bandwidthGBs;
   return row;
 }
 

@@ -7,7 +7,8 @@
 //
 // LS_PROFILE_SCREENSHOT=FILE.png also renders the window with the profile dock raised
 // (the machine's real peak is used then; LS_PROFILE_SCREENSHOT_DARK=1 for the dark
-// theme): the picture in docs/screenshots/.
+// theme, LS_PROFILE_SCREENSHOT_ROOFLINE=1 for the roofline tab instead of the bars): the
+// picture in docs/screenshots/.
 #include "gui_helpers.h"
 
 #include "app/gui/code_jobs.h"
@@ -148,6 +149,16 @@ private Q_SLOTS:
     QVERIFY(std::abs(row.gflops - flops / (row.medianMs * 1e-3) / 1e9) <= 1e-9 * row.gflops);
     QVERIFY(row.percentOfPeak.has_value());
     QVERIFY(std::abs(*row.percentOfPeak - 100 * row.gflops / kFakePeakPerCore) <= 1e-9 * *row.percentOfPeak);
+    // The roofline's inputs: FLOP per compulsory byte (three 64x64 fp32 matrices), the
+    // one-core peak (no parallel loop) and the bandwidth.
+    QVERIFY(row.intensity.has_value());
+    QCOMPARE(*row.intensity, flops / (3 * 64 * 64 * 4));
+    QCOMPARE(row.peakGflops, std::optional<double>(kFakePeakPerCore));
+    QCOMPARE(row.bandwidthGBs, std::optional<double>(50));
+    const auto& points = w.profileView()->roofline()->points();
+    QVERIFY(!points.empty());
+    QCOMPARE(points.back().intensity, *row.intensity);
+    QCOMPARE(points.back().gflops, row.gflops);
 
     // The stages were reported in order: compiling, verifying, the three repeats, the peak.
     QStringList seen;
@@ -376,6 +387,11 @@ private Q_SLOTS:
     QCOMPARE(rows[0].medianMs, measured.medianMs);
     QCOMPARE(rows[0].gflops, measured.gflops);
     QCOMPARE(rows[0].percentOfPeak.has_value(), measured.percentOfPeak.has_value());
+    QCOMPARE(rows[0].intensity, measured.intensity);
+    QCOMPARE(rows[0].peakGflops, measured.peakGflops);
+    QCOMPARE(rows[0].bandwidthGBs, measured.bandwidthGBs);
+    QVERIFY(rows[0].intensity.has_value());
+    QCOMPARE(other->profileView()->roofline()->points().size(), std::size_t(1));
     QCOMPARE(other->profileView()->status(), QStringLiteral("1 run(s) of a.lsproj, saved with the session."));
     QCOMPARE(other->profileView()->chart()->series().size(), 1);
   }
@@ -460,6 +476,7 @@ private Q_SLOTS:
     auto* dock = w.findChild<QDockWidget*>(QStringLiteral("profileDock"));
     QVERIFY(dock);
     dock->raise();
+    w.profileView()->showRoofline(qEnvironmentVariableIsSet("LS_PROFILE_SCREENSHOT_ROOFLINE"));
     w.resize(1280, 800);
     w.resizeDocks({dock}, {360}, Qt::Vertical);
     QVERIFY(settle(w));
