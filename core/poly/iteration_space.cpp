@@ -532,7 +532,68 @@ Diagnostic islFailure(const std::exception& e) {
   return Diagnostic::error("poly.isl", std::string("isl failed computing the iteration space: ") + e.what());
 }
 
+/// One number per instance on the x/y grid of the slice.
+std::string grid(const IterationSpace& s, const std::string& title, std::int64_t SpaceInstance::*value) {
+  std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> cells;
+  std::size_t width = 1;
+  for (const auto& inst : s.instances) {
+    cells[{inst.x, inst.y}] = inst.*value;
+    width = std::max(width, std::to_string(inst.*value).size());
+  }
+  const std::string corner = s.yName + "\\" + s.xName;
+  std::size_t label = corner.size();
+  for (std::int64_t y = s.yMin; y <= s.yMax; ++y)
+    label = std::max(label, std::to_string(y).size());
+  for (std::int64_t x = s.xMin; x <= s.xMax; ++x)
+    width = std::max(width, std::to_string(x).size());
+  std::string out = title + ":\n" + fmt::format("  {:>{}}", corner, label);
+  for (std::int64_t x = s.xMin; x <= s.xMax; ++x)
+    out += fmt::format(" {:>{}}", x, width);
+  out += "\n";
+  for (std::int64_t y = s.yMin; y <= s.yMax; ++y) {
+    out += fmt::format("  {:>{}}", y, label);
+    for (std::int64_t x = s.xMin; x <= s.xMax; ++x) {
+      auto it = cells.find({x, y});
+      out += it == cells.end() ? fmt::format(" {:>{}}", ".", width) : fmt::format(" {:>{}}", it->second, width);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
 } // namespace
+
+std::string renderIterationSpace(const IterationSpace& s) {
+  std::vector<std::string> fixed;
+  for (std::size_t k = 0; k < s.loops.size(); ++k)
+    if (!s.free[k]) fixed.push_back(fmt::format("{}={}", s.loops[k], s.fixedValues[k]));
+  std::string out = fmt::format("block '{}' (statement {}): loops {}; x = {}, y = {}; fixed: {}\n", s.block,
+                                s.statement, fmt::join(s.loops, ", "), s.xName, s.yName,
+                                fixed.empty() ? std::string("none") : fmt::format("{}", fmt::join(fixed, ", ")));
+  out += fmt::format("{} instances, {} dependences, {} wavefronts, {} parallel steps\n", s.instances.size(),
+                     s.arrows.size(), s.wavefronts, s.parallelSteps);
+  if (!s.message.empty()) out += "note: " + s.message + "\n";
+  if (s.instances.empty()) return out;
+  out += grid(s, "execution order", &SpaceInstance::order);
+  out += grid(s, "wavefront", &SpaceInstance::wavefront);
+  if (s.parallelSteps != static_cast<std::int64_t>(s.instances.size()))
+    out += grid(s, "parallel step", &SpaceInstance::parallelStep);
+  if (!s.arrows.empty()) {
+    out += "dependences:\n";
+    for (const auto& a : s.arrows) {
+      const auto& p = s.instances[a.source];
+      const auto& q = s.instances[a.sink];
+      out += fmt::format("  {} {}: ({}, {}) -> ({}, {})\n", a.kind, a.buffer, p.x, p.y, q.x, q.y);
+    }
+  }
+  if (!s.tiles.empty()) {
+    out += fmt::format("tiles ({}):\n", fmt::join(s.tileLoops, ", "));
+    for (const auto& t : s.tiles)
+      out += fmt::format("  [{}]: {} {}..{}, {} {}..{} ({} instances)\n", fmt::join(t.key, ", "), s.xName, t.xMin,
+                         t.xMax, s.yName, t.yMin, t.yMax, t.instances.size());
+  }
+  return out;
+}
 
 int IterationSpace::findInstance(const std::vector<std::int64_t>& values) const {
   for (std::size_t i = 0; i < instances.size(); ++i)

@@ -127,6 +127,12 @@ struct IterationSpace {
 Expected<IterationSpace> iterationSpace(const schedule::ProgramState& state, const IterationSpaceRequest& request,
                                         const schedule::ProgramState* orderedBy = nullptr);
 
+/// The slice as text (the CLI's `print --format space`): a header line, the execution
+/// order and the wavefronts as grids (columns: x, rows: y; `.` where the slice has no
+/// instance), the parallel steps when loops are marked, every arrow as
+/// `RAW A: (x, y) -> (x, y)`, the tiles with their boxes, and the message.
+std::string renderIterationSpace(const IterationSpace& space);
+
 /// One instance of a counterexample placed in a slice.
 struct PlacedInstance {
   StatementInstance instance;

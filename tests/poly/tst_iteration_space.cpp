@@ -316,6 +316,67 @@ private Q_SLOTS:
                                           "outside the slice: fix t_0=1 to show stencil(v_t=1, v_i=1)"));
   }
 
+  void renderedAsText() {
+    auto req = request("stencil", "t", "i");
+    req.maxInstances = 7;
+    auto s = space(*stateOf(polytest::stencil1d(3, 6)), req);
+    QCOMPARE(QString::fromStdString(poly::renderIterationSpace(s)),
+             QString("block 'stencil' (statement stencil): loops t, i; x = t, y = i; fixed: none\n"
+                     "7 instances, 8 dependences, 2 wavefronts, 7 parallel steps\n"
+                     "note: the slice of block 'stencil' has more than 7 instances: showing the first 7 in execution "
+                     "order (bind smaller sizes or fix more loops)\n"
+                     "execution order:\n"
+                     "  i\\t 0 1\n"
+                     "    1 0 4\n"
+                     "    2 1 5\n"
+                     "    3 2 6\n"
+                     "    4 3 .\n"
+                     "wavefront:\n"
+                     "  i\\t 0 1\n"
+                     "    1 0 1\n"
+                     "    2 0 1\n"
+                     "    3 0 1\n"
+                     "    4 0 .\n"
+                     "dependences:\n"
+                     "  RAW A: (0, 1) -> (1, 1)\n"
+                     "  RAW A: (0, 1) -> (1, 2)\n"
+                     "  RAW A: (0, 2) -> (1, 1)\n"
+                     "  RAW A: (0, 2) -> (1, 2)\n"
+                     "  RAW A: (0, 2) -> (1, 3)\n"
+                     "  RAW A: (0, 3) -> (1, 2)\n"
+                     "  RAW A: (0, 3) -> (1, 3)\n"
+                     "  RAW A: (0, 4) -> (1, 3)\n"));
+    // A parallel outer tile loop: instances of both tiles share steps; tiles outlined.
+    auto tiled = scheduled(polytest::parseProgram(kMatmulWide), "b = sch.get_block(\"C\")\n"
+                                                                "i, j, k = sch.get_loops(b)\n"
+                                                                "i0, i1 = sch.split(i, factors=[2, 2])\n"
+                                                                "sch.parallel(i0)\n");
+    QCOMPARE(QString::fromStdString(poly::renderIterationSpace(space(*tiled, request("C", "v_j", "v_i")))),
+             QString("block 'C' (statement C): loops i_0, i_1, j, k; x = v_j, y = v_i; fixed: k=0\n"
+                     "24 instances, 0 dependences, 1 wavefronts, 12 parallel steps\n"
+                     "execution order:\n"
+                     "  v_i\\v_j  0  1  2  3  4  5\n"
+                     "        0  0  1  2  3  4  5\n"
+                     "        1  6  7  8  9 10 11\n"
+                     "        2 12 13 14 15 16 17\n"
+                     "        3 18 19 20 21 22 23\n"
+                     "wavefront:\n"
+                     "  v_i\\v_j 0 1 2 3 4 5\n"
+                     "        0 0 0 0 0 0 0\n"
+                     "        1 0 0 0 0 0 0\n"
+                     "        2 0 0 0 0 0 0\n"
+                     "        3 0 0 0 0 0 0\n"
+                     "parallel step:\n"
+                     "  v_i\\v_j  0  1  2  3  4  5\n"
+                     "        0  0  1  2  3  4  5\n"
+                     "        1  6  7  8  9 10 11\n"
+                     "        2  0  1  2  3  4  5\n"
+                     "        3  6  7  8  9 10 11\n"
+                     "tiles (i_0):\n"
+                     "  [0]: v_j 0..5, v_i 0..1 (12 instances)\n"
+                     "  [1]: v_j 0..5, v_i 2..3 (12 instances)\n"));
+  }
+
   void errors_data() {
     QTest::addColumn<QString>("block");
     QTest::addColumn<QString>("x");
