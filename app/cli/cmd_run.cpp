@@ -7,6 +7,7 @@
 #include "cli_options.h"
 #include "cli_support.h"
 #include "commands.h"
+#include "run_measure.h"
 
 #include "core/codegen/machine_peak.h"
 #include "core/codegen/pipeline.h"
@@ -60,30 +61,14 @@ int runRun(const RunCliOptions& opt) {
     traceSteps = sch->trace().instructions.size();
   }
   const codegen::Pipeline pipeline;
-  auto target = pipeline.findTarget(opt.target);
-  if (!target) {
-    printDiagnostic(target.error());
-    return kExitBadInput;
-  }
-  if (auto usable = pipeline.usableTarget(opt.target); !usable) {
-    printDiagnostic(usable.error());
-    return kExitInternal;
-  }
-
-  auto lowered = pipeline.lower(**target, scheduled);
-  if (!lowered) {
-    printDiagnostic(lowered.error());
-    return kExitBadInput;
-  }
   codegen::BuildOptions buildOptions;
   buildOptions.threads = opt.threads;
   buildOptions.fastMath = opt.fastMath;
-  auto kernel = pipeline.build(**target, std::move(*lowered), buildOptions);
-  if (!kernel) {
-    printDiagnostic(kernel.error());
-    return kExitInternal;
-  }
-  if (auto sizeArgs = codegen::sizeArguments(kernel->func, *sizes); !sizeArgs) {
+  int buildExit = kExitOk;
+  auto built = buildKernel(pipeline, opt.target, scheduled, buildOptions, buildExit);
+  if (!built) return buildExit;
+  const codegen::CompiledKernel& kernel = built->kernel;
+  if (auto sizeArgs = codegen::sizeArguments(kernel.func, *sizes); !sizeArgs) {
     printDiagnostic(sizeArgs.error());
     return kExitBadInput;
   }
@@ -98,8 +83,8 @@ int runRun(const RunCliOptions& opt) {
   const std::string mode = opt.inProcess ? "in process" : fmt::format("isolated worker, time limit {:g} s", opt.timeout);
   if (hasTrace(*program, opt.trace))
     fmt::print("trace  {} ({} instructions)\n", traceName(*program, opt.trace), traceSteps);
-  fmt::print("target {} ({}), {}\n", opt.target, (*target)->toolchain().message, mode);
-  for (const auto& r : kernel->func.remarks)
+  fmt::print("target {} ({}), {}\n", opt.target, built->target->toolchain().message, mode);
+  for (const auto& r : kernel.func.remarks)
     fmt::print("remark loop {}: {}\n", r.loop, r.message);
 
   const auto outputs = writtenParams(original);
@@ -109,7 +94,7 @@ int runRun(const RunCliOptions& opt) {
     codegen::VerifyOptions verifyOptions;
     verifyOptions.interpretLimit = opt.interpretLimit;
     if (opt.rtol || opt.atol) verifyOptions.tolerance = codegen::Tolerance{opt.rtol.value_or(0), opt.atol.value_or(0)};
-    auto report = pipeline.verify(*kernel, original, *sizes, args, runOptions, verifyOptions);
+    auto report = pipeline.verify(kernel, original, *sizes, args, runOptions, verifyOptions);
     if (!report) return reportInterpreterFailure(*program, report.error());
     std::size_t k = 0;
     for (std::size_t i = 0; i < original.params.size(); ++i) {
@@ -126,31 +111,26 @@ int runRun(const RunCliOptions& opt) {
   }
 
   // Timing (the outputs of the timed calls are the results when not verifying).
-  codegen::TimeOptions timeOptions;
-  timeOptions.timing = codegen::TimingOptions{opt.warmup, opt.repeat, opt.number, opt.minRepeatMs, true};
-  auto ran = pipeline.time(*kernel, original, *sizes, args, runOptions, timeOptions);
-  if (!ran) {
-    printDiagnostic(ran.error());
-    return kExitInternal;
-  }
-  if (!ran->workerOutput.empty()) fmt::print("kernel output: {}", ran->workerOutput);
+  int timeExit = kExitOk;
+  auto timed = timeKernel(pipeline, kernel, original, scheduled, *sizes, args, runOptions,
+                          codegen::TimingOptions{opt.warmup, opt.repeat, opt.number, opt.minRepeatMs, true},
+                          opt.threads, !opt.noPeak, timeExit);
+  if (!timed) return timeExit;
+  codegen::TimedRun& ran = timed->run;
+  if (!ran.workerOutput.empty()) fmt::print("kernel output: {}", ran.workerOutput);
   if (!opt.verify) {
     for (std::size_t i = 0; i < original.params.size(); ++i) {
       const auto& param = original.params[i];
       if (!outputs.contains(param.get())) continue;
-      const auto sum = ran->args[i].checksum();
+      const auto sum = ran.args[i].checksum();
       fmt::print("output {:<12} {:<8} {:<18} not verified (sum={:.9g} abs_sum={:.9g} fnv1a={:016x})\n", param->name,
-                 param->dtype.str(), shapeText(ran->args[i].shape()), sum.sum, sum.absSum, sum.hash);
+                 param->dtype.str(), shapeText(ran.args[i].shape()), sum.sum, sum.absSum, sum.hash);
     }
-    results = std::move(ran->args);
+    results = std::move(ran.args);
   }
 
-  codegen::ProfileReport profile = codegen::makeProfile(original, scheduled, *sizes, ran->timing, opt.threads);
-  profile.mode = opt.inProcess ? "in process" : "isolated worker";
-  if (!opt.noPeak) {
-    profile.peak = codegen::machinePeak();
-    if (!profile.peak->cacheNote.empty()) fmt::print("note: {}\n", profile.peak->cacheNote);
-  }
+  const codegen::ProfileReport& profile = timed->profile;
+  if (profile.peak && !profile.peak->cacheNote.empty()) fmt::print("note: {}\n", profile.peak->cacheNote);
   fmt::print("{}", codegen::formatProfile(profile, opt.warmup));
 
   if (!opt.saveDir.empty()) {
