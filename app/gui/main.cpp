@@ -8,8 +8,13 @@
 //                    front; --dark uses the dark theme
 //   --tune-trials N  with --screenshot: run a search of N trials with the Tune dock's
 //                    default options first (the dock raised), then render
+//   --export-view NAME --out FILE.png|FILE.svg
+//                    load, lay out, render the one view NAME (tensorir, tree, code,
+//                    profile, roofline, tune, ...: view_export.h) to FILE and exit;
+//                    offscreen as --screenshot
 #include "app/gui/main_window.h"
 #include "app/gui/tune_jobs.h"
+#include "app/gui/view_export.h"
 #include "core/ir/error_boundary.h"
 #include "views/schedule_tree_view.h"
 #include "views/tensorir_view.h"
@@ -34,8 +39,9 @@ int runWorkbench(int argc, char** argv) {
   bool headless = false;
   for (int i = 1; i < argc; ++i) {
     const QByteArray a(argv[i]);
-    if (a == "--screenshot" || a.startsWith("--screenshot=") || a == "-h" || a == "--help" || a == "--help-all" ||
-        a == "-v" || a == "--version")
+    if (a == "--screenshot" || a.startsWith("--screenshot=") || a == "--export-view" ||
+        a.startsWith("--export-view=") || a == "-h" || a == "--help" || a == "--help-all" || a == "-v" ||
+        a == "--version")
       headless = true;
   }
   if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
@@ -78,22 +84,31 @@ int runWorkbench(int argc, char** argv) {
                                        QStringLiteral("bring the dock NAME to the front (program, primitives, trace, "
                                                       "diagnostics, code, profile, tune)"),
                                        QStringLiteral("NAME"));
-  const QCommandLineOption sizeOption(QStringLiteral("size"),
-                                      QStringLiteral("window size for --screenshot (default 1600x1000)"),
-                                      QStringLiteral("WxH"), QStringLiteral("1600x1000"));
+  const QCommandLineOption sizeOption(
+      QStringLiteral("size"), QStringLiteral("window size for --screenshot and --export-view (default 1600x1000)"),
+      QStringLiteral("WxH"), QStringLiteral("1600x1000"));
   const QCommandLineOption tuneOption(QStringLiteral("tune-trials"),
                                       QStringLiteral("with --screenshot: tune N trials (the Tune dock's options) "
                                                      "before rendering"),
                                       QStringLiteral("N"));
-  parser.addOptions(
-      {traceOption, funcOption, shotOption, darkOption, selectOption, raiseOption, sizeOption, tuneOption});
+  const QCommandLineOption exportOption(QStringLiteral("export-view"),
+                                        QStringLiteral("render the view NAME (%1) to --out and exit")
+                                            .arg(loopscape::gui::exportableViewNames().join(u", ")),
+                                        QStringLiteral("NAME"));
+  const QCommandLineOption outOption(QStringLiteral("out"),
+                                     QStringLiteral("where --export-view writes: FILE.png or FILE.svg"),
+                                     QStringLiteral("FILE"));
+  parser.addOptions({traceOption, funcOption, shotOption, darkOption, selectOption, raiseOption, sizeOption, tuneOption,
+                     exportOption, outOption});
   parser.process(app);
   const QStringList files = parser.positionalArguments();
   const QString shotPath = parser.value(shotOption);
+  const QString exportName = parser.value(exportOption);
+  const bool headlessRender = !shotPath.isEmpty() || !exportName.isEmpty();
 
   loopscape::gui::MainWindowOptions options;
-  options.noPrompts = !shotPath.isEmpty();
-  options.persistSettings = shotPath.isEmpty();
+  options.noPrompts = headlessRender;
+  options.persistSettings = !headlessRender;
   loopscape::gui::MainWindow window(options);
   if (parser.isSet(darkOption)) window.setDarkTheme(true);
 
@@ -117,8 +132,14 @@ int runWorkbench(int argc, char** argv) {
   } else if (parser.isSet(traceOption)) {
     return fail(QStringLiteral("--trace needs a FILE"));
   }
+  if (!exportName.isEmpty() && !loopscape::gui::exportableViewNames().contains(exportName))
+    return fail(QStringLiteral("--export-view: no view named '%1' (one of: %2)")
+                    .arg(exportName, loopscape::gui::exportableViewNames().join(u", ")));
+  if (!exportName.isEmpty() && parser.value(outOption).isEmpty())
+    return fail(QStringLiteral("--export-view needs --out FILE.png or FILE.svg"));
+  if (exportName.isEmpty() && parser.isSet(outOption)) return fail(QStringLiteral("--out needs --export-view NAME"));
 
-  if (!shotPath.isEmpty()) {
+  if (headlessRender) {
     const QStringList size = parser.value(sizeOption).split(u'x');
     const int width = size.size() == 2 ? size[0].toInt() : 0;
     const int height = size.size() == 2 ? size[1].toInt() : 0;
@@ -157,6 +178,13 @@ int runWorkbench(int argc, char** argv) {
       if (!window.startTuning()) return fail(QStringLiteral("cannot tune: %1").arg(window.tuneView()->status()));
       window.tuneJob()->waitForIdle(24 * 3600 * 1000);
       window.waitIdle();
+    }
+    if (!exportName.isEmpty()) {
+      const QString out = parser.value(outOption);
+      QString error;
+      if (!loopscape::gui::exportView(window, exportName, out, &error, /*enlargeDock=*/true)) return fail(error);
+      std::printf("wrote %s (the %s view)\n", qPrintable(out), qPrintable(exportName));
+      return 0;
     }
     // The schedule-tree picture is laid out on Graphviz's thread: wait until it is shown.
     window.scheduleTreeView()->picture()->waitRendered();

@@ -2,7 +2,8 @@
 // editor, the primitive panel, the trace and the diagnostics are docks (each with an
 // objectName, so the layout saved with saveState/restoreState under kStateVersion comes
 // back). Menus hold every action, with shortcuts: File (open, samples, recent files,
-// sessions, the program file, traces, kernel and TVM script exports), Edit (undo/redo,
+// sessions, the program file, traces, kernel and TVM script exports, export of the focused
+// view as PNG or SVG: view_export.h), Edit (undo/redo,
 // copy trace as TVM Python), Schedule (apply, each primitive), Run (profile the current
 // state, cancel; tune, stop tuning), View (docks, theme, reset layout), Help (user guide,
 // keyboard shortcuts, samples, about).

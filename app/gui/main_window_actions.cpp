@@ -4,6 +4,7 @@
 
 #include "app/gui/export_jobs.h"
 #include "app/gui/help_dialogs.h"
+#include "app/gui/view_export.h"
 #include "core/schedule/tvm_script_export.h"
 
 #include "core/schedule/instruction.h"
@@ -159,6 +160,24 @@ void MainWindow::createActions() {
                                          base + QStringLiteral("_tvm.py"), QStringLiteral("Python (*.py)"));
             if (!path.isEmpty()) exportTvmScriptTo(path);
           });
+  connect(makeAction(QStringLiteral("fileExportView"), QStringLiteral("Export &view…"),
+                     QKeySequence(QStringLiteral("Ctrl+Alt+E"))),
+          &QAction::triggered, this, [this] {
+            // The focused dock's view, asked before the dialog takes the focus.
+            const QString name = focusedViewName(*this);
+            QString path =
+                askPath(Ask::Save, QStringLiteral("Export view (%1)").arg(name), name + QStringLiteral(".png"),
+                        QStringLiteral("PNG image (*.png);;SVG image (*.svg)"));
+            if (path.isEmpty()) return;
+            if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".png");
+            QString error;
+            if (exportView(*this, name, path, &error))
+              statusBar()->showMessage(QStringLiteral("Exported the %1 view to %2").arg(name, path), 5000);
+            else if (m_options.noPrompts)
+              statusBar()->showMessage(error, 5000);
+            else
+              QMessageBox::warning(this, QStringLiteral("Export view"), error);
+          });
   connect(makeAction(QStringLiteral("fileQuit"), QStringLiteral("&Quit"), QKeySequence(QStringLiteral("Ctrl+Q"))), &QAction::triggered,
           this, &QWidget::close);
 
@@ -298,6 +317,7 @@ void MainWindow::createMenus() {
   file->addAction(action(QStringLiteral("fileExportTrace")));
   file->addAction(action(QStringLiteral("fileExportKernel")));
   file->addAction(action(QStringLiteral("fileExportTvmScript")));
+  file->addAction(action(QStringLiteral("fileExportView")));
   file->addSeparator();
   file->addAction(action(QStringLiteral("fileQuit")));
 
