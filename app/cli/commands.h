@@ -35,6 +35,9 @@ void registerPoly(CLI::App& app, CommandResult& result);
 /// `equal A B [--trace-a T] [--trace-b T] [--map-free-vars]`: structural equality, with
 /// the first difference (exit 1).
 void registerEqual(CLI::App& app, CommandResult& result);
+/// `compare FILE --a T --b T [--target T] [--run] [--html OUT]`: two schedules of one
+/// program: structural diff, paired schedule trees, parallelism, measurements (cmd_compare.cpp).
+void registerCompare(CLI::App& app, CommandResult& result);
 /// `tune FILE --target T --trials N [--strategy S] [--records LOG] ...`: auto-scheduling.
 void registerTune(CLI::App& app, CommandResult& result);
 /// `relay print|groups|run|extract MODEL.relay`: Relay models (cmd_relay.cpp).

@@ -47,6 +47,7 @@ int runCli(int argc, char** argv) {
   loopscape::cli::registerTune(app, result);
   loopscape::cli::registerRelay(app, result);
   loopscape::cli::registerEqual(app, result);
+  loopscape::cli::registerCompare(app, result);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
