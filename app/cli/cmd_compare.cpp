@@ -437,12 +437,14 @@ th{background:#eee}.num{text-align:right}.none{color:#999}.warn{color:#b00}
       const char* cls = e.kind == ir::DiffKind::Removed ? "del" : e.kind == ir::DiffKind::Added ? "add" : "chg";
       const std::string item =
           e.item == ir::DiffItem::Loop ? "loop " + e.loop + " (block " + e.block + ")" : "block " + e.block;
-      const std::string what =
-          e.changes.empty() ? (e.kind == ir::DiffKind::Removed ? e.a.text : e.b.text) : join(e.changes, "\n");
+      std::vector<std::string> what; // escaped, one line per change
+      if (e.changes.empty()) what.push_back(escape(e.kind == ir::DiffKind::Removed ? e.a.text : e.b.text));
+      for (const auto& c : e.changes)
+        what.push_back(escape(c));
       h += fmt::format("<tr class=\"{0}\"><td class=\"sign-{0}\">{1}</td><td>{2}</td><td>{3}</td><td>{4}</td>"
                        "<td><code>{5}</code></td></tr>\n",
                        cls, ir::diffKindSign(e.kind), escape(item), e.a.line ? std::to_string(e.a.line) : "",
-                       e.b.line ? std::to_string(e.b.line) : "", escape(what));
+                       e.b.line ? std::to_string(e.b.line) : "", join(what, "<br>"));
     }
     h += "</table>\n";
   }
