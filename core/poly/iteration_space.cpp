@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
@@ -105,6 +106,23 @@ const ScopStatement* matchingStatement(const Scop& scop, const std::string& name
 }
 
 std::string iteratorName(const ir::IterVar& iv) { return iv.var.as<ir::Var>()->name; }
+
+/// The loop values of the first execution of `si` (iterators matched by name; sizes bound
+/// by `params`), or nothing when the statement never executes it.
+std::optional<std::vector<std::int64_t>> instanceLoops(const ScopStatement& stmt, const isl::set& params,
+                                                       const StatementInstance& si) {
+  isl::set iters =
+      isl::manage(check(isl_set_universe(isl_space_range(stmt.iterValues.space().release())), "isl_set_universe"))
+          .intersect_params(params)
+          .project_out_all_params();
+  for (const auto& [name, value] : si.iterators)
+    for (std::size_t k = 0; k < stmt.iterators.size(); ++k)
+      if (iteratorName(stmt.iterators[k]) == name) iters = fixDim(iters, static_cast<int>(k), value);
+  isl::map m = stmt.iterValues.as_map().intersect_params(params).project_out_all_params();
+  isl::set loops = m.intersect_range(iters).domain();
+  if (loops.is_empty()) return std::nullopt;
+  return pointCoordinates(loops.lexmin().sample_point());
+}
 
 struct Axis {
   bool isLoop = true;
@@ -258,6 +276,18 @@ private:
                                                  name, m_out.block, m_out.xName, m_out.yName),
                                      m_out.block));
     }
+    std::optional<std::vector<std::int64_t>> shown;
+    if (m_req.showInstance) {
+      if (m_req.showInstance->statement != m_stmt->name)
+        return Unexpected(spaceError(
+            "space.other-statement",
+            fmt::format("{} is not an instance of '{}'", m_req.showInstance->text(), m_stmt->name), m_out.block));
+      shown = instanceLoops(*m_stmt, m_params, *m_req.showInstance);
+      if (!shown)
+        return Unexpected(spaceError("space.not-executed",
+                                     fmt::format("{} is not executed by this program", m_req.showInstance->text()),
+                                     m_out.block));
+    }
     isl::set cur = bind(m_stmt->domain);
     for (std::size_t k = 0; k < m_out.loops.size(); ++k) {
       if (m_out.free[k]) continue;
@@ -265,6 +295,8 @@ private:
       std::int64_t v = 0;
       if (it != m_req.fixed.end())
         v = it->second;
+      else if (shown)
+        v = (*shown)[k];
       else if (!cur.is_empty())
         v = lowestValue(cur, static_cast<int>(k));
       m_out.fixedValues[k] = v;
@@ -495,22 +527,12 @@ PlacedInstance place(const Scop& scop, const isl::set& params, const IterationSp
   }
   const ScopStatement* stmt = scop.findStatement(si.statement);
   LS_ASSERT(stmt);
-  isl::set iters =
-      isl::manage(check(isl_set_universe(isl_space_range(stmt->iterValues.space().release())), "isl_set_universe"))
-          .intersect_params(params)
-          .project_out_all_params();
-  for (const auto& [name, value] : si.iterators) {
-    auto it = std::find(space.iterators.begin(), space.iterators.end(), name);
-    if (it == space.iterators.end()) continue;
-    iters = fixDim(iters, static_cast<int>(it - space.iterators.begin()), value);
-  }
-  isl::map m = stmt->iterValues.as_map().intersect_params(params).project_out_all_params();
-  isl::set loops = m.intersect_range(iters).domain();
-  if (loops.is_empty()) {
+  auto loops = instanceLoops(*stmt, params, si);
+  if (!loops) {
     out.hint = fmt::format("{} is not executed by this program", si.text());
     return out;
   }
-  out.loops = pointCoordinates(loops.lexmin().sample_point());
+  out.loops = std::move(*loops);
   std::vector<std::string> fix;
   for (std::size_t k = 0; k < space.loops.size(); ++k)
     if (!space.free[k] && out.loops[k] != space.fixedValues[k])
@@ -532,13 +554,14 @@ Diagnostic islFailure(const std::exception& e) {
   return Diagnostic::error("poly.isl", std::string("isl failed computing the iteration space: ") + e.what());
 }
 
-/// One number per instance on the x/y grid of the slice.
-std::string grid(const IterationSpace& s, const std::string& title, std::int64_t SpaceInstance::*value) {
-  std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> cells;
+/// One cell per instance on the x/y grid of the slice (`cell(index)`), `.` elsewhere.
+std::string grid(const IterationSpace& s, const std::string& title, const std::function<std::string(int)>& cell) {
+  std::map<std::pair<std::int64_t, std::int64_t>, std::string> cells;
   std::size_t width = 1;
-  for (const auto& inst : s.instances) {
-    cells[{inst.x, inst.y}] = inst.*value;
-    width = std::max(width, std::to_string(inst.*value).size());
+  for (std::size_t i = 0; i < s.instances.size(); ++i) {
+    std::string text = cell(static_cast<int>(i));
+    width = std::max(width, text.size());
+    cells[{s.instances[i].x, s.instances[i].y}] = std::move(text);
   }
   const std::string corner = s.yName + "\\" + s.xName;
   std::size_t label = corner.size();
@@ -554,16 +577,20 @@ std::string grid(const IterationSpace& s, const std::string& title, std::int64_t
     out += fmt::format("  {:>{}}", y, label);
     for (std::int64_t x = s.xMin; x <= s.xMax; ++x) {
       auto it = cells.find({x, y});
-      out += it == cells.end() ? fmt::format(" {:>{}}", ".", width) : fmt::format(" {:>{}}", it->second, width);
+      out += fmt::format(" {:>{}}", it == cells.end() ? std::string(".") : it->second, width);
     }
     out += "\n";
   }
   return out;
 }
 
+std::function<std::string(int)> numbers(const IterationSpace& s, std::int64_t SpaceInstance::*value) {
+  return [&s, value](int i) { return std::to_string(s.instances[i].*value); };
+}
+
 } // namespace
 
-std::string renderIterationSpace(const IterationSpace& s) {
+std::string renderIterationSpace(const IterationSpace& s, const PlacedCounterexample* c) {
   std::vector<std::string> fixed;
   for (std::size_t k = 0; k < s.loops.size(); ++k)
     if (!s.free[k]) fixed.push_back(fmt::format("{}={}", s.loops[k], s.fixedValues[k]));
@@ -573,17 +600,26 @@ std::string renderIterationSpace(const IterationSpace& s) {
   out += fmt::format("{} instances, {} dependences, {} wavefronts, {} parallel steps\n", s.instances.size(),
                      s.arrows.size(), s.wavefronts, s.parallelSteps);
   if (!s.message.empty()) out += "note: " + s.message + "\n";
+  if (c) out += "counterexample: " + c->message + "\n";
   if (s.instances.empty()) return out;
-  out += grid(s, "execution order", &SpaceInstance::order);
-  out += grid(s, "wavefront", &SpaceInstance::wavefront);
+  out += grid(s, "execution order", numbers(s, &SpaceInstance::order));
+  out += grid(s, "wavefront", numbers(s, &SpaceInstance::wavefront));
   if (s.parallelSteps != static_cast<std::int64_t>(s.instances.size()))
-    out += grid(s, "parallel step", &SpaceInstance::parallelStep);
+    out += grid(s, "parallel step", numbers(s, &SpaceInstance::parallelStep));
+  if (c && (c->source.inSlice || c->sink.inSlice))
+    out += grid(s, "counterexample (S: source, T: sink)", [c](int i) {
+      if (c->source.inSlice && i == c->source.index) return std::string("S");
+      if (c->sink.inSlice && i == c->sink.index) return std::string("T");
+      return std::string("o");
+    });
   if (!s.arrows.empty()) {
     out += "dependences:\n";
-    for (const auto& a : s.arrows) {
+    for (std::size_t i = 0; i < s.arrows.size(); ++i) {
+      const auto& a = s.arrows[i];
       const auto& p = s.instances[a.source];
       const auto& q = s.instances[a.sink];
-      out += fmt::format("  {} {}: ({}, {}) -> ({}, {})\n", a.kind, a.buffer, p.x, p.y, q.x, q.y);
+      out += fmt::format("  {} {}: ({}, {}) -> ({}, {}){}\n", a.kind, a.buffer, p.x, p.y, q.x, q.y,
+                         c && c->arrow == static_cast<int>(i) ? " (violated)" : "");
     }
   }
   if (!s.tiles.empty()) {

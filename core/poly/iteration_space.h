@@ -63,6 +63,9 @@ struct IterationSpaceRequest {
   /// Values of the symbolic sizes (every size the statement's domain uses must be bound).
   ir::SizeBindings sizes;
   std::size_t maxInstances = 4096;
+  /// When set, the loops that are neither axes nor in `fixed` take the values of this
+  /// instance's first execution (a counterexample's source), so the slice shows it.
+  std::optional<StatementInstance> showInstance;
 };
 
 /// One statement instance in the slice.
@@ -121,17 +124,12 @@ struct IterationSpace {
 /// "space.unknown-block", "space.unknown-dimension" (names the block, the dimension and
 /// the loops it could be), "space.same-dimension", "space.unknown-loop" (a fixed loop that
 /// is not around the block), "space.not-free" (a fixed value for an axis' loop),
-/// "space.unbound-size" (names the size), "space.unbounded", "space.not-in-order" (an
+/// "space.unbound-size" (names the size), "space.unbounded", "space.other-statement" and
+/// "space.not-executed" (`showInstance`), "space.not-in-order" (an
 /// instance that `orderedBy` does not execute), those of the analysis ("poly.non-affine",
 /// ...), "poly.isl".
 Expected<IterationSpace> iterationSpace(const schedule::ProgramState& state, const IterationSpaceRequest& request,
                                         const schedule::ProgramState* orderedBy = nullptr);
-
-/// The slice as text (the CLI's `print --format space`): a header line, the execution
-/// order and the wavefronts as grids (columns: x, rows: y; `.` where the slice has no
-/// instance), the parallel steps when loops are marked, every arrow as
-/// `RAW A: (x, y) -> (x, y)`, the tiles with their boxes, and the message.
-std::string renderIterationSpace(const IterationSpace& space);
 
 /// One instance of a counterexample placed in a slice.
 struct PlacedInstance {
@@ -155,5 +153,13 @@ struct PlacedCounterexample {
 /// analysis.
 Expected<PlacedCounterexample> placeCounterexample(const schedule::ProgramState& state, const IterationSpace& space,
                                                    const Counterexample& counterexample);
+
+/// The slice as text (the CLI's `print --format space`): a header line, the execution
+/// order and the wavefronts as grids (columns: x, rows: y; `.` where the slice has no
+/// instance), the parallel steps when loops are marked, every arrow as
+/// `RAW A: (x, y) -> (x, y)`, the tiles with their boxes, and the message. With a placed
+/// counterexample: its message, a grid with its source `S` and sink `T` among the other
+/// instances (`o`), and its arrow marked `(violated)`.
+std::string renderIterationSpace(const IterationSpace& space, const PlacedCounterexample* counterexample = nullptr);
 
 } // namespace loopscape::poly

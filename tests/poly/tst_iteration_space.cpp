@@ -377,6 +377,75 @@ private Q_SLOTS:
                      "  [1]: v_j 0..5, v_i 2..3 (12 instances)\n"));
   }
 
+  void counterexampleSliceOrderedByTheStep() {
+    // The slice that shows a refused step: the state before (t split into t_0, t_1), the
+    // loops that are not axes fixed where the source runs, ordered by the refused result
+    // (i-major): the sink runs before its source.
+    auto f = polytest::stencil1d(3, 6);
+    auto swapped = scheduled(f, "t, i = sch.get_loops(sch.get_block(\"stencil\"))\nsch.reorder(i, t)\n");
+    auto report = poly::checkLegality(f, swapped->func());
+    QVERIFY(report.has_value() && report->counterexample);
+    auto before =
+        scheduled(f, "t, i = sch.get_loops(sch.get_block(\"stencil\"))\nt0, t1 = sch.split(t, factors=[3, 1])\n");
+    auto req = request("stencil", "t_0", "i");
+    req.showInstance = report->counterexample->source;
+    auto s = space(*before, req, swapped.get());
+    auto placed = poly::placeCounterexample(*before, s, *report->counterexample);
+    QVERIFY(placed.has_value());
+    QVERIFY(placed->source.inSlice && placed->sink.inSlice);
+    QVERIFY(s.instances[placed->sink.index].order < s.instances[placed->source.index].order);
+    QCOMPARE(QString::fromStdString(poly::renderIterationSpace(s, &*placed)),
+             QString("block 'stencil' (statement stencil): loops t_0, t_1, i; x = t_0, y = i; fixed: t_1=0\n"
+                     "12 instances, 20 dependences, 3 wavefronts, 12 parallel steps\n"
+                     "counterexample: the RAW dependence from stencil(v_t=0, v_i=2) at (0, 2) to stencil(v_t=1, "
+                     "v_i=1) at (1, 1) is violated\n"
+                     "execution order:\n"
+                     "  i\\t_0  0  1  2\n"
+                     "      1  0  1  2\n"
+                     "      2  3  4  5\n"
+                     "      3  6  7  8\n"
+                     "      4  9 10 11\n"
+                     "wavefront:\n"
+                     "  i\\t_0 0 1 2\n"
+                     "      1 0 1 2\n"
+                     "      2 0 1 2\n"
+                     "      3 0 1 2\n"
+                     "      4 0 1 2\n"
+                     "counterexample (S: source, T: sink):\n"
+                     "  i\\t_0 0 1 2\n"
+                     "      1 o T o\n"
+                     "      2 S o o\n"
+                     "      3 o o o\n"
+                     "      4 o o o\n"
+                     "dependences:\n"
+                     "  RAW A: (0, 1) -> (1, 1)\n"
+                     "  RAW A: (0, 1) -> (1, 2)\n"
+                     "  RAW A: (1, 1) -> (2, 1)\n"
+                     "  RAW A: (1, 1) -> (2, 2)\n"
+                     "  RAW A: (0, 2) -> (1, 1) (violated)\n"
+                     "  RAW A: (0, 2) -> (1, 2)\n"
+                     "  RAW A: (0, 2) -> (1, 3)\n"
+                     "  RAW A: (1, 2) -> (2, 1)\n"
+                     "  RAW A: (1, 2) -> (2, 2)\n"
+                     "  RAW A: (1, 2) -> (2, 3)\n"
+                     "  RAW A: (0, 3) -> (1, 2)\n"
+                     "  RAW A: (0, 3) -> (1, 3)\n"
+                     "  RAW A: (0, 3) -> (1, 4)\n"
+                     "  RAW A: (1, 3) -> (2, 2)\n"
+                     "  RAW A: (1, 3) -> (2, 3)\n"
+                     "  RAW A: (1, 3) -> (2, 4)\n"
+                     "  RAW A: (0, 4) -> (1, 3)\n"
+                     "  RAW A: (0, 4) -> (1, 4)\n"
+                     "  RAW A: (1, 4) -> (2, 3)\n"
+                     "  RAW A: (1, 4) -> (2, 4)\n"));
+    // An instance of another statement cannot be shown.
+    auto other = request("stencil", "t", "i");
+    other.showInstance = StatementInstance{"C", {{"v_i", 0}}};
+    auto r = poly::iterationSpace(*stateOf(f), other);
+    QVERIFY(!r.has_value());
+    QCOMPARE(r.error().code, std::string("space.other-statement"));
+  }
+
   void errors_data() {
     QTest::addColumn<QString>("block");
     QTest::addColumn<QString>("x");
