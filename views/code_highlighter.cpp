@@ -25,22 +25,14 @@ CodeHighlighter::Language CodeHighlighter::languageOf(const QString& format) {
 }
 
 CodeHighlighter::CodeHighlighter(QTextDocument* document, Language language)
-    : QSyntaxHighlighter(document), m_language(language) {
+    : RuleHighlighter(document), m_language(language) {
   buildRules();
-}
-
-void CodeHighlighter::setDark(bool dark) {
-  if (dark == m_dark) return;
-  m_dark = dark;
-  buildRules();
-  rehighlight();
 }
 
 void CodeHighlighter::setLanguage(Language language) {
   if (language == m_language) return;
   m_language = language;
-  buildRules();
-  rehighlight();
+  rebuild();
 }
 
 void CodeHighlighter::buildRules() {
@@ -117,13 +109,7 @@ void CodeHighlighter::buildRules() {
 void CodeHighlighter::highlightBlock(const QString& text) {
   setCurrentBlockState(-1);
   if (m_language == Language::Plain) return;
-  for (const Rule& rule : m_rules) {
-    auto it = rule.pattern.globalMatch(text);
-    while (it.hasNext()) {
-      const QRegularExpressionMatch m = it.next();
-      setFormat(static_cast<int>(m.capturedStart()), static_cast<int>(m.capturedLength()), rule.format);
-    }
-  }
+  applyRules(text);
   highlightStringsAndComments(text);
 }
 

@@ -5,15 +5,11 @@
 // (codeColors), so they read in the light and the dark theme.
 #pragma once
 
-#include <QRegularExpression>
-#include <QSyntaxHighlighter>
-#include <QTextCharFormat>
-
-#include <vector>
+#include "views/rule_highlighter.h"
 
 namespace loopscape::views {
 
-class CodeHighlighter : public QSyntaxHighlighter {
+class CodeHighlighter : public RuleHighlighter {
   Q_OBJECT
 public:
   enum class Language { Plain, C, LlvmIr, Asm };
@@ -22,8 +18,6 @@ public:
   static Language languageOf(const QString& format);
 
   CodeHighlighter(QTextDocument* document, Language language = Language::Plain);
-  /// Re-derives the colours for a dark or light background and re-highlights.
-  void setDark(bool dark);
   /// Switches the language's rules and re-highlights (nothing when it is the same).
   void setLanguage(Language language);
   Language language() const { return m_language; }
@@ -32,16 +26,10 @@ protected:
   void highlightBlock(const QString& text) override;
 
 private:
-  struct Rule {
-    QRegularExpression pattern;
-    QTextCharFormat format;
-  };
-  void buildRules();
+  void buildRules() override;
   /// Strings and comments, left to right so that a comment mark inside a string is text.
   void highlightStringsAndComments(const QString& text);
   Language m_language;
-  bool m_dark = false;
-  std::vector<Rule> m_rules;
   QTextCharFormat m_string, m_comment;
 };
 

@@ -3,22 +3,14 @@
 namespace loopscape::views {
 
 TeHighlighter::TeHighlighter(QTextDocument* document, Language language)
-    : QSyntaxHighlighter(document), m_language(language) {
+    : RuleHighlighter(document), m_language(language) {
   buildRules();
-}
-
-void TeHighlighter::setDark(bool dark) {
-  if (dark == m_dark) return;
-  m_dark = dark;
-  buildRules();
-  rehighlight();
 }
 
 void TeHighlighter::setLanguage(Language language) {
   if (language == m_language) return;
   m_language = language;
-  buildRules();
-  rehighlight();
+  rebuild();
 }
 
 void TeHighlighter::buildRules() {
@@ -70,13 +62,7 @@ void TeHighlighter::buildRules() {
 }
 
 void TeHighlighter::highlightBlock(const QString& text) {
-  for (const Rule& rule : m_rules) {
-    auto it = rule.pattern.globalMatch(text);
-    while (it.hasNext()) {
-      const QRegularExpressionMatch m = it.next();
-      setFormat(static_cast<int>(m.capturedStart()), static_cast<int>(m.capturedLength()), rule.format);
-    }
-  }
+  applyRules(text);
   // Strings and comments last, scanning left to right so '#' inside a string is text.
   QChar quote;
   int start = -1;

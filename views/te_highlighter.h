@@ -4,19 +4,15 @@
 // comments. Colours come from the palette's lightness, so they read in both themes.
 #pragma once
 
-#include <QRegularExpression>
-#include <QSyntaxHighlighter>
-#include <QTextCharFormat>
+#include "views/rule_highlighter.h"
 
 namespace loopscape::views {
 
-class TeHighlighter : public QSyntaxHighlighter {
+class TeHighlighter : public RuleHighlighter {
   Q_OBJECT
 public:
   enum class Language { Te, TvmScript, TracePython };
   TeHighlighter(QTextDocument* document, Language language);
-  /// Re-derives the colours for a dark or light background and re-highlights.
-  void setDark(bool dark);
   /// Switches the language's rules (builtins, decorators) and re-highlights.
   void setLanguage(Language language);
   Language language() const { return m_language; }
@@ -25,14 +21,8 @@ protected:
   void highlightBlock(const QString& text) override;
 
 private:
-  struct Rule {
-    QRegularExpression pattern;
-    QTextCharFormat format;
-  };
-  void buildRules();
+  void buildRules() override;
   Language m_language;
-  bool m_dark = false;
-  std::vector<Rule> m_rules;
   QTextCharFormat m_string, m_comment;
 };
 
