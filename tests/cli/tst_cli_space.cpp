@@ -1,7 +1,8 @@
 // loopscape-cli print --format space: `print FILE --format space --block B --dims X,Y
 // [--fix LOOP=V] [--shape n=V] [--max-instances N]` prints one block's iteration space
 // (core/poly/iteration_space.h) as text: execution-order and wavefront grids, dependence
-// arrows, the cap's note. Missing or bad options exit with status 2 and a diagnostic.
+// arrows, the cap's note. `legal FILE --trace T --space X,Y` adds the slice that shows the
+// counterexample. Missing or bad options exit with status 2 and a diagnostic.
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -29,6 +30,7 @@ private Q_SLOTS:
   void initTestCase() {
     QVERIFY(m_dir.isValid());
     writeFile(m_dir.filePath("stencil.te"), kStencil);
+    writeFile(m_dir.filePath("swap.py"), "t, i = sch.get_loops(sch.get_block(\"heat_update\"))\nsch.reorder(i, t)\n");
   }
 
   void stencilGridAndArrows() {
@@ -78,6 +80,49 @@ private Q_SLOTS:
                             "  WAR T_matmul_NT: (1, 0) -> (2, 0)\n"
                             "  WAW T_matmul_NT: (0, 0) -> (1, 0)\n"
                             "  WAW T_matmul_NT: (1, 0) -> (2, 0)\n"));
+  }
+
+  void legalSpaceShowsTheViolatedPair() {
+    // legal --space: after the counterexample, the original program's slice ordered by the
+    // trace's result (i-major), the pair marked S/T and its arrow (violated); status 3.
+    auto r = runCli({"legal", m_dir.filePath("stencil.te"), "--trace", m_dir.filePath("swap.py"), "--space", "t,i"});
+    QCOMPARE(r.exitCode, 3);
+    QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+    const QString head = "illegal: the RAW dependence from heat_update(v_t=1, v_i=2) to heat_update(v_t=2, v_i=1) on "
+                         "heat[1, 2] is violated";
+    QVERIFY2(r.out.startsWith(head), qPrintable(r.out));
+    QVERIFY2(r.out.endsWith("block 'heat_update' (statement heat_update): loops t, i; x = t, y = i; fixed: none\n"
+                            "8 instances, 8 dependences, 2 wavefronts, 8 parallel steps\n"
+                            "counterexample: the RAW dependence from heat_update(v_t=1, v_i=2) at (1, 2) to "
+                            "heat_update(v_t=2, v_i=1) at (2, 1) is violated\n"
+                            "execution order:\n"
+                            "  i\\t 1 2\n"
+                            "    0 0 1\n"
+                            "    1 2 3\n"
+                            "    2 4 5\n"
+                            "    3 6 7\n"
+                            "wavefront:\n"
+                            "  i\\t 1 2\n"
+                            "    0 0 1\n"
+                            "    1 0 1\n"
+                            "    2 0 1\n"
+                            "    3 0 1\n"
+                            "counterexample (S: source, T: sink):\n"
+                            "  i\\t 1 2\n"
+                            "    0 o o\n"
+                            "    1 o T\n"
+                            "    2 S o\n"
+                            "    3 o o\n"
+                            "dependences:\n"
+                            "  RAW heat: (1, 0) -> (2, 0)\n"
+                            "  RAW heat: (1, 0) -> (2, 1)\n"
+                            "  RAW heat: (1, 1) -> (2, 1)\n"
+                            "  RAW heat: (1, 1) -> (2, 2)\n"
+                            "  RAW heat: (1, 2) -> (2, 1) (violated)\n"
+                            "  RAW heat: (1, 2) -> (2, 2)\n"
+                            "  RAW heat: (1, 3) -> (2, 2)\n"
+                            "  RAW heat: (1, 3) -> (2, 3)\n"),
+             qPrintable(r.out));
   }
 
   void badOptions_data() {
