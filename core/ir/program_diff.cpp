@@ -233,9 +233,16 @@ private:
   }
 
   void matchLoops() {
+    // Two schedules of one program share the variables of the loops a primitive left in
+    // place (compute_at keeps the consumer's loops): the same variable is the same loop.
     for (std::size_t i = 0; i < m_a.size(); ++i) {
       const Item& x = m_a[i];
       if (x.item != DiffItem::Loop) continue;
+      if (auto j = findLoop(x, [&](const Item& y) { return y.loop->loopVar.sameAs(x.loop->loopVar); })) pair(i, *j);
+    }
+    for (std::size_t i = 0; i < m_a.size(); ++i) {
+      const Item& x = m_a[i];
+      if (x.item != DiffItem::Loop || x.partner >= 0) continue;
       if (auto j = findLoop(x, [&](const Item& y) { return y.name == x.name; })) pair(i, *j);
     }
     // Renamed loops: same place, same extent.
@@ -322,8 +329,17 @@ private:
       auto it = m_loopPartner.find(f);
       mapped.push_back(it == m_loopPartner.end() ? f : it->second);
     }
-    if (mapped != std::vector<const StmtNode*>(y.enclosingLoops.begin(), y.enclosingLoops.end()))
-      changes.push_back("loops " + loopNames(x) + " -> " + loopNames(y));
+    if (mapped != std::vector<const StmtNode*>(y.enclosingLoops.begin(), y.enclosingLoops.end())) {
+      std::string line = "loops " + loopNames(x) + " -> " + loopNames(y);
+      // Same names, other loops (a fused loop split apart): say which.
+      if (loopNames(x) == loopNames(y)) {
+        std::vector<std::string> others;
+        for (std::size_t k = 0; k < mapped.size(); ++k)
+          if (mapped[k] != y.enclosingLoops[k]) others.push_back(y.enclosingLoops[k]->loopVar.as<Var>()->name);
+        line += " (another loop " + join(others) + ")";
+      }
+      changes.push_back(std::move(line));
+    }
     const std::size_t common = std::min(bx.iterVars.size(), by.iterVars.size());
     if (bx.iterVars.size() != by.iterVars.size())
       changes.push_back("iterators " + std::to_string(bx.iterVars.size()) + " -> " +

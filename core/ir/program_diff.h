@@ -1,15 +1,16 @@
 // A structural diff of two TensorIR programs that knows loops and blocks (not a line
 // diff): what `loopscape-cli compare` prints and what a view can highlight. Blocks are
-// matched by name. Loops are matched by loop variable name among the loops that enclose a
-// common block (a loop that encloses blocks C and D in one program and only C in the
-// other is the same loop); loops left over on both sides that enclose a common block, sit
-// at the same depth and have the same extent are paired as renamed. Everything unmatched
-// in the first program is Removed, in the second Added; a matched pair whose header or
-// placement differs (extent, min, kind, thread binding, annotations, depth, enclosed
-// blocks; for blocks: enclosing loops, bindings, iterator domains, predicate, reads,
-// writes, allocated buffers, annotations, init, body) is Changed, with one description
-// per difference. Structurally equal programs whose loops and blocks keep their names give
-// an empty diff.
+// matched by name. Loops are matched among the loops that enclose a common block: first
+// by loop variable (two schedules of one program share the variables of the loops their
+// primitives left in place), then by the variable's name (a loop that encloses blocks C
+// and D in one program and only C in the other is the same loop); loops left over on
+// both sides that enclose a common block, sit at the same depth and have the same extent
+// are paired as renamed. Everything unmatched in the first program is Removed, in the
+// second Added; a matched pair whose header or placement differs (extent, min, kind,
+// thread binding, annotations, depth, enclosed blocks; for blocks: enclosing loops,
+// bindings, iterator domains, predicate, reads, writes, allocated buffers, annotations,
+// init, body) is Changed, with one description per difference. Structurally equal
+// programs whose loops and blocks keep their names give an empty diff.
 #pragma once
 
 #include "core/ir/prim_func.h"

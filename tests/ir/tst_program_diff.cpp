@@ -1,6 +1,7 @@
 // diffPrograms (core/ir/program_diff.h) on known pairs, as golden text: matmul against
 // matmul split + reorder + parallel + vectorize, a compute_inline that removes a block and
-// its loops, a reorder (depths), an annotation and an unroll, identical programs (empty), and
+// its loops, a compute_at (the consumer's loop, the same variable, now encloses both blocks),
+// a reorder (depths), an annotation and an unroll, identical programs (empty), and
 // programs equal but for loop names (renamed loops, nothing else); the entries' sides,
 // lines and nodes, as a view uses them to highlight printed lines.
 #include "core/frontend/te_frontend.h"
@@ -41,8 +42,8 @@ ir::PrimFunc parse(const char* text) {
   return *f;
 }
 
-ir::PrimFunc scheduled(const char* program, const char* trace) {
-  schedule::Schedule sch(parse(program));
+ir::PrimFunc scheduled(const ir::PrimFunc& program, const char* trace) {
+  schedule::Schedule sch(program);
   auto ok = schedule::applyScript(sch, trace, "t.py");
   if (!ok) qFatal("%s", ok.error().message.c_str());
   return sch.func();
@@ -95,6 +96,17 @@ private Q_SLOTS:
                                                "          reads: B[v_i, v_j] -> A[v_i, v_j]\n"
                                                "          body: C[v_i, v_j] = B[v_i, v_j] + T.float32(1) -> C[v_i, "
                                                "v_j] = A[v_i, v_j] * T.float32(2) + T.float32(1)\n");
+    QTest::newRow("compute_at") << "two-stage"
+                                << ""
+                                << "def apply_trace(sch):\n"
+                                   "    sch.compute_at(sch.get_block(\"B\"), sch.get_loops(sch.get_block(\"C\"))[0])\n"
+                                << QString("- loop i (block B) [A line 8]: for i, j in T.grid(16, 8):\n"
+                                           "~ loop i (block C) [A line 14, B line 8]\n"
+                                           "      encloses C -> B, C\n"
+                                           "~   loop j (block B) [A line 8, B line 9]\n"
+                                           "        renamed j -> ax0\n"
+                                           "~     block B [A line 9, B line 10]\n"
+                                           "          loops i, j -> i, ax0\n");
     QTest::newRow("reorder+unroll+annotate") << "matmul"
                                              << ""
                                              << "def apply_trace(sch):\n"
@@ -119,8 +131,10 @@ private Q_SLOTS:
     QFETCH(QString, traceB);
     QFETCH(QString, expected);
     const char* text = program == "matmul" ? kMatmul : kTwoStage;
-    const auto a = traceA.isEmpty() ? parse(text) : scheduled(text, qPrintable(traceA));
-    const auto b = traceB.isEmpty() ? parse(text) : scheduled(text, qPrintable(traceB));
+    // Both sides are schedules of one parsed program, as compare makes them.
+    const auto original = parse(text);
+    const auto a = traceA.isEmpty() ? original : scheduled(original, qPrintable(traceA));
+    const auto b = traceB.isEmpty() ? original : scheduled(original, qPrintable(traceB));
     const auto diff = ir::diffPrograms(a, b);
     QCOMPARE(QString::fromStdString(ir::renderProgramDiff(diff)), expected);
     QCOMPARE(diff.empty(), expected == "no structural difference\n");
@@ -130,10 +144,10 @@ private Q_SLOTS:
   /// the node) on each side, none on the side that lacks the item; programLoops.
   void entriesLocateTheirLines() {
     const auto a = parse(kMatmul);
-    const auto b = scheduled(kMatmul, "def apply_trace(sch):\n"
-                                      "    i, j, k = sch.get_loops(sch.get_block(\"C\"))\n"
-                                      "    i_0, i_1 = sch.split(i, factors=[None, 16])\n"
-                                      "    sch.parallel(i_0)\n");
+    const auto b = scheduled(a, "def apply_trace(sch):\n"
+                                "    i, j, k = sch.get_loops(sch.get_block(\"C\"))\n"
+                                "    i_0, i_1 = sch.split(i, factors=[None, 16])\n"
+                                "    sch.parallel(i_0)\n");
     const auto diff = ir::diffPrograms(a, b);
     QCOMPARE(diff.entries.size(), std::size_t(6));
     const auto& removed = diff.entries[0];
