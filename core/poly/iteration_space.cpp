@@ -140,7 +140,7 @@ public:
     if (!analysis) return Unexpected(analysis.error());
     m_analysis = *analysis;
     const Scop& scop = m_analysis->scop;
-    m_stmt = scop.findStatement(m_req.block);
+    m_stmt = matchingStatement(scop, m_req.block); // `C` is `C_update` after decompose_reduction
     if (!m_stmt) {
       std::vector<std::string> names;
       for (const auto& s : scop.statements)
@@ -588,6 +588,10 @@ std::function<std::string(int)> numbers(const IterationSpace& s, std::int64_t Sp
   return [&s, value](int i) { return std::to_string(s.instances[i].*value); };
 }
 
+constexpr std::int64_t kMaxGridColumns = 256, kMaxGridRows = 1024;
+std::string gridsOf(const IterationSpace& s, const PlacedCounterexample* c);
+std::string listsOf(const IterationSpace& s, const PlacedCounterexample* c);
+
 } // namespace
 
 std::string renderIterationSpace(const IterationSpace& s, const PlacedCounterexample* c) {
@@ -602,6 +606,20 @@ std::string renderIterationSpace(const IterationSpace& s, const PlacedCounterexa
   if (!s.message.empty()) out += "note: " + s.message + "\n";
   if (c) out += "counterexample: " + c->message + "\n";
   if (s.instances.empty()) return out;
+  const std::int64_t columns = s.xMax - s.xMin + 1, rows = s.yMax - s.yMin + 1;
+  if (columns > kMaxGridColumns || rows > kMaxGridRows) {
+    out += fmt::format("grids omitted: {} x {} cells (at most {} x {}; fix more loops or lower the cap)\n", columns,
+                       rows, kMaxGridColumns, kMaxGridRows);
+  } else {
+    out += gridsOf(s, c);
+  }
+  return out + listsOf(s, c);
+}
+
+namespace {
+
+std::string gridsOf(const IterationSpace& s, const PlacedCounterexample* c) {
+  std::string out;
   out += grid(s, "execution order", numbers(s, &SpaceInstance::order));
   out += grid(s, "wavefront", numbers(s, &SpaceInstance::wavefront));
   if (s.parallelSteps != static_cast<std::int64_t>(s.instances.size()))
@@ -612,6 +630,11 @@ std::string renderIterationSpace(const IterationSpace& s, const PlacedCounterexa
       if (c->sink.inSlice && i == c->sink.index) return std::string("T");
       return std::string("o");
     });
+  return out;
+}
+
+std::string listsOf(const IterationSpace& s, const PlacedCounterexample* c) {
+  std::string out;
   if (!s.arrows.empty()) {
     out += "dependences:\n";
     for (std::size_t i = 0; i < s.arrows.size(); ++i) {
@@ -630,6 +653,8 @@ std::string renderIterationSpace(const IterationSpace& s, const PlacedCounterexa
   }
   return out;
 }
+
+} // namespace
 
 int IterationSpace::findInstance(const std::vector<std::int64_t>& values) const {
   for (std::size_t i = 0; i < instances.size(); ++i)

@@ -221,6 +221,20 @@ private Q_SLOTS:
     QCOMPARE(show(init.iterators), QString(R"(["v_i", "v_j"])"));
   }
 
+  void blockNameAfterDecomposeReduction() {
+    // decompose_reduction renames the update `C_update`: the block's name still finds it,
+    // and a preview ordered by the decomposed program matches its instances.
+    auto f = polytest::parseProgram(kMatmul);
+    auto decomposed = scheduled(f, "b = sch.get_block(\"C\")\ni, j, k = sch.get_loops(b)\n"
+                                   "sch.decompose_reduction(b, k)\n");
+    auto s = space(*decomposed, request("C", "i", "k"));
+    QCOMPARE(s.statement, std::string("C_update"));
+    QCOMPARE(s.instances.size(), std::size_t(8));
+    auto preview = space(*stateOf(f), request("C", "i", "k"), decomposed.get());
+    QCOMPARE(show(field(preview, &poly::SpaceInstance::order)), QString("[0, 1, 2, 3, 4, 5, 6, 7]"));
+    QCOMPARE(show(coords(preview)), show(Coords{{0, 0}, {0, 1}, {1, 0}, {1, 1}, {2, 0}, {2, 1}, {3, 0}, {3, 1}}));
+  }
+
   void tilesOfSplitLoops() {
     auto tiled = scheduled(polytest::parseProgram(kMatmulWide), "b = sch.get_block(\"C\")\n"
                                                                 "i, j, k = sch.get_loops(b)\n"
@@ -346,6 +360,13 @@ private Q_SLOTS:
                      "  RAW A: (0, 3) -> (1, 2)\n"
                      "  RAW A: (0, 3) -> (1, 3)\n"
                      "  RAW A: (0, 4) -> (1, 3)\n"));
+    // Too wide for a text grid: the grids are left out, the lists stay.
+    auto wide = request("stencil", "i", "t");
+    wide.sizes = {{"T", 1}, {"N", 300}};
+    QCOMPARE(QString::fromStdString(poly::renderIterationSpace(space(*stateOf(polytest::stencil1d(0, 0, true)), wide))),
+             QString("block 'stencil' (statement stencil): loops t, i; x = i, y = t; fixed: none\n"
+                     "298 instances, 0 dependences, 1 wavefronts, 298 parallel steps\n"
+                     "grids omitted: 298 x 1 cells (at most 256 x 1024; fix more loops or lower the cap)\n"));
     // A parallel outer tile loop: instances of both tiles share steps; tiles outlined.
     auto tiled = scheduled(polytest::parseProgram(kMatmulWide), "b = sch.get_block(\"C\")\n"
                                                                 "i, j, k = sch.get_loops(b)\n"
