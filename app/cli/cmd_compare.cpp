@@ -575,7 +575,15 @@ void registerCompare(CLI::App& app, CommandResult& result) {
       ->capture_default_str()
       ->check(numberInRange(0.001, 86400));
   cmd->add_flag("--no-peak", opt->noPeak, "With --run: do not measure or show the machine's peak");
-  cmd->callback([opt, &result] { result.exitCode = runCompare(*opt); });
+  cmd->callback([cmd, opt, &result] {
+    for (const char* name : {"--target", "--shape", "--seed", "--repeat", "--threads", "--timeout", "--no-peak"})
+      if (!opt->run && cmd->count(name) > 0) {
+        printDiagnostic(Diagnostic::error("cli.bad-argument", std::string(name) + " only applies with --run"));
+        result.exitCode = kExitBadInput;
+        return;
+      }
+    result.exitCode = runCompare(*opt);
+  });
 }
 
 } // namespace loopscape::cli

@@ -142,6 +142,12 @@ private Q_SLOTS:
     QVERIFY2(
         r.err.contains(bad + ":2:5: error: split of loop 'i': the factors multiply to 7, less than the extent 1024"),
         qPrintable(r.err));
+    r = runCli({"compare", "samples/matmul.te", "--a", "none", "--target", "cpu-llvm"});
+    QCOMPARE(r.exitCode, 2);
+    QCOMPARE(r.err, QString("error: --target only applies with --run\n"));
+    r = runCli({"compare", "samples/matmul.te", "--a", "none", "--run", "--target", "no-such-target"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("no-such-target"), qPrintable(r.err));
     const QString syntax = m_dir.filePath("syntax.py");
     writeFile(syntax, "def apply_trace(sch):\n    sch.split(\n");
     r = runCli({"compare", "samples/matmul.te", "--a", syntax});
