@@ -14,6 +14,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <stop_token>
 
 namespace loopscape::poly {
 
@@ -30,16 +31,26 @@ Diagnostic spaceError(std::string code, std::string message, const std::string& 
 
 /// Every point of the bounded, parameter-free set `s`, at most `cap` of them (isl's scan);
 /// `exceeded` is set when there are more.
-std::vector<std::vector<std::int64_t>> enumeratePoints(const isl::set& s, std::size_t cap, bool* exceeded = nullptr) {
+/// A stop requested while enumerating (iterationSpace turns it into "cancelled").
+struct Cancelled {};
+
+std::vector<std::vector<std::int64_t>> enumeratePoints(const isl::set& s, std::size_t cap, const std::stop_token& stop,
+                                                       bool* exceeded = nullptr) {
   struct State {
     std::size_t cap;
+    const std::stop_token* stop;
     std::vector<std::vector<std::int64_t>> out;
     bool exceeded = false;
+    bool cancelled = false;
     std::string error;
-  } st{cap, {}, false, {}};
+  } st{cap, &stop, {}, false, false, {}};
   auto cb = [](isl_point* pnt, void* user) -> isl_stat {
     auto* st = static_cast<State*>(user);
     isl::point p = isl::manage(pnt);
+    if ((st->out.size() & 1023) == 0 && st->stop->stop_requested()) {
+      st->cancelled = true;
+      return isl_stat_error;
+    }
     if (st->out.size() >= st->cap) {
       st->exceeded = true;
       return isl_stat_error;
@@ -53,6 +64,7 @@ std::vector<std::vector<std::int64_t>> enumeratePoints(const isl::set& s, std::s
     return isl_stat_ok;
   };
   const isl_stat r = isl_set_foreach_point(s.get(), cb, &st);
+  if (st.cancelled) throw Cancelled{};
   if (!st.error.empty()) throw IslError(st.error);
   if (r < 0 && !st.exceeded) throw IslError("isl: isl_set_foreach_point failed");
   if (exceeded) *exceeded = st.exceeded;
@@ -132,8 +144,8 @@ struct Axis {
 class Builder {
 public:
   Builder(const schedule::ProgramState& state, const IterationSpaceRequest& req,
-          const schedule::ProgramState* orderedBy)
-      : m_state(state), m_req(req), m_orderedBy(orderedBy) {}
+          const schedule::ProgramState* orderedBy, std::stop_token stop)
+      : m_state(state), m_req(req), m_orderedBy(orderedBy), m_stop(std::move(stop)) {}
 
   Expected<IterationSpace> run() {
     auto analysis = analyzeProgram(m_state);
@@ -318,7 +330,7 @@ private:
   isl::set cut(const isl::set& slice) {
     const std::size_t cap = std::max<std::size_t>(m_req.maxInstances, 1);
     bool exceeded = false;
-    auto pts = enumeratePoints(slice, cap, &exceeded);
+    auto pts = enumeratePoints(slice, cap, m_stop, &exceeded);
     if (!exceeded) return slice;
     isl::set kept = slice;
     // Enumerating stopped at the cap + 1st point: `pts` holds `cap` points, and another exists.
@@ -329,7 +341,7 @@ private:
         last = fixDim(last, static_cast<int>(d), pts[cap - 1][d]);
       isl::map le = isl::manage(check(isl_set_lex_le_set(slice.copy(), last.copy()), "isl_set_lex_le_set"));
       kept = le.domain();
-      pts = enumeratePoints(kept, cap, &exceeded);
+      pts = enumeratePoints(kept, cap, m_stop, &exceeded);
       if (!exceeded) break;
     }
     m_out.truncated = true;
@@ -343,7 +355,7 @@ private:
   void instances() {
     isl::map iter = bind(m_stmt->iterValues.as_map()).intersect_domain(m_slice);
     const std::size_t n = m_out.loops.size();
-    for (auto& p : enumeratePoints(iter.wrap(), std::numeric_limits<std::size_t>::max())) {
+    for (auto& p : enumeratePoints(iter.wrap(), std::numeric_limits<std::size_t>::max(), m_stop)) {
       SpaceInstance inst;
       inst.loops.assign(p.begin(), p.begin() + static_cast<std::ptrdiff_t>(n));
       inst.iterators.assign(p.begin() + static_cast<std::ptrdiff_t>(n), p.end());
@@ -381,7 +393,7 @@ private:
     const std::size_t n = m_out.loops.size();
     const std::size_t on = ostmt->loops.size();
     std::map<std::vector<std::int64_t>, std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>> when;
-    for (auto& p : enumeratePoints(first.wrap(), std::numeric_limits<std::size_t>::max())) {
+    for (auto& p : enumeratePoints(first.wrap(), std::numeric_limits<std::size_t>::max(), m_stop)) {
       std::vector<std::int64_t> loops(p.begin(), p.begin() + static_cast<std::ptrdiff_t>(n));
       std::vector<std::int64_t> time(p.begin() + static_cast<std::ptrdiff_t>(n),
                                      p.end() - static_cast<std::ptrdiff_t>(on));
@@ -433,7 +445,7 @@ private:
       isl::map rel = bind(d.relation).intersect_domain(m_slice).intersect_range(m_slice);
       const std::size_t n = m_out.loops.size();
       std::vector<SpaceArrow> found;
-      for (auto& p : enumeratePoints(rel.wrap(), std::numeric_limits<std::size_t>::max())) {
+      for (auto& p : enumeratePoints(rel.wrap(), std::numeric_limits<std::size_t>::max(), m_stop)) {
         std::vector<std::int64_t> a(p.begin(), p.begin() + static_cast<std::ptrdiff_t>(n));
         std::vector<std::int64_t> b(p.begin() + static_cast<std::ptrdiff_t>(n), p.end());
         auto ia = m_index.find(a);
@@ -505,6 +517,7 @@ private:
   const schedule::ProgramState& m_state;
   const IterationSpaceRequest& m_req;
   const schedule::ProgramState* m_orderedBy;
+  std::stop_token m_stop;
   std::shared_ptr<const ProgramAnalysis> m_analysis;
   const ScopStatement* m_stmt = nullptr;
   Axis m_x, m_y;
@@ -663,13 +676,25 @@ int IterationSpace::findInstance(const std::vector<std::int64_t>& values) const 
 }
 
 Expected<IterationSpace> iterationSpace(const schedule::ProgramState& state, const IterationSpaceRequest& request,
-                                        const schedule::ProgramState* orderedBy) {
+                                        const schedule::ProgramState* orderedBy, std::stop_token stop) {
+  // The analyses first, outside the stop scope: an aborted analysis must not be kept by
+  // the thread's cache as the program's result.
+  for (const schedule::ProgramState* s : {&state, orderedBy})
+    if (s) {
+      if (auto a = analyzeProgram(*s); !a) return Unexpected(a.error());
+    }
+  auto cancelled = [] { return Diagnostic::error("cancelled", "the iteration space was cancelled"); };
+  IslStopScope stopScope(stop);
   try {
-    return Builder(state, request, orderedBy).run();
+    auto r = Builder(state, request, orderedBy, stop).run();
+    if (stopScope.cancelled()) return Unexpected(cancelled());
+    return r;
+  } catch (const Cancelled&) {
+    return Unexpected(cancelled());
   } catch (const isl::exception& e) {
-    return Unexpected(islFailure(e));
+    return Unexpected(stopScope.cancelled() ? cancelled() : islFailure(e));
   } catch (const IslError& e) {
-    return Unexpected(islFailure(e));
+    return Unexpected(stopScope.cancelled() ? cancelled() : islFailure(e));
   }
 }
 

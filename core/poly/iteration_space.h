@@ -47,6 +47,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -127,9 +128,10 @@ struct IterationSpace {
 /// "space.unbound-size" (names the size), "space.unbounded", "space.other-statement" and
 /// "space.not-executed" (`showInstance`), "space.not-in-order" (an
 /// instance that `orderedBy` does not execute), those of the analysis ("poly.non-affine",
-/// ...), "poly.isl".
+/// ...), "poly.isl", "cancelled".
+/// A stop requested on `stop` (from any thread) ends the computation with "cancelled".
 Expected<IterationSpace> iterationSpace(const schedule::ProgramState& state, const IterationSpaceRequest& request,
-                                        const schedule::ProgramState* orderedBy = nullptr);
+                                        const schedule::ProgramState* orderedBy = nullptr, std::stop_token stop = {});
 
 /// One instance of a counterexample placed in a slice.
 struct PlacedInstance {

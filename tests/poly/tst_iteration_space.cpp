@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <set>
+#include <stop_token>
 #include <tuple>
 
 using namespace loopscape;
@@ -276,6 +277,21 @@ private Q_SLOTS:
     QVERIFY(b.truncated);
     QCOMPARE(b.instances.size(), std::size_t(4096));
     QCOMPARE(show(b.instances.back().loops), QString("[4, 104]")); // 4 rows of 998 (i = 1..998), then i = 1..104
+  }
+
+  void stopCancels() {
+    auto state = stateOf(polytest::stencil1d(0, 0, true));
+    auto req = request("stencil", "t", "i");
+    req.sizes = {{"T", 100}, {"N", 100}};
+    std::stop_source stop;
+    stop.request_stop();
+    auto r = poly::iterationSpace(*state, req, nullptr, stop.get_token());
+    QVERIFY(!r.has_value());
+    QCOMPARE(r.error().code, std::string("cancelled"));
+    // The thread's isl context and the state's analysis are usable afterwards.
+    auto again = poly::iterationSpace(*state, req);
+    QVERIFY(again.has_value());
+    QCOMPARE(again->instances.size(), std::size_t(4096));
   }
 
   void reorderCounterexamplePlaced() {
