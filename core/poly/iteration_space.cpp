@@ -71,9 +71,13 @@ std::vector<std::vector<std::int64_t>> enumeratePoints(const isl::set& s, std::s
   return std::move(st.out);
 }
 
-isl::set fixDim(const isl::set& s, int dim, std::int64_t value) {
-  return isl::manage(check(isl_set_fix_si(s.copy(), isl_dim_set, dim, static_cast<int>(value)), "isl_set_fix_si"));
+/// `s` with dimension `pos` of kind `type` equal to `value` (64-bit: isl_set_fix_si takes an int).
+isl::set fixValue(const isl::set& s, isl_dim_type type, int pos, std::int64_t value) {
+  isl_val* v = check(isl_val_int_from_si(s.ctx().get(), static_cast<long>(value)), "isl_val_int_from_si");
+  return isl::manage(check(isl_set_fix_val(s.copy(), type, static_cast<unsigned>(pos), v), "isl_set_fix_val"));
 }
+
+isl::set fixDim(const isl::set& s, int dim, std::int64_t value) { return fixValue(s, isl_dim_set, dim, value); }
 
 /// The single map of a union map over one space.
 isl::map onlyMap(const isl::union_map& um) {
@@ -238,8 +242,7 @@ private:
             fmt::format("block '{}' depends on the symbolic size '{}': bind it to a small value (--shape {}=8)",
                         m_out.block, name, name),
             m_out.block));
-      params = isl::manage(
-          check(isl_set_fix_si(params.release(), isl_dim_param, i, static_cast<int>(it->second)), "isl_set_fix_si"));
+      params = fixValue(params, isl_dim_param, i, it->second);
     }
     return params;
   }
@@ -711,9 +714,7 @@ Expected<PlacedCounterexample> placeCounterexample(const schedule::ProgramState&
     const isl_size np = isl_set_dim(params.get(), isl_dim_param);
     for (isl_size i = 0; i < np; ++i) {
       auto it = space.sizes.find(isl_set_get_dim_name(params.get(), isl_dim_param, i));
-      if (it != space.sizes.end())
-        params = isl::manage(
-            check(isl_set_fix_si(params.release(), isl_dim_param, i, static_cast<int>(it->second)), "isl_set_fix_si"));
+      if (it != space.sizes.end()) params = fixValue(params, isl_dim_param, i, it->second);
     }
     PlacedCounterexample out;
     out.source = place(scop, params, space, c.source);
