@@ -4,7 +4,8 @@
 // that rebuilds the program and replays the trace in Apache TVM (tvm_script_export.h); with --format c / llvm / asm,
 // the program lowered (core/codegen/lower.h) and printed as source by the target plugin --target (default: cpu-c for c
 // and asm, cpu-llvm for llvm); with --format space, the iteration space of one block
-// (core/poly/iteration_space.h) as text: --block B --dims t,i [--fix k=0] [--shape n=8].
+// (core/poly/iteration_space.h) as text (space-svg: as SVG): --block B --dims t,i [--fix k=0]
+// [--shape n=8].
 #include "cli_support.h"
 #include "commands.h"
 
@@ -36,7 +37,7 @@ struct PrintOptions {
   std::size_t maxInstances = 4096;
 };
 
-/// `--format space`: the block's iteration space on the two --dims, as text.
+/// `--format space` / `space-svg`: the block's iteration space on the two --dims.
 int printSpace(const PrintOptions& opt, const schedule::ProgramState& state) {
   auto bad = [](std::string message) {
     printDiagnostic(Diagnostic::error("cli.bad-argument", std::move(message)));
@@ -69,7 +70,9 @@ int printSpace(const PrintOptions& opt, const schedule::ProgramState& state) {
     printDiagnostic(space.error());
     return space.error().code.starts_with("space.") ? kExitBadInput : kExitInternal;
   }
-  std::fputs(poly::renderIterationSpace(*space).c_str(), stdout);
+  std::fputs(
+      (opt.format == "space-svg" ? poly::renderIterationSpaceSvg(*space) : poly::renderIterationSpace(*space)).c_str(),
+      stdout);
   return kExitOk;
 }
 
@@ -115,7 +118,7 @@ int runPrint(const PrintOptions& opt) {
     printDiagnostic(Diagnostic::error("cli.bad-argument", "--isl only applies to --format tree"));
     return kExitBadInput;
   }
-  if (opt.format == "space") return printSpace(opt, *sch.state());
+  if (opt.format == "space" || opt.format == "space-svg") return printSpace(opt, *sch.state());
   if (opt.format == "tree" || opt.format == "deps")
     return printPolyFormat(sch.func(), opt.isl ? "tree-isl" : opt.format);
   if (!opt.target.empty()) {
@@ -148,9 +151,9 @@ void registerPrint(CLI::App& app, CommandResult& result) {
                   "What to print: tir (the scheduled program), trace-py (the trace as TVM Python), trace-json, "
                   "tvm-script (a Python script that rebuilds the program and replays the trace in Apache TVM), "
                   "the code a target generates: c, llvm, asm, or the polyhedral view: tree (schedule tree), deps "
-                  "(dependences), space (one block's iteration space: --block, --dims)")
-      ->check(CLI::IsMember(
-          {"tir", "trace-py", "trace-json", "tvm-script", "c", "llvm", "asm", "tree", "deps", "relay", "space"}))
+                  "(dependences), space (one block's iteration space: --block, --dims; space-svg: as an SVG picture)")
+      ->check(CLI::IsMember({"tir", "trace-py", "trace-json", "tvm-script", "c", "llvm", "asm", "tree", "deps", "relay",
+                             "space", "space-svg"}))
       ->capture_default_str();
   cmd->add_option("--target", opt->target,
                   "Target plugin for --format c/llvm/asm (see `loopscape-cli targets`; default cpu-c, or cpu-llvm "

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <map>
@@ -605,6 +606,46 @@ std::function<std::string(int)> numbers(const IterationSpace& s, std::int64_t Sp
 }
 
 constexpr std::int64_t kMaxGridColumns = 256, kMaxGridRows = 1024;
+
+/// `#rrggbb` of the colour with this hue at 70 % saturation and 75 % lightness (SVG
+/// readers such as Qt's do not all know hsl()).
+std::string pastel(double hue) {
+  const double s = 0.7, l = 0.75, c = (1 - std::abs(2 * l - 1)) * s;
+  const double h = std::fmod(hue, 360.0) / 60.0, x = c * (1 - std::abs(std::fmod(h, 2.0) - 1)), m = l - c / 2;
+  double r = 0, g = 0, b = 0;
+  if (h < 1)
+    r = c, g = x;
+  else if (h < 2)
+    r = x, g = c;
+  else if (h < 3)
+    g = c, b = x;
+  else if (h < 4)
+    g = x, b = c;
+  else if (h < 5)
+    r = x, b = c;
+  else
+    r = c, b = x;
+  auto byte = [&](double v) { return static_cast<int>(std::lround((v + m) * 255)); };
+  return fmt::format("#{:02x}{:02x}{:02x}", byte(r), byte(g), byte(b));
+}
+
+std::string xmlEscape(const std::string& text) {
+  std::string out;
+  for (char ch : text) {
+    if (ch == '<')
+      out += "&lt;";
+    else if (ch == '>')
+      out += "&gt;";
+    else if (ch == '&')
+      out += "&amp;";
+    else if (ch == '"')
+      out += "&quot;";
+    else
+      out += ch;
+  }
+  return out;
+}
+
 std::string gridsOf(const IterationSpace& s, const PlacedCounterexample* c);
 std::string listsOf(const IterationSpace& s, const PlacedCounterexample* c);
 
@@ -671,6 +712,67 @@ std::string listsOf(const IterationSpace& s, const PlacedCounterexample* c) {
 }
 
 } // namespace
+
+std::string renderIterationSpaceSvg(const IterationSpace& s, const PlacedCounterexample* c) {
+  constexpr int kCell = 36, kMargin = 48;
+  const std::int64_t columns = s.instances.empty() ? 0 : s.xMax - s.xMin + 1;
+  const std::int64_t rows = s.instances.empty() ? 0 : s.yMax - s.yMin + 1;
+  auto header = [](std::int64_t w, std::int64_t h) {
+    return fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+                       "font-family=\"sans-serif\" font-size=\"11\">\n",
+                       w, h);
+  };
+  if (columns > kMaxGridColumns || rows > kMaxGridRows || s.instances.empty()) {
+    const std::string why = s.instances.empty() ? (s.message.empty() ? "no instance" : s.message)
+                                                : fmt::format("{} x {} cells: too large to draw", columns, rows);
+    return header(640, 40) + fmt::format("<text x=\"8\" y=\"24\">{}</text>\n</svg>\n", xmlEscape(why));
+  }
+  auto cx = [&](std::int64_t x) { return kMargin + (x - s.xMin) * kCell + kCell / 2; };
+  auto cy = [&](std::int64_t y) { return kMargin + (y - s.yMin) * kCell + kCell / 2; };
+  std::string out = header(2 * kMargin + columns * kCell, 2 * kMargin + rows * kCell);
+  out += fmt::format("<text x=\"{}\" y=\"14\">{} (x) / {} (y), block {}</text>\n", kMargin, xmlEscape(s.xName),
+                     xmlEscape(s.yName), xmlEscape(s.block));
+  for (std::int64_t x = s.xMin; x <= s.xMax; ++x)
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", cx(x), kMargin - 8, x);
+  for (std::int64_t y = s.yMin; y <= s.yMax; ++y)
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", kMargin - 8, cy(y) + 4, y);
+  for (const auto& t : s.tiles)
+    out += fmt::format("<rect class=\"tile\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" "
+                       "stroke=\"#888888\" stroke-dasharray=\"4 3\"/>\n",
+                       cx(t.xMin) - kCell / 2 + 2, cy(t.yMin) - kCell / 2 + 2, (t.xMax - t.xMin + 1) * kCell - 4,
+                       (t.yMax - t.yMin + 1) * kCell - 4);
+  for (std::size_t i = 0; i < s.arrows.size(); ++i) {
+    const auto& a = s.arrows[i];
+    const bool violated = c && c->arrow == static_cast<int>(i);
+    const char* colour = violated ? "#d62728" : a.kind == "WAR" ? "#1f77b4" : a.kind == "WAW" ? "#2ca02c" : "#555555";
+    const auto& p = s.instances[a.source];
+    const auto& q = s.instances[a.sink];
+    const double dx = static_cast<double>(cx(q.x) - cx(p.x)), dy = static_cast<double>(cy(q.y) - cy(p.y));
+    const double len = std::max(1.0, std::sqrt(dx * dx + dy * dy)), r = 11.0;
+    const double ux = dx / len, uy = dy / len;
+    const double x1 = cx(p.x) + ux * r, y1 = cy(p.y) + uy * r, x2 = cx(q.x) - ux * r, y2 = cy(q.y) - uy * r;
+    out +=
+        fmt::format("<g class=\"{}{}\" stroke=\"{}\" fill=\"{}\"><line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" "
+                    "y2=\"{:.1f}\" stroke-width=\"{}\"/><polygon points=\"{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}\"/>"
+                    "</g>\n",
+                    a.kind, violated ? " violated" : "", colour, colour, x1, y1, x2, y2, violated ? 2.5 : 1, x2, y2,
+                    x2 - ux * 7 - uy * 3.5, y2 - uy * 7 + ux * 3.5, x2 - ux * 7 + uy * 3.5, y2 - uy * 7 - ux * 3.5);
+  }
+  for (std::size_t i = 0; i < s.instances.size(); ++i) {
+    const auto& inst = s.instances[i];
+    const bool marked = c && ((c->source.inSlice && c->source.index == static_cast<int>(i)) ||
+                              (c->sink.inSlice && c->sink.index == static_cast<int>(i)));
+    const double hue = s.wavefronts > 1 ? 220.0 * static_cast<double>(inst.wavefront) / (s.wavefronts - 1) : 200.0;
+    const std::string fill = pastel(hue);
+    out += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"10\" fill=\"{}\" stroke=\"{}\" "
+                       "stroke-width=\"{}\"><title>({}) order {}, wavefront {}</title></circle>\n",
+                       cx(inst.x), cy(inst.y), fill, marked ? "#d62728" : "#333333", marked ? 3 : 1,
+                       fmt::join(inst.loops, ", "), inst.order, inst.wavefront);
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", cx(inst.x), cy(inst.y) + 4,
+                       inst.order);
+  }
+  return out + "</svg>\n";
+}
 
 int IterationSpace::findInstance(const std::vector<std::int64_t>& values) const {
   for (std::size_t i = 0; i < instances.size(); ++i)

@@ -164,4 +164,11 @@ Expected<PlacedCounterexample> placeCounterexample(const schedule::ProgramState&
 /// instances (`o`), and its arrow marked `(violated)`.
 std::string renderIterationSpace(const IterationSpace& space, const PlacedCounterexample* counterexample = nullptr);
 
+/// The slice as a standalone SVG picture: x to the right, y downwards, one dot per
+/// instance coloured by its wavefront and labelled with its execution order, dependence
+/// arrows (RAW grey, WAR blue, WAW green; the counterexample's red, its pair ringed red),
+/// tiles as dashed boxes, the axes' values along the top and left. A slice too large to
+/// draw (as for the text grids) gives a picture with the reason.
+std::string renderIterationSpaceSvg(const IterationSpace& space, const PlacedCounterexample* counterexample = nullptr);
+
 } // namespace loopscape::poly

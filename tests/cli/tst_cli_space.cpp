@@ -125,6 +125,16 @@ private Q_SLOTS:
              qPrintable(r.out));
   }
 
+  void svgPicture() {
+    auto r = runCli(
+        {"print", m_dir.filePath("stencil.te"), "--format", "space-svg", "--block", "heat_update", "--dims", "t,i"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.startsWith("<svg xmlns=\"http://www.w3.org/2000/svg\""), qPrintable(r.out));
+    QVERIFY(r.out.endsWith("</svg>\n"));
+    QCOMPARE(r.out.count("<circle"), 8);
+    QCOMPARE(r.out.count("<g class=\"RAW\""), 8);
+  }
+
   void badOptions_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("error");

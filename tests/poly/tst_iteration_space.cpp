@@ -483,6 +483,51 @@ private Q_SLOTS:
     QCOMPARE(r.error().code, std::string("space.other-statement"));
   }
 
+  void renderedAsSvg() {
+    auto count = [](const std::string& text, const std::string& what) {
+      std::size_t n = 0;
+      for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1))
+        ++n;
+      return n;
+    };
+    // The refused reorder's pair in the stencil: 12 dots, 20 RAW arrows, one violated, the
+    // pair ringed red; dots coloured by wavefront (three colours for t = 0, 1, 2).
+    auto f = polytest::stencil1d(3, 6);
+    auto swapped = scheduled(f, "t, i = sch.get_loops(sch.get_block(\"stencil\"))\nsch.reorder(i, t)\n");
+    auto report = poly::checkLegality(f, swapped->func());
+    QVERIFY(report.has_value() && report->counterexample);
+    auto before = stateOf(f);
+    auto s = space(*before, request("stencil", "t", "i"), swapped.get());
+    auto placed = poly::placeCounterexample(*before, s, *report->counterexample);
+    QVERIFY(placed.has_value());
+    const std::string svg = poly::renderIterationSpaceSvg(s, &*placed);
+    QVERIFY(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"204\" height=\"240\""));
+    QVERIFY(svg.ends_with("</svg>\n"));
+    QCOMPARE(count(svg, "<circle"), std::size_t(12));
+    QCOMPARE(count(svg, "<g class=\"RAW"), std::size_t(20));
+    QCOMPARE(count(svg, "<g class=\"RAW violated\""), std::size_t(1));
+    QCOMPARE(count(svg, "stroke=\"#d62728\" stroke-width=\"3\""), std::size_t(2));
+    std::set<std::string> fills;
+    for (auto pos = svg.find("<circle"); pos != std::string::npos; pos = svg.find("<circle", pos + 1))
+      fills.insert(svg.substr(svg.find("fill=", pos), 14));
+    QCOMPARE(fills.size(), std::size_t(3));
+    // Tiles as dashed boxes.
+    auto tiled = scheduled(polytest::parseProgram(kMatmulWide), "b = sch.get_block(\"C\")\n"
+                                                                "i, j, k = sch.get_loops(b)\n"
+                                                                "i0, i1 = sch.split(i, factors=[2, 2])\n"
+                                                                "j0, j1 = sch.split(j, factors=[2, 3])\n"
+                                                                "sch.reorder(i0, j0, i1, j1)\n");
+    const std::string tiles = poly::renderIterationSpaceSvg(space(*tiled, request("C", "v_i", "v_j")));
+    QCOMPARE(count(tiles, "<rect class=\"tile\""), std::size_t(4));
+    QCOMPARE(count(tiles, "<circle"), std::size_t(24));
+    // Too large to draw.
+    auto wide = request("stencil", "i", "t");
+    wide.sizes = {{"T", 1}, {"N", 300}};
+    const std::string big = poly::renderIterationSpaceSvg(space(*stateOf(polytest::stencil1d(0, 0, true)), wide));
+    QVERIFY(big.find("298 x 1 cells: too large to draw") != std::string::npos);
+    QCOMPARE(count(big, "<circle"), std::size_t(0));
+  }
+
   void errors_data() {
     QTest::addColumn<QString>("block");
     QTest::addColumn<QString>("x");
