@@ -36,6 +36,15 @@
 // Cap. A slice with more than `maxInstances` instances is cut to its first
 // `maxInstances` instances in the loop order of the state (its execution order), and
 // `truncated` and `message` say so.
+//
+// Tiles. When an axis is a block iterator bound by several loops (v_i = i_0 * 4 + i_1),
+// the loops outside the innermost of them (i_0) are tile loops: instances with equal
+// tile-loop values form one tile, drawn as its bounding box on the two axes.
+//
+// Threads. The functions run on any thread (each uses its thread's isl context and the
+// thread's cached analysis of the states, program_analysis.h); the results are plain
+// values that can be handed to the GUI thread. A view computes them in a background job
+// with a generation id and a stop token.
 #pragma once
 
 #include "core/ir/counterexample.h"
