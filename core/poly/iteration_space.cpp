@@ -30,11 +30,12 @@ Diagnostic spaceError(std::string code, std::string message, const std::string& 
   return d;
 }
 
-/// Every point of the bounded, parameter-free set `s`, at most `cap` of them (isl's scan);
-/// `exceeded` is set when there are more.
 /// A stop requested while enumerating (iterationSpace turns it into "cancelled").
 struct Cancelled {};
 
+/// Every point of the bounded, parameter-free set `s` in isl's scan order, up to `cap`:
+/// when there are more, the scan stops after the cap + 1st point (kept in the result)
+/// and `exceeded` is set.
 std::vector<std::vector<std::int64_t>> enumeratePoints(const isl::set& s, std::size_t cap, const std::stop_token& stop,
                                                        bool* exceeded = nullptr) {
   struct State {
@@ -52,14 +53,14 @@ std::vector<std::vector<std::int64_t>> enumeratePoints(const isl::set& s, std::s
       st->cancelled = true;
       return isl_stat_error;
     }
-    if (st->out.size() >= st->cap) {
-      st->exceeded = true;
-      return isl_stat_error;
-    }
     try {
       st->out.push_back(pointCoordinates(p));
     } catch (const std::exception& e) {
       st->error = e.what();
+      return isl_stat_error;
+    }
+    if (st->out.size() > st->cap) {
+      st->exceeded = true;
       return isl_stat_error;
     }
     return isl_stat_ok;
@@ -256,10 +257,15 @@ private:
     const std::size_t n = m_out.loops.size();
     m_out.free.assign(n, false);
     m_out.fixedValues.assign(n, 0);
-    std::set<int> tile;
+    // The innermost loop of each axis moves within a tile; the other free loops pick the
+    // tile (i_0 and j_0 for v_i = i_0 * 4 + i_1, v_j = j_0 * 8 + j_1; t_0 and i_0 when a
+    // skewed band is tiled and v_i involves t_0, i_0, t_1, i_1).
+    std::vector<bool> intra(n, false);
+    bool split = false;
     for (const Axis* a : {&m_x, &m_y}) {
       if (a->isLoop) {
         m_out.free[a->index] = true;
+        intra[a->index] = true;
         continue;
       }
       isl::pw_aff pa = m_stmt->iterValues.at(a->index);
@@ -268,12 +274,14 @@ private:
         if (valueInvolves(pa, static_cast<unsigned>(k))) involved.push_back(static_cast<int>(k));
       for (int k : involved)
         m_out.free[k] = true;
-      if (involved.size() > 1) tile.insert(involved.begin(), involved.end() - 1);
+      if (!involved.empty()) intra[involved.back()] = true;
+      split = split || involved.size() > 1;
     }
-    for (int k : tile) {
-      m_tileLoops.push_back(k);
-      m_out.tileLoops.push_back(m_out.loops[k]);
-    }
+    for (std::size_t k = 0; k < n && split; ++k)
+      if (m_out.free[k] && !intra[k]) {
+        m_tileLoops.push_back(static_cast<int>(k));
+        m_out.tileLoops.push_back(m_out.loops[k]);
+      }
   }
 
   /// The domain with the sizes bound and every loop that is not free fixed.
@@ -337,7 +345,10 @@ private:
     auto pts = enumeratePoints(slice, cap, m_stop, &exceeded);
     if (!exceeded) return slice;
     isl::set kept = slice;
-    // Enumerating stopped at the cap + 1st point: `pts` holds `cap` points, and another exists.
+    // `pts` holds cap + 1 points of the slice. Keep the slice up to (lexicographically) the
+    // cap-th smallest of them: fewer points than before (the largest is left out), and at
+    // least cap. isl's scan is lexicographic within a basic set, so one pass is the rule;
+    // a slice of several disjuncts may take more.
     for (;;) {
       std::sort(pts.begin(), pts.end());
       isl::set last = isl::manage(check(isl_set_universe(slice.space().release()), "isl_set_universe"));
@@ -449,7 +460,14 @@ private:
       isl::map rel = bind(d.relation).intersect_domain(m_slice).intersect_range(m_slice);
       const std::size_t n = m_out.loops.size();
       std::vector<SpaceArrow> found;
-      for (auto& p : enumeratePoints(rel.wrap(), std::numeric_limits<std::size_t>::max(), m_stop)) {
+      const std::size_t room = m_req.maxArrows > m_out.arrows.size() ? m_req.maxArrows - m_out.arrows.size() : 0;
+      bool exceeded = false;
+      auto pairs = enumeratePoints(rel.wrap(), room, m_stop, &exceeded);
+      if (exceeded) {
+        pairs.resize(room);
+        m_out.arrowsTruncated = true;
+      }
+      for (auto& p : pairs) {
         std::vector<std::int64_t> a(p.begin(), p.begin() + static_cast<std::ptrdiff_t>(n));
         std::vector<std::int64_t> b(p.begin() + static_cast<std::ptrdiff_t>(n), p.end());
         auto ia = m_index.find(a);
@@ -461,6 +479,12 @@ private:
         return std::pair(x.source, x.sink) < std::pair(y.source, y.sink);
       });
       m_out.arrows.insert(m_out.arrows.end(), found.begin(), found.end());
+      if (m_out.arrowsTruncated) break;
+    }
+    if (m_out.arrowsTruncated) {
+      const std::string note = fmt::format("more than {} dependences between the instances shown: showing {}",
+                                           m_req.maxArrows, m_out.arrows.size());
+      m_out.message = m_out.message.empty() ? note : m_out.message + "; " + note;
     }
   }
 

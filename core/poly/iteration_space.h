@@ -38,8 +38,9 @@
 // `truncated` and `message` say so.
 //
 // Tiles. When an axis is a block iterator bound by several loops (v_i = i_0 * 4 + i_1),
-// the loops outside the innermost of them (i_0) are tile loops: instances with equal
-// tile-loop values form one tile, drawn as its bounding box on the two axes.
+// the free loops other than each axis' innermost loop (i_0; t_0 and i_0 for a tiled
+// skewed band, where v_i involves t_0, i_0, t_1, i_1) are tile loops: instances with
+// equal tile-loop values form one tile, drawn as its bounding box on the two axes.
 //
 // Threads. The functions run on any thread (each uses its thread's isl context and the
 // thread's cached analysis of the states, program_analysis.h); the results are plain
@@ -73,6 +74,8 @@ struct IterationSpaceRequest {
   /// Values of the symbolic sizes (every size the statement's domain uses must be bound).
   ir::SizeBindings sizes;
   std::size_t maxInstances = 4096;
+  /// At most this many arrows (an over-approximated dependence can relate every pair).
+  std::size_t maxArrows = 32768;
   /// When set, the loops that are neither axes nor in `fixed` take the values of this
   /// instance's first execution (a counterexample's source), so the slice shows it.
   std::optional<StatementInstance> showInstance;
@@ -111,8 +114,8 @@ struct IterationSpace {
   /// Per loop: whether an axis depends on it (free), else the value it is fixed at.
   std::vector<bool> free;
   std::vector<std::int64_t> fixedValues; ///< per loop (0 for a free loop)
-  /// Loops whose values split the instances into tiles: the outer loops among those an
-  /// iterator axis depends on (i_0 for v_i = i_0 * 4 + i_1). Empty: no tiles.
+  /// Loops whose values split the instances into tiles: the free loops but each axis'
+  /// innermost one (i_0 for v_i = i_0 * 4 + i_1). Empty: no tiles.
   std::vector<std::string> tileLoops;
   /// Instances in execution order (instances[k].order == k).
   std::vector<SpaceInstance> instances;
@@ -122,8 +125,9 @@ struct IterationSpace {
   std::int64_t wavefronts = 0;                           ///< number of distinct wavefront levels
   std::int64_t parallelSteps = 0;                        ///< number of distinct parallel steps
   bool truncated = false;
-  std::string message;    ///< why the slice is truncated or empty; empty otherwise
-  ir::SizeBindings sizes; ///< the size bindings it was computed with
+  bool arrowsTruncated = false; ///< more dependences than maxArrows (the first ones kept)
+  std::string message;          ///< why the slice is truncated or empty; empty otherwise
+  ir::SizeBindings sizes;       ///< the size bindings it was computed with
 
   /// Index of the instance with these loop values, or -1.
   int findInstance(const std::vector<std::int64_t>& loops) const;

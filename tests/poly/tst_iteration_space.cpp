@@ -261,6 +261,35 @@ private Q_SLOTS:
     QVERIFY(space(*tiled, request("C", "i_1", "j_1")).tiles.empty());
   }
 
+  void skewedTilesAndCapOverSeveralDisjuncts() {
+    // Skew then tile the stencil band: the loop bounds are min/max expressions and the
+    // slice has several disjuncts (isl's scan need not be lexicographic across them): the cap
+    // keeps exactly the first instances in execution order. Tiles: (t_0, i_0), parallelograms.
+    auto tiled = scheduled(polytest::stencil1d(5, 10), "sch.poly_skew(band=\"t\", member=1, by_member=0, factor=1)\n"
+                                                       "sch.poly_tile(band=\"t\", sizes=[2, 4])\n");
+    auto scop = poly::extractScop(tiled->func());
+    QVERIFY(scop.has_value());
+    QVERIFY(isl_set_n_basic_set(scop->findStatement("stencil")->domain.get()) > 1);
+    auto all = space(*tiled, request("stencil", "v_t", "v_i"));
+    QCOMPARE(show(all.loops), QString(R"(["t_0", "i_0", "t_1", "i_1"])"));
+    QCOMPARE(show(all.tileLoops), QString(R"(["t_0", "i_0"])"));
+    QCOMPARE(all.instances.size(), std::size_t(40));
+    QCOMPARE(show(arrows(all)), show(stencilArrows(5, 10)));
+    std::size_t inTiles = 0;
+    for (const auto& t : all.tiles)
+      inTiles += t.instances.size();
+    QCOMPARE(inTiles, std::size_t(40));
+    QCOMPARE(show(all.tiles.front().key), QString("[0, 0]"));
+    for (std::size_t cap : {1, 7, 13, 29}) {
+      auto req = request("stencil", "v_t", "v_i");
+      req.maxInstances = cap;
+      auto cut = space(*tiled, req);
+      QVERIFY(cut.truncated);
+      const Coords got = coords(cut), expected = coords(all);
+      QCOMPARE(show(got), show(Coords(expected.begin(), expected.begin() + static_cast<std::ptrdiff_t>(cap))));
+    }
+  }
+
   void capTruncates() {
     auto req = request("stencil", "t", "i");
     req.maxInstances = 5;
@@ -270,6 +299,15 @@ private Q_SLOTS:
     QCOMPARE(show(arrows(s)), show(Pairs{{0, 1, 1, 1, "RAW"}, {0, 2, 1, 1, "RAW"}}));
     QCOMPARE(s.message, std::string("the slice of block 'stencil' has more than 5 instances: showing the first 5 in "
                                     "execution order (bind smaller sizes or fix more loops)"));
+    // The arrows have their own cap.
+    auto few = request("stencil", "t", "i");
+    few.maxArrows = 5;
+    auto f5 = space(*stateOf(polytest::stencil1d(3, 6)), few);
+    QVERIFY(!f5.truncated);
+    QVERIFY(f5.arrowsTruncated);
+    QCOMPARE(f5.arrows.size(), std::size_t(5));
+    QCOMPARE(f5.message, std::string("more than 5 dependences between the instances shown: showing 5"));
+    QCOMPARE(f5.instances.size(), std::size_t(12));
     // A large symbolic program stays bounded by the default cap.
     auto big = request("stencil", "t", "i");
     big.sizes = {{"T", 1000}, {"N", 1000}};
