@@ -118,8 +118,8 @@ std::optional<ir::PrimFunc> scheduleOf(const LoadedProgram& program, const std::
     name = "original program";
     return program.func;
   }
-  if (spec == "poly_auto") {
-    name = "poly_auto";
+  if (spec == poly::kPolyAutoName) {
+    name = poly::kPolyAutoName;
     schedule::Schedule sch = poly::makeSchedule(program.func);
     if (auto r = poly::polyAuto(sch, poly::PolyAutoOptions{}); !r) {
       printDiagnostic(r.error());

@@ -401,7 +401,7 @@ void registerPolyInstructionKinds() {
     using schedule::InstructionKind;
     using schedule::ParamKind;
     static const InstructionKind kinds[] = {
-        {.name = "poly_auto",
+        {.name = kPolyAutoName,
          .jsonName = "PolyAuto",
          .attrs = {{.name = "fusion",
                     .defaultValue = "max",

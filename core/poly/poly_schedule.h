@@ -77,6 +77,10 @@ class Schedule;
 
 namespace loopscape::poly {
 
+/// poly_auto's name in traces (the instruction table's Python name); the CLI's `compare`
+/// takes it as a side.
+inline constexpr const char* kPolyAutoName = "poly_auto";
+
 struct PolyAutoOptions {
   std::string fusion = "max"; ///< "max", "smart" or "min"
   bool outerCoincidence = false;
