@@ -1,5 +1,6 @@
 #include "views/tree_dot.h"
 
+#include "core/ir/xml_escape.h"
 #include "core/poly/tree_description.h"
 
 #include <fmt/format.h>
@@ -138,20 +139,6 @@ constexpr std::size_t kMaxRows = 6;    ///< statements shown per domain/filter n
 /// space at the start of a run would be dropped by SVG's whitespace rules.
 constexpr std::string_view kSpace = "&#160;";
 
-std::string html(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-    case '&': out += "&amp;"; break;
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '"': out += "&quot;"; break;
-    default: out += c;
-    }
-  }
-  return out;
-}
-
 /// A DOT double-quoted string's contents.
 std::string quoted(std::string_view s) {
   std::string out;
@@ -172,7 +159,7 @@ std::string clip(std::string_view s, std::size_t n = kLineChars) {
 }
 
 std::string muted(const DotPalette& p, std::string_view text) {
-  return fmt::format("<FONT COLOR=\"{}\">{}</FONT>", p.muted, html(text));
+  return fmt::format("<FONT COLOR=\"{}\">{}</FONT>", p.muted, ir::xmlEscape(text));
 }
 
 std::string row(std::string_view content) { return fmt::format("<TR><TD ALIGN=\"LEFT\">{}</TD></TR>", content); }
@@ -195,7 +182,7 @@ std::string pieceRows(const std::string& text, bool constraints, const DotPalett
   for (std::size_t i = 0; i < pieces.size() && i < kMaxRows; ++i) {
     std::string_view piece = pieces[i];
     const std::size_t colon = piece.find(" : ");
-    rows += row(html(clip(piece.substr(0, colon))));
+    rows += row(ir::xmlEscape(clip(piece.substr(0, colon))));
     if (constraints && colon != std::string_view::npos) rows += row(muted(p, clip(piece.substr(colon + 3))));
   }
   if (pieces.size() > kMaxRows) rows += row(muted(p, fmt::format("\u2026 {} more", pieces.size() - kMaxRows)));
@@ -207,14 +194,14 @@ std::string pieceRows(const std::string& text, bool constraints, const DotPalett
 std::string memberCell(const poly::TreeNodeView& band, int index, const DotPalette& p, bool flags) {
   const poly::BandMemberView& m = band.members[std::size_t(index)];
   const std::string id = bandMemberId(band.id, index);
-  std::string content =
-      fmt::format("<B>{}</B>{}={}{}", html(m.name), kSpace, kSpace, html(clip(detail::scheduleExpression(m.schedule))));
+  std::string content = fmt::format("<B>{}</B>{}={}{}", ir::xmlEscape(m.name), kSpace, kSpace,
+                                    ir::xmlEscape(clip(detail::scheduleExpression(m.schedule))));
   if (flags)
     content += fmt::format("{0}{0}<FONT COLOR=\"{1}\">{2}</FONT>", kSpace, m.parallel ? p.parallel : p.carried,
                            m.parallel ? "parallel" : "carries deps");
   if (m.coincident) content += fmt::format("{}{}", kSpace, muted(p, "coincident"));
   return fmt::format("<TD ALIGN=\"LEFT\" ID=\"{0}\" HREF=\"#{0}\" TOOLTIP=\"{1}\" BGCOLOR=\"{2}\">{3}</TD>", id,
-                     html(m.schedule), p.bandFill, content);
+                     ir::xmlEscape(m.schedule), p.bandFill, content);
 }
 
 /// A band of one member is one row (the kind, then the member); a wider band has a title

@@ -16,6 +16,7 @@
 
 #include "core/ir/printer.h"
 #include "core/ir/program_diff.h"
+#include "core/ir/xml_escape.h"
 #include "core/poly/checked_schedule.h"
 #include "core/poly/poly_schedule.h"
 #include "core/poly/report.h"
@@ -357,20 +358,6 @@ std::string renderText(const Report& r) {
 
 // ---- HTML ----------------------------------------------------------------------------
 
-std::string escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-    case '&': out += "&amp;"; break;
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '"': out += "&quot;"; break;
-    default: out += c;
-    }
-  }
-  return out;
-}
-
 /// The printed program, one span per line; lines of the diff's entries get the entry's
 /// class (del, add, chg) and its description as a tooltip.
 std::string programHtml(const Side& side, const ir::ProgramDiff& diff, const ir::PrintOptions& print, bool first) {
@@ -395,8 +382,8 @@ std::string programHtml(const Side& side, const ir::ProgramDiff& diff, const ir:
     auto it = marks.find(line);
     out += it == marks.end()
                ? "<span class=\"ln\">"
-               : fmt::format("<span class=\"ln {}\" title=\"{}\">", it->second.first, escape(it->second.second));
-    out += fmt::format("<i>{:>3}</i> {}</span>\n", line, escape(text.substr(start, end - start)));
+               : fmt::format("<span class=\"ln {}\" title=\"{}\">", it->second.first, ir::xmlEscape(it->second.second));
+    out += fmt::format("<i>{:>3}</i> {}</span>\n", line, ir::xmlEscape(text.substr(start, end - start)));
     start = end + 1;
   }
   return out;
@@ -404,7 +391,7 @@ std::string programHtml(const Side& side, const ir::ProgramDiff& diff, const ir:
 
 std::string bandHtml(const std::optional<Band>& band) {
   if (!band) return "<td class=\"none\">&mdash;</td>";
-  return fmt::format("<td><code>{}</code></td>", escape(bandText(*band)));
+  return fmt::format("<td><code>{}</code></td>", ir::xmlEscape(bandText(*band)));
 }
 
 std::string renderHtml(const Report& r) {
@@ -422,11 +409,11 @@ th{background:#eee}.num{text-align:right}.none{color:#999}.warn{color:#b00}
 .sign-del{color:#b00;font-weight:bold}.sign-add{color:#070;font-weight:bold}.sign-chg{color:#a60;font-weight:bold}
 </style></head><body>
 )";
-  h += fmt::format("<h1>Loopscape compare: {}</h1>\n<p>A: <code>{}</code><br>B: <code>{}</code></p>\n", escape(r.file),
-                   escape(r.a.name), escape(r.b.name));
+  h += fmt::format("<h1>Loopscape compare: {}</h1>\n<p>A: <code>{}</code><br>B: <code>{}</code></p>\n",
+                   ir::xmlEscape(r.file), ir::xmlEscape(r.a.name), ir::xmlEscape(r.b.name));
   h += "<h2>Programs</h2>\n<div class=\"programs\">\n";
   for (const Side* s : {&r.a, &r.b})
-    h += fmt::format("<div><h3>{}: {}</h3><pre>{}</pre></div>\n", s->label, escape(s->name),
+    h += fmt::format("<div><h3>{}: {}</h3><pre>{}</pre></div>\n", s->label, ir::xmlEscape(s->name),
                      programHtml(*s, r.diff, r.print, s == &r.a));
   h += "</div>\n<h2>Structural diff</h2>\n";
   if (r.diff.empty())
@@ -438,12 +425,12 @@ th{background:#eee}.num{text-align:right}.none{color:#999}.warn{color:#b00}
       const std::string item =
           e.item == ir::DiffItem::Loop ? "loop " + e.loop + " (block " + e.block + ")" : "block " + e.block;
       std::vector<std::string> what; // escaped, one line per change
-      if (e.changes.empty()) what.push_back(escape(e.kind == ir::DiffKind::Removed ? e.a.text : e.b.text));
+      if (e.changes.empty()) what.push_back(ir::xmlEscape(e.kind == ir::DiffKind::Removed ? e.a.text : e.b.text));
       for (const auto& c : e.changes)
-        what.push_back(escape(c));
+        what.push_back(ir::xmlEscape(c));
       h += fmt::format("<tr class=\"{0}\"><td class=\"sign-{0}\">{1}</td><td>{2}</td><td>{3}</td><td>{4}</td>"
                        "<td><code>{5}</code></td></tr>\n",
-                       cls, ir::diffKindSign(e.kind), escape(item), e.a.line ? std::to_string(e.a.line) : "",
+                       cls, ir::diffKindSign(e.kind), ir::xmlEscape(item), e.a.line ? std::to_string(e.a.line) : "",
                        e.b.line ? std::to_string(e.b.line) : "", join(what, "<br>"));
     }
     h += "</table>\n";
@@ -454,27 +441,28 @@ th{background:#eee}.num{text-align:right}.none{color:#999}.warn{color:#b00}
                           ? (p.sharedMembers.empty() ? "no shared loop" : "shared loops " + join(p.sharedMembers))
                           : std::string("only in ") + (p.a ? "A" : "B");
     if (p.a && p.b && p.sameStatements) why += ", same statements";
-    h += "<tr>" + bandHtml(p.a) + bandHtml(p.b) + "<td>" + escape(why) + "</td></tr>\n";
+    h += "<tr>" + bandHtml(p.a) + bandHtml(p.b) + "<td>" + ir::xmlEscape(why) + "</td></tr>\n";
   }
   h += "</table>\n";
   for (const Side* s : {&r.a, &r.b})
-    if (!s->treeError.empty()) h += fmt::format("<p>{}: no schedule tree: {}</p>\n", s->label, escape(s->treeError));
+    if (!s->treeError.empty())
+      h += fmt::format("<p>{}: no schedule tree: {}</p>\n", s->label, ir::xmlEscape(s->treeError));
   h += "<h2>Dependences and parallelism per loop</h2>\n<div class=\"programs\">\n";
   for (const Side* s : {&r.a, &r.b}) {
     h += fmt::format("<div><h3>{}</h3><p>{}</p><table><tr><th>loop</th><th>depth</th><th>kind</th>"
                      "<th>parallel</th><th>carries</th></tr>\n",
-                     s->label, escape(s->depsSummary));
+                     s->label, ir::xmlEscape(s->depsSummary));
     for (const auto& l : s->loops)
       h += fmt::format("<tr{}><td>{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                       l.marked ? " class=\"warn\"" : "", escape(l.name), l.depth, escape(l.kind),
-                       l.parallel ? "yes" : "no", escape(l.carries));
+                       l.marked ? " class=\"warn\"" : "", ir::xmlEscape(l.name), l.depth, ir::xmlEscape(l.kind),
+                       l.parallel ? "yes" : "no", ir::xmlEscape(l.carries));
     h += "</table></div>\n";
   }
   h += "</div>\n";
   if (r.a.measured && r.b.measured) {
     h += fmt::format("<h2>Measurements ({}, {})</h2>\n<table><tr><th></th><th>median ms</th><th>GFLOP/s</th>"
                      "<th>% of peak</th><th>verified</th></tr>\n",
-                     escape(r.target), escape(r.measureMode));
+                     ir::xmlEscape(r.target), ir::xmlEscape(r.measureMode));
     for (const Side* s : {&r.a, &r.b}) {
       const Measured& m = *s->measured;
       h += fmt::format("<tr><td>{}</td><td class=\"num\">{:.4f}</td><td class=\"num\">{:.2f}</td>"

@@ -1,6 +1,7 @@
 #include "core/poly/iteration_space.h"
 
 #include "core/ir/assert.h"
+#include "core/ir/xml_escape.h"
 #include "core/poly/dependences.h"
 #include "core/poly/isl_util.h"
 #include "core/poly/program_analysis.h"
@@ -653,23 +654,6 @@ std::string pastel(double hue) {
   return fmt::format("#{:02x}{:02x}{:02x}", byte(r), byte(g), byte(b));
 }
 
-std::string xmlEscape(const std::string& text) {
-  std::string out;
-  for (char ch : text) {
-    if (ch == '<')
-      out += "&lt;";
-    else if (ch == '>')
-      out += "&gt;";
-    else if (ch == '&')
-      out += "&amp;";
-    else if (ch == '"')
-      out += "&quot;";
-    else
-      out += ch;
-  }
-  return out;
-}
-
 std::string gridsOf(const IterationSpace& s, const PlacedCounterexample* c);
 std::string listsOf(const IterationSpace& s, const PlacedCounterexample* c);
 
@@ -749,13 +733,13 @@ std::string renderIterationSpaceSvg(const IterationSpace& s, const PlacedCounter
   if (columns > kMaxGridColumns || rows > kMaxGridRows || s.instances.empty()) {
     const std::string why = s.instances.empty() ? (s.message.empty() ? "no instance" : s.message)
                                                 : fmt::format("{} x {} cells: too large to draw", columns, rows);
-    return header(640, 40) + fmt::format("<text x=\"8\" y=\"24\">{}</text>\n</svg>\n", xmlEscape(why));
+    return header(640, 40) + fmt::format("<text x=\"8\" y=\"24\">{}</text>\n</svg>\n", ir::xmlEscape(why));
   }
   auto cx = [&](std::int64_t x) { return kMargin + (x - s.xMin) * kCell + kCell / 2; };
   auto cy = [&](std::int64_t y) { return kMargin + (y - s.yMin) * kCell + kCell / 2; };
   std::string out = header(2 * kMargin + columns * kCell, 2 * kMargin + rows * kCell);
-  out += fmt::format("<text x=\"{}\" y=\"14\">{} (x) / {} (y), block {}</text>\n", kMargin, xmlEscape(s.xName),
-                     xmlEscape(s.yName), xmlEscape(s.block));
+  out += fmt::format("<text x=\"{}\" y=\"14\">{} (x) / {} (y), block {}</text>\n", kMargin, ir::xmlEscape(s.xName),
+                     ir::xmlEscape(s.yName), ir::xmlEscape(s.block));
   for (std::int64_t x = s.xMin; x <= s.xMax; ++x)
     out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", cx(x), kMargin - 8, x);
   for (std::int64_t y = s.yMin; y <= s.yMax; ++y)
