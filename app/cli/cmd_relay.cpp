@@ -6,6 +6,7 @@
 // group's PrimFunc.
 #include "cli_support.h"
 #include "commands.h"
+#include "relay_run.h"
 
 #include "core/frontend/relay/relay_exec.h"
 #include "core/frontend/relay/relay_parser.h"
@@ -158,11 +159,6 @@ int runExtract(const RelayOptions& opt) {
 }
 
 int runModel(const RelayOptions& opt) {
-  if (!opt.interpret) {
-    printDiagnostic(
-        Diagnostic::error("cli.bad-argument", "relay run needs --interpret (the compiled path is not available yet)"));
-    return kExitBadInput;
-  }
   auto p = prepare(opt);
   if (!p) return kExitBadInput;
   const auto& main = p->module.functions.front();
@@ -282,7 +278,8 @@ void registerRelay(CLI::App& app, CommandResult& result) {
                       "Write the group to this file instead of stdout: a .te program (opens in the workbench) or, for "
                       "any other extension, the PrimFunc as TVMScript");
   extract->callback([opt, &result] { result.exitCode = runExtract(*opt); });
-  auto* run = relay->add_subcommand("run", "Run the model group by group with the reference interpreter");
+  auto* run = relay->add_subcommand(
+      "run", "Run the model: compiled group by group through a target (--target), or with the reference interpreter");
   common(run);
   run->add_option("--inputs", opt->inputs,
                   "Directory with <param>.npy inputs (default: seeded random; --params DIR/<param>.npy, for weights "
@@ -290,7 +287,42 @@ void registerRelay(CLI::App& app, CommandResult& result) {
   run->add_option("--save", opt->save, "Write output_<k>.npy here");
   run->add_option("--save-params", opt->saveParams, "Write the constants used (const_<i>.npy) here");
   run->add_flag("--interpret", opt->interpret, "Execute with the reference interpreter");
-  run->callback([opt, &result] { result.exitCode = runModel(*opt); });
+  auto compiled = std::make_shared<RelayRunOptions>();
+  run->add_option("--target", compiled->target, "Compile every group through this target plugin (cpu-llvm, cpu-c)");
+  run->add_option("--schedule", compiled->schedule,
+                  "Each group's schedule: default (TVM-style fallback rules), poly (poly_optimize, fusion smart), "
+                  "poly:max|smart|min, tuned:LOG (the best record per group), or a model schedule FILE.json")
+      ->capture_default_str();
+  run->add_option("--write-schedule", compiled->writeSchedule, "Write the model schedule used to this JSON file");
+  run->add_option("--threads", compiled->threads, "Threads inside each group (0: all cores)")->capture_default_str();
+  run->add_option("--repeat", compiled->repeat, "Timed runs of the whole model (the median is reported)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  run->add_flag("--verify", compiled->verify,
+                "Check every group against the reference interpreter on the inputs its compiled predecessors made");
+  run->add_flag("--fast-math", compiled->fastMath, "Allow reassociation in the kernels");
+  run->add_flag("--no-cache", compiled->noCache, "Neither use nor fill the compiled-group cache");
+  run->add_flag("--in-process", compiled->inProcess, "Run the kernels in this process (no isolation)");
+  run->add_option("--timeout", compiled->timeout, "Seconds each kernel call may take")->capture_default_str();
+  run->callback([opt, compiled, &result] {
+    if (opt->interpret == !compiled->target.empty()) {
+      printDiagnostic(Diagnostic::error("cli.bad-argument",
+                                        "relay run needs either --target T (compile every group) or --interpret"));
+      result.exitCode = kExitBadInput;
+      return;
+    }
+    if (opt->interpret) {
+      result.exitCode = runModel(*opt);
+      return;
+    }
+    compiled->file = opt->file;
+    compiled->params = opt->params;
+    compiled->inputs = opt->inputs;
+    compiled->save = opt->save;
+    compiled->seed = opt->seed;
+    compiled->verbose = opt->verbose;
+    result.exitCode = runCompiledModel(*compiled);
+  });
 }
 
 } // namespace loopscape::cli

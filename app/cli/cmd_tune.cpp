@@ -11,6 +11,7 @@
 #include "cli_options.h"
 #include "cli_support.h"
 #include "commands.h"
+#include "interrupt_guard.h"
 
 #include "core/codegen/pipeline.h"
 #include "core/ir/structural_equal.h"
@@ -50,41 +51,6 @@ struct TuneCliOptions {
   double timeout = 10;
   bool fastMath = false;
   std::vector<std::string> shapes;
-};
-
-std::atomic<bool> g_interrupted{false};
-extern "C" void onInterrupt(int) { g_interrupted.store(true); }
-
-/// Ctrl-C while alive: the handler only sets a flag; a watcher thread turns it into a stop
-/// request (stop callbacks kill workers: not for a signal handler).
-class InterruptGuard {
-public:
-  InterruptGuard() {
-    g_interrupted.store(false);
-    m_previous = std::signal(SIGINT, onInterrupt);
-    m_watcher = std::thread([this] {
-      while (!m_done.load()) {
-        if (g_interrupted.load()) {
-          m_source.request_stop();
-          break;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      }
-    });
-  }
-  ~InterruptGuard() {
-    m_done.store(true);
-    m_watcher.join();
-    std::signal(SIGINT, m_previous);
-  }
-  std::stop_token token() const { return m_source.get_token(); }
-  bool interrupted() const { return g_interrupted.load(); }
-
-private:
-  std::stop_source m_source;
-  std::atomic<bool> m_done{false};
-  std::thread m_watcher;
-  void (*m_previous)(int) = SIG_DFL;
 };
 
 std::string duration(double seconds) {

@@ -5,11 +5,14 @@
 // The worker never outlives its parent: it is killed when the parent (the thread that
 // started it) ends, so a host that crashes or is killed leaves no kernel running. An
 // exception that escapes is an internal error (error_boundary.h), never an abort.
+#include "core/codegen/c_abi_call.h"
 #include "core/codegen/profile_timer.h"
 #include "core/codegen/runner_protocol.h"
 #include "core/ir/error_boundary.h"
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -26,20 +29,6 @@ namespace {
 
 using namespace loopscape;
 using namespace loopscape::codegen;
-
-// Every kernel argument (a pointer or an int64 size) is passed as a 64-bit integer: on the
-// x86-64 System V and AArch64 procedure-call standards both classes travel in the same
-// integer registers and stack slots, so `void f(uint64_t, ...)` with the right count is
-// call-compatible with `void f(float*, ..., int64_t, ...)`.
-template <std::size_t... I> void callWith(void* fn, const std::uint64_t* a, std::index_sequence<I...>) {
-  using Fn = void (*)(decltype((void)I, std::uint64_t{})...);
-  reinterpret_cast<Fn>(fn)(a[I]...);
-}
-
-template <std::size_t... N>
-void callKernel(void* fn, const std::vector<std::uint64_t>& args, std::index_sequence<N...>) {
-  ((args.size() == N ? (callWith(fn, args.data(), std::make_index_sequence<N>{}), true) : false) || ...);
-}
 
 void writeAll(int fd, const std::string& text) {
   std::size_t done = 0;
@@ -64,28 +53,48 @@ int runWorker(int argc, char** argv) {
   if (shm == MAP_FAILED)
     return fail(Diagnostic::error("worker.no-shared-memory", "cannot map the argument buffers from the runner"));
 
-  void* library = ::dlopen(request->library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!library)
-    return fail(Diagnostic::error("worker.cannot-load", fmt::format("cannot load the kernel library: {}", dlerror())));
-  void* fn = ::dlsym(library, request->symbol.c_str());
-  if (!fn)
-    return fail(Diagnostic::error("worker.no-symbol", fmt::format("the kernel library '{}' has no function '{}'",
-                                                                  request->library, request->symbol)));
-
-  std::vector<std::uint64_t> callArgs;
-  for (const auto& b : request->buffers)
-    callArgs.push_back(reinterpret_cast<std::uint64_t>(static_cast<std::byte*>(shm) + b.offset));
-  for (auto s : request->sizes) callArgs.push_back(static_cast<std::uint64_t>(s));
+  // Every call's function and arguments, each library loaded once.
+  std::vector<void*> functions;
+  std::vector<std::vector<std::uint64_t>> callArgs;
+  for (const auto& call : request->calls) {
+    void* library = ::dlopen(call.library.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!library)
+      return fail(
+          Diagnostic::error("worker.cannot-load", fmt::format("cannot load the kernel library: {}", dlerror())));
+    void* fn = ::dlsym(library, call.symbol.c_str());
+    if (!fn)
+      return fail(Diagnostic::error(
+          "worker.no-symbol", fmt::format("the kernel library '{}' has no function '{}'", call.library, call.symbol)));
+    functions.push_back(fn);
+    auto& a = callArgs.emplace_back();
+    for (const auto& b : call.buffers)
+      a.push_back(reinterpret_cast<std::uint64_t>(static_cast<std::byte*>(shm) + b.offset));
+    for (auto s : call.sizes)
+      a.push_back(static_cast<std::uint64_t>(s));
+  }
 
   std::atomic_ref<std::uint64_t> progress(*reinterpret_cast<std::uint64_t*>(
       static_cast<std::byte*>(shm) + request->shmBytes - kWorkerProgressBytes));
+  // With several calls, each call's time in every run of the sequence.
+  const bool several = functions.size() > 1;
+  std::vector<std::vector<double>> callTimes(several ? functions.size() : 0);
   auto timing = timeCalls(
       [&]() -> Expected<void> {
-        callKernel(fn, callArgs, std::make_index_sequence<kWorkerMaxArgs + 1>{});
-        progress.fetch_add(1, std::memory_order_relaxed); // the runner's per-call time limit
+        for (std::size_t c = 0; c < functions.size(); ++c) {
+          const auto start = std::chrono::steady_clock::now();
+          callCAbi(functions[c], callArgs[c]);
+          if (several)
+            callTimes[c].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+          progress.fetch_add(1, std::memory_order_relaxed); // the runner's per-call time limit
+        }
         return {};
       },
       request->timing);
+  if (timing)
+    for (auto& times : callTimes) {
+      std::sort(times.begin(), times.end());
+      timing->callSeconds.push_back(times[times.size() / 2]);
+    }
   if (!timing) return fail(timing.error());
   std::fflush(stdout);
   writeAll(kWorkerResultFd, encodeWorkerReply(*timing));

@@ -39,6 +39,9 @@ struct TimingResult {
   int number = 0;                ///< calls per repeat actually used
   CounterReport counters;        ///< over all timed calls (available == false with a note)
   bool countersRequested = false;
+  /// A run of several kernel calls in sequence (runner_protocol.h's multi-call requests):
+  /// the median seconds of each call over every run of the sequence; empty otherwise.
+  std::vector<double> callSeconds;
 
   double min() const;
   double max() const;

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fmt/format.h>
+#include <functional>
 #include <poll.h>
 #include <spawn.h>
 #include <sys/mman.h>
@@ -169,8 +170,12 @@ Expected<void> checkArguments(const LoweredFunc& func, std::span<const ir::NDArr
   return {};
 }
 
-Expected<RunResult> runLibraryIsolated(const std::string& libraryPath, const std::string& symbol,
-                                       std::span<ir::NDArray> args, std::span<const std::int64_t> sizes,
+namespace {
+
+/// Runs `request` in the worker: its shared memory (request.shmBytes) is filled by `fill`
+/// and, on success, read back by `readBack`.
+Expected<RunResult> runRequestIsolated(WorkerRequest& request, const std::function<void(std::byte*)>& fill,
+                                       const std::function<void(const std::byte*)>& readBack,
                                        const RunOptions& options) {
   if (options.stop.stop_requested()) return Unexpected(cancelledDiagnostic("running"));
   std::string workerPath = options.workerPath;
@@ -180,18 +185,7 @@ Expected<RunResult> runLibraryIsolated(const std::string& libraryPath, const std
     workerPath = *found;
   }
 
-  // 1. Lay the arguments out in one shared-memory file.
-  WorkerRequest request;
-  request.library = libraryPath;
-  request.symbol = symbol;
-  request.sizes.assign(sizes.begin(), sizes.end());
-  request.timing = options.timing;
-  std::uint64_t offset = 0;
-  for (const auto& a : args) {
-    request.buffers.push_back({offset, a.nbytes()});
-    offset += (a.nbytes() + kAlign - 1) / kAlign * kAlign;
-  }
-  request.shmBytes = offset + kWorkerProgressBytes; // the progress counter comes last
+  // 1. The shared-memory file.
   SharedMemory shm;
   shm.fd = Fd(::memfd_create("loopscape-args", MFD_CLOEXEC));
   if (shm.fd.get() < 0) return Unexpected(systemError("memfd_create failed"));
@@ -201,8 +195,7 @@ Expected<RunResult> runLibraryIsolated(const std::string& libraryPath, const std
   if (mapped == MAP_FAILED) return Unexpected(systemError("cannot map the shared memory"));
   shm.data = static_cast<std::byte*>(mapped);
   shm.bytes = request.shmBytes;
-  for (std::size_t i = 0; i < args.size(); ++i)
-    if (args[i].nbytes() > 0) std::memcpy(shm.data + request.buffers[i].offset, args[i].rawData(), args[i].nbytes());
+  fill(shm.data);
 
   // 2. Pipes for the reply and for whatever the kernel prints.
   int resultPipe[2], outputPipe[2];
@@ -323,9 +316,50 @@ Expected<RunResult> runLibraryIsolated(const std::string& libraryPath, const std
   auto timing = decodeWorkerReply(reply);
   if (!timing) return Unexpected(withOutput(timing.error()));
   result.timing = std::move(*timing);
-  for (std::size_t i = 0; i < args.size(); ++i)
-    if (args[i].nbytes() > 0) std::memcpy(args[i].rawData(), shm.data + request.buffers[i].offset, args[i].nbytes());
+  readBack(shm.data);
   return result;
+}
+
+} // namespace
+
+Expected<RunResult> runLibraryIsolated(const std::string& libraryPath, const std::string& symbol,
+                                       std::span<ir::NDArray> args, std::span<const std::int64_t> sizes,
+                                       const RunOptions& options) {
+  // The arguments laid out in one shared-memory file, each 64-byte aligned.
+  WorkerRequest request;
+  WorkerCall& call = request.calls.emplace_back();
+  call.library = libraryPath;
+  call.symbol = symbol;
+  call.sizes.assign(sizes.begin(), sizes.end());
+  request.timing = options.timing;
+  std::uint64_t offset = 0;
+  for (const auto& a : args) {
+    call.buffers.push_back({offset, a.nbytes()});
+    offset += (a.nbytes() + kAlign - 1) / kAlign * kAlign;
+  }
+  request.shmBytes = offset + kWorkerProgressBytes; // the progress counter comes last
+  return runRequestIsolated(
+      request,
+      [&](std::byte* shm) {
+        for (std::size_t i = 0; i < args.size(); ++i)
+          if (args[i].nbytes() > 0) std::memcpy(shm + call.buffers[i].offset, args[i].rawData(), args[i].nbytes());
+      },
+      [&](const std::byte* shm) {
+        for (std::size_t i = 0; i < args.size(); ++i)
+          if (args[i].nbytes() > 0) std::memcpy(args[i].rawData(), shm + call.buffers[i].offset, args[i].nbytes());
+      },
+      options);
+}
+
+Expected<RunResult> runCallsIsolated(std::vector<WorkerCall> calls, std::span<std::byte> arena,
+                                     const RunOptions& options) {
+  WorkerRequest request;
+  request.calls = std::move(calls);
+  request.timing = options.timing;
+  request.shmBytes = (arena.size() + kAlign - 1) / kAlign * kAlign + kWorkerProgressBytes;
+  return runRequestIsolated(
+      request, [&](std::byte* shm) { std::memcpy(shm, arena.data(), arena.size()); },
+      [&](const std::byte* shm) { std::memcpy(arena.data(), shm, arena.size()); }, options);
 }
 
 Expected<RunResult> runKernel(const LoweredFunc& func, Kernel& kernel, std::span<ir::NDArray> args,

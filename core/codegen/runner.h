@@ -23,6 +23,7 @@
 
 #include "core/codegen/lowered_func.h"
 #include "core/codegen/profile_timer.h"
+#include "core/codegen/runner_protocol.h"
 #include "core/codegen/target.h"
 #include "core/ir/interpreter.h"
 #include "core/ir/ndarray.h"
@@ -83,6 +84,14 @@ Expected<RunResult> runKernel(const LoweredFunc& func, Kernel& kernel, std::span
 Expected<RunResult> runLibraryIsolated(const std::string& libraryPath, const std::string& symbol,
                                        std::span<ir::NDArray> args, std::span<const std::int64_t> sizes,
                                        const RunOptions& options);
+
+/// Runs `calls` in order in the worker over one arena: `arena` is copied into the shared
+/// memory, every call's buffer offsets are into it, and it holds the results afterwards
+/// (on success). options.timing times the whole sequence as one call; the time limit
+/// applies to each call; with several calls result.timing.callSeconds has each one's
+/// median time. `options.isolation` is ignored (always isolated).
+Expected<RunResult> runCallsIsolated(std::vector<WorkerCall> calls, std::span<std::byte> arena,
+                                     const RunOptions& options);
 
 /// "SIGSEGV (segmentation fault)", "SIGFPE (floating-point exception)", ...
 std::string describeSignal(int signal);

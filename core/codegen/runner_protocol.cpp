@@ -26,15 +26,17 @@ std::string hexFloat(double v) {
 } // namespace
 
 std::vector<std::string> encodeWorkerArgs(const WorkerRequest& r) {
-  std::vector<std::string> args = {"--library", r.library,     "--symbol",
-                                   r.symbol,    "--shm-bytes", std::to_string(r.shmBytes)};
-  for (const auto& b : r.buffers) {
-    args.push_back("--buffer");
-    args.push_back(fmt::format("{}:{}", b.offset, b.bytes));
-  }
-  for (auto s : r.sizes) {
-    args.push_back("--size");
-    args.push_back(std::to_string(s));
+  std::vector<std::string> args = {"--shm-bytes", std::to_string(r.shmBytes)};
+  for (const auto& call : r.calls) {
+    args.insert(args.end(), {"--library", call.library, "--symbol", call.symbol});
+    for (const auto& b : call.buffers) {
+      args.push_back("--buffer");
+      args.push_back(fmt::format("{}:{}", b.offset, b.bytes));
+    }
+    for (auto s : call.sizes) {
+      args.push_back("--size");
+      args.push_back(std::to_string(s));
+    }
   }
   args.insert(args.end(),
               {"--warmup", std::to_string(r.timing.warmup), "--repeat", std::to_string(r.timing.repeat), "--number",
@@ -57,9 +59,11 @@ Expected<WorkerRequest> decodeWorkerArgs(const std::vector<std::string>& args) {
     const std::string& value = args[++i];
     bool ok = true;
     if (key == "--library") {
-      r.library = value;
+      r.calls.push_back({.library = value});
+    } else if ((key == "--symbol" || key == "--buffer" || key == "--size") && r.calls.empty()) {
+      return Unexpected(badArgs(fmt::format("{} before the first --library", key)));
     } else if (key == "--symbol") {
-      r.symbol = value;
+      r.calls.back().symbol = value;
     } else if (key == "--shm-bytes") {
       ok = parseNumber(value, r.shmBytes);
     } else if (key == "--buffer") {
@@ -67,11 +71,11 @@ Expected<WorkerRequest> decodeWorkerArgs(const std::vector<std::string>& args) {
       WorkerBuffer b;
       ok = colon != std::string::npos && parseNumber(value.substr(0, colon), b.offset) &&
            parseNumber(value.substr(colon + 1), b.bytes);
-      r.buffers.push_back(b);
+      r.calls.back().buffers.push_back(b);
     } else if (key == "--size") {
       std::int64_t s = 0;
       ok = parseNumber(value, s);
-      r.sizes.push_back(s);
+      r.calls.back().sizes.push_back(s);
     } else if (key == "--warmup") {
       ok = parseNumber(value, r.timing.warmup) && r.timing.warmup >= 0;
     } else if (key == "--repeat") {
@@ -91,16 +95,19 @@ Expected<WorkerRequest> decodeWorkerArgs(const std::vector<std::string>& args) {
     }
     if (!ok) return Unexpected(badArgs(fmt::format("bad value '{}' for {}", value, key)));
   }
-  if (r.library.empty() || r.symbol.empty()) return Unexpected(badArgs("--library and --symbol are required"));
+  if (r.calls.empty()) return Unexpected(badArgs("--library and --symbol are required"));
   if (r.shmBytes < kWorkerProgressBytes)
     return Unexpected(badArgs(fmt::format("{} shared bytes leave no room for the progress counter", r.shmBytes)));
-  for (const auto& b : r.buffers)
-    if (b.offset + b.bytes > r.shmBytes - kWorkerProgressBytes)
-      return Unexpected(badArgs(fmt::format("buffer {}:{} lies outside the {} shared argument bytes", b.offset, b.bytes,
-                                            r.shmBytes - kWorkerProgressBytes)));
-  if (r.buffers.size() + r.sizes.size() > static_cast<std::size_t>(kWorkerMaxArgs))
-    return Unexpected(badArgs(fmt::format("{} kernel arguments; the worker passes at most {}",
-                                          r.buffers.size() + r.sizes.size(), kWorkerMaxArgs)));
+  for (const auto& call : r.calls) {
+    if (call.library.empty() || call.symbol.empty()) return Unexpected(badArgs("--library and --symbol are required"));
+    for (const auto& b : call.buffers)
+      if (b.offset > r.shmBytes - kWorkerProgressBytes || b.bytes > r.shmBytes - kWorkerProgressBytes - b.offset)
+        return Unexpected(badArgs(fmt::format("buffer {}:{} lies outside the {} shared argument bytes", b.offset,
+                                              b.bytes, r.shmBytes - kWorkerProgressBytes)));
+    if (call.buffers.size() + call.sizes.size() > static_cast<std::size_t>(kWorkerMaxArgs))
+      return Unexpected(badArgs(fmt::format("{} kernel arguments; the worker passes at most {}",
+                                            call.buffers.size() + call.sizes.size(), kWorkerMaxArgs)));
+  }
   return r;
 }
 
@@ -116,6 +123,8 @@ std::string encodeWorkerReply(const TimingResult& t) {
     else
       out += fmt::format("nocounters {}\n", t.counters.note);
   }
+  for (std::size_t i = 0; i < t.callSeconds.size(); ++i)
+    out += fmt::format("call {} {}\n", i, hexFloat(t.callSeconds[i]));
   out += "end\n";
   return out;
 }
@@ -161,6 +170,14 @@ Expected<TimingResult> decodeWorkerReply(const std::string& text) {
       std::string misses;
       if (!(fields >> t.counters.values.cycles >> t.counters.values.instructions >> misses)) return bad(line);
       if (misses != "-") t.counters.values.cacheMisses = std::stoull(misses);
+    } else if (key == "call") {
+      std::istringstream fields(value);
+      std::size_t index = 0;
+      std::string seconds;
+      char* end = nullptr;
+      if (!(fields >> index >> seconds) || index != t.callSeconds.size()) return bad(line);
+      t.callSeconds.push_back(std::strtod(seconds.c_str(), &end));
+      if (!end || *end != '\0') return bad(line);
     } else if (key == "nocounters") {
       t.countersRequested = true;
       t.counters.note = value;

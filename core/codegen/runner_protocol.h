@@ -2,10 +2,13 @@
 // place so both sides agree. The parent puts every argument buffer into one shared-memory
 // file (memfd), each at a 64-byte-aligned offset, and starts the worker with
 //
-//   loopscape-worker --library PATH --symbol NAME --shm-bytes B
-//                    [--buffer OFFSET:BYTES]... [--size VALUE]...
+//   loopscape-worker --shm-bytes B
+//                    (--library PATH --symbol NAME [--buffer OFFSET:BYTES]... [--size VALUE]...)...
 //                    --warmup W --repeat R --number N --min-repeat-ms M [--counters]
 //
+// Each `--library` starts one call of the request; a request of several calls (a
+// compiled model: one kernel per fused group over one arena of tensors) runs them in
+// order, and that sequence is what is timed as one "kernel call".
 // with the shared memory on descriptor kWorkerShmFd and the write end of the result pipe
 // on kWorkerResultFd. The worker maps the memory, dlopens the library, calls
 //   void NAME(void* buffer0, ..., int64_t size0, ...)
@@ -13,7 +16,9 @@
 // record per line, to the result pipe:
 //   ok | number N | repeat <seconds, C99 hex float> (one per repeat) |
 //   counters <cycles> <instructions> <cache misses or -> | nocounters <note>
-// or, when it cannot run the kernel at all (library, symbol, mapping), a single line
+// followed, for a request of several calls, by `call <i> <seconds>` (the median time of
+// call i over every run of the sequence), or, when it cannot run the kernel at all (library, symbol, mapping), a single
+// line
 //   error <code> <message>
 // and exits with status kWorkerExitError. A kernel crash is a signal the parent decodes.
 // The last kWorkerProgressBytes of the shared memory hold a progress counter (a uint64
@@ -43,12 +48,17 @@ struct WorkerBuffer {
   std::uint64_t bytes = 0;
 };
 
-struct WorkerRequest {
+/// One function call of a request: `void symbol(buffer0, ..., size0, ...)` of `library`.
+struct WorkerCall {
   std::string library;
   std::string symbol;
-  std::uint64_t shmBytes = 0;
   std::vector<WorkerBuffer> buffers;
   std::vector<std::int64_t> sizes;
+};
+
+struct WorkerRequest {
+  std::vector<WorkerCall> calls; ///< run in order; at least one
+  std::uint64_t shmBytes = 0;
   TimingOptions timing;
 };
 

@@ -314,17 +314,16 @@ private Q_SLOTS:
 
   void protocolRoundTrip() {
     WorkerRequest req;
-    req.library = "/tmp/lib x.so";
-    req.symbol = "k";
+    req.calls.push_back(
+        {.library = "/tmp/lib x.so", .symbol = "k", .buffers = {{0, 100}, {128, 128}}, .sizes = {3, -1}});
     req.shmBytes = 256 + kWorkerProgressBytes; // buffers, then the progress counter
-    req.buffers = {{0, 100}, {128, 128}};
-    req.sizes = {3, -1};
     req.timing = {2, 7, 0, 12.5, true};
     auto back = decodeWorkerArgs(encodeWorkerArgs(req));
     QVERIFY(back.has_value());
-    QCOMPARE(back->library, req.library);
-    QCOMPARE(back->buffers[1].offset, std::uint64_t(128));
-    QCOMPARE(back->sizes, req.sizes);
+    QCOMPARE(back->calls.size(), std::size_t(1));
+    QCOMPARE(back->calls[0].library, req.calls[0].library);
+    QCOMPARE(back->calls[0].buffers[1].offset, std::uint64_t(128));
+    QCOMPARE(back->calls[0].sizes, req.calls[0].sizes);
     QCOMPARE(back->timing.repeat, 7);
     QCOMPARE(back->timing.minRepeatMs, 12.5);
     QCOMPARE(back->timing.slowCutoffSeconds, 0.0);
@@ -332,7 +331,20 @@ private Q_SLOTS:
     req.timing.slowCutoffSeconds = 0.25;
     QCOMPARE(decodeWorkerArgs(encodeWorkerArgs(req))->timing.slowCutoffSeconds, 0.25);
 
-    req.buffers.push_back({200, 100});
+    // Several calls: each --library starts one, in order.
+    auto two = req;
+    two.calls.push_back({.library = "/tmp/b.so", .symbol = "g", .buffers = {{128, 64}}, .sizes = {}});
+    auto backTwo = decodeWorkerArgs(encodeWorkerArgs(two));
+    QVERIFY(backTwo.has_value());
+    QCOMPARE(backTwo->calls.size(), std::size_t(2));
+    QCOMPARE(backTwo->calls[1].symbol, std::string("g"));
+    QCOMPARE(backTwo->calls[1].buffers.size(), std::size_t(1));
+    QVERIFY(backTwo->calls[1].sizes.empty());
+    auto orphan = decodeWorkerArgs({"--shm-bytes", "128", "--symbol", "k", "--library", "a.so"});
+    QVERIFY(!orphan.has_value());
+    QCOMPARE(orphan.error().message, std::string("--symbol before the first --library"));
+
+    req.calls[0].buffers.push_back({200, 100});
     auto bad = decodeWorkerArgs(encodeWorkerArgs(req));
     QVERIFY(!bad.has_value());
     QCOMPARE(bad.error().message, std::string("buffer 200:100 lies outside the 256 shared argument bytes"));
@@ -346,6 +358,9 @@ private Q_SLOTS:
     QVERIFY(decoded.has_value());
     QCOMPARE(decoded->perRepeat, t.perRepeat); // hex floats: bit-exact
     QCOMPARE(decoded->counters.note, t.counters.note);
+    QVERIFY(decoded->callSeconds.empty());
+    t.callSeconds = {2.5e-4, 1.0 / 3.0};
+    QCOMPARE(decodeWorkerReply(encodeWorkerReply(t))->callSeconds, t.callSeconds);
     QVERIFY(!decodeWorkerReply("ok\nnumber 1\nrepeat 0x1p-3\n").has_value()); // truncated
   }
 };

@@ -69,10 +69,15 @@ const std::vector<ModuleRule>& moduleTable() {
       {"core/poly", {"core/ir", "core/schedule"}},
       {"core/codegen", {"core/ir"}},
       {"core/tune", {"core/ir", "core/syntax", "core/frontend", "core/schedule", "core/poly", "core/codegen"}},
+      {"core/graph",
+       {"core/ir", "core/syntax", "core/frontend", "core/schedule", "core/poly", "core/codegen", "core/tune"}},
       {"plugins", {"core/ir", "core/codegen"}},
-      {"views", {"core/ir", "core/syntax", "core/frontend", "core/schedule", "core/poly", "core/codegen", "core/tune"}},
+      {"views",
+       {"core/ir", "core/syntax", "core/frontend", "core/schedule", "core/poly", "core/codegen", "core/tune",
+        "core/graph"}},
       {"app",
-       {"core/ir", "core/syntax", "core/frontend", "core/schedule", "core/poly", "core/codegen", "core/tune", "views"}},
+       {"core/ir", "core/syntax", "core/frontend", "core/schedule", "core/poly", "core/codegen", "core/tune",
+        "core/graph", "views"}},
   };
   return table;
 }

@@ -1,0 +1,75 @@
+// Running a compiled model: the inputs and constants bound once in one arena laid out by
+// the graph plan, then one kernel call per group in execution order. Isolated (default):
+// in `loopscape-worker` as one multi-call request (runner.h's runCallsIsolated), so a
+// crashing kernel is an error, not a crash, and each group is timed inside the worker;
+// in process: the kernels' libraries loaded here and called directly.
+//
+// Timing as TVM's time evaluator: `warmup` runs, then `repeat` timed runs of the whole
+// model; the end-to-end latency is the median of the repeats, each group's time the median
+// of its calls.
+//
+// Verification (verifyModel) runs the model once without storage reuse, so every group's
+// result is kept, and checks each group against the reference interpreter on the inputs
+// the compiled predecessors produced: whole when the group's unscheduled program has at
+// most `interpretLimit` statement instances, else on sampled output elements
+// (verify_sample.h). The first failing group is named with its max abs/rel error.
+#pragma once
+
+#include "core/codegen/runner.h"
+#include "core/codegen/verify.h"
+#include "core/graph/compiled_model.h"
+
+namespace loopscape::graph {
+
+struct ModelRunOptions {
+  codegen::Isolation isolation = codegen::Isolation::Worker;
+  int warmup = 1;
+  int repeat = 10;
+  double timeoutSeconds = 60; ///< per kernel call, isolated
+  std::stop_token stop;
+};
+
+struct GroupTime {
+  std::size_t group = 0;
+  double seconds = 0; ///< median per call (one call per group per run)
+};
+
+struct ModelRun {
+  std::vector<ir::NDArray> outputs;
+  std::vector<double> perRepeat; ///< seconds of each timed run of the whole model
+  std::vector<GroupTime> groups; ///< one per planned call, in execution order
+  double medianSeconds() const;
+};
+
+Expected<ModelRun> runModel(const Model& model, const CompiledModel& compiled, const std::vector<ir::NDArray>& inputs,
+                            const ModelRunOptions& options);
+
+struct GroupCheck {
+  std::size_t group = 0;
+  codegen::OutputCheck check; ///< whole output, or the sampled elements
+  bool sampled = false;       ///< only sampled elements were interpreted
+  int sampledElements = 0;
+  std::string skipped; ///< why it could not be checked (then `check` is empty and passed)
+};
+
+struct ModelVerifyOptions {
+  double interpretLimit = 5e7; ///< statement instances interpreted whole per group
+  int sampleElements = 32;     ///< otherwise, elements interpreted per group
+  std::optional<codegen::Tolerance> tolerance;
+  codegen::Isolation isolation = codegen::Isolation::Worker;
+  double timeoutSeconds = 60;
+  std::function<void(std::size_t done, std::size_t total)> progress;
+  std::stop_token stop;
+};
+
+struct ModelVerifyReport {
+  std::vector<GroupCheck> groups; ///< in execution order
+  bool passed() const;
+  /// The first group that failed, or null.
+  const GroupCheck* firstFailure() const;
+};
+
+Expected<ModelVerifyReport> verifyModel(const Model& model, const CompiledModel& compiled,
+                                        const std::vector<ir::NDArray>& inputs, const ModelVerifyOptions& options);
+
+} // namespace loopscape::graph
