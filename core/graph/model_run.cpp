@@ -3,6 +3,7 @@
 #include "core/codegen/c_abi_call.h"
 #include "core/codegen/cancel.h"
 #include "core/codegen/flop_count.h"
+#include "core/codegen/pipeline.h"
 #include "core/codegen/profile_timer.h"
 #include "core/codegen/verify_sample.h"
 #include "core/ir/interpreter.h"
@@ -124,6 +125,57 @@ Expected<codegen::TimingResult> runCalls(const std::vector<codegen::WorkerCall>&
   return result;
 }
 
+/// A kernel's library and symbol, with the kernel kept alive when its file is not cached.
+struct ReferenceKernel {
+  CachedKernel kernel;
+  std::shared_ptr<codegen::Kernel> keepAlive;
+};
+
+/// The unscheduled group built by the model's target (kept in the kernel cache).
+Expected<ReferenceKernel> compiledReference(const ModelGroup& g, const CompiledModel& compiled,
+                                            const ModelVerifyOptions& options) {
+  const KernelCache cache(options.cacheDir, options.useCache);
+  const std::string key = KernelCache::key(
+      {"reference", LOOPSCAPE_VERSION, compiled.target, fmt::format("threads={}", compiled.threads), g.workload});
+  if (auto hit = cache.findKernel(key)) return ReferenceKernel{*hit, nullptr};
+  codegen::Pipeline pipeline;
+  auto target = pipeline.usableTarget(compiled.target);
+  if (!target) return std::unexpected(target.error());
+  codegen::BuildOptions bo;
+  bo.threads = compiled.threads;
+  bo.stop = options.stop;
+  auto built = pipeline.compile(**target, g.func, bo, options.stop);
+  if (!built) return std::unexpected(built.error());
+  const std::string library = built->kernel->libraryPath();
+  if (library.empty())
+    return std::unexpected(Diagnostic::error(
+        "graph.group-build",
+        fmt::format("group {}: target '{}' made no shared library of the reference kernel", g.name, compiled.target)));
+  auto stored = cache.storeKernel(key, library, built->kernel->symbol());
+  return ReferenceKernel{stored, stored.library == library ? built->kernel : nullptr};
+}
+
+/// Runs `kernel` on `args` (as verify's reference: isolated or in process).
+Expected<void> runReference(const CachedKernel& kernel, std::vector<ir::NDArray>& args,
+                            const ModelVerifyOptions& options) {
+  codegen::RunOptions ro;
+  ro.timeoutSeconds = options.timeoutSeconds;
+  ro.stop = options.stop;
+  if (options.isolation == codegen::Isolation::Worker) {
+    auto r = codegen::runLibraryIsolated(kernel.library, kernel.symbol, args, {}, ro);
+    if (!r) return std::unexpected(r.error());
+    return {};
+  }
+  LoadedCalls loaded;
+  if (auto r = loadCalls({codegen::WorkerCall{kernel.library, kernel.symbol, {}, {}}}, loaded); !r)
+    return std::unexpected(r.error());
+  std::vector<std::uint64_t> a;
+  for (auto& arg : args)
+    a.push_back(reinterpret_cast<std::uint64_t>(arg.rawData()));
+  codegen::callCAbi(loaded.functions.front(), a);
+  return {};
+}
+
 Expected<void> checkStatic(const Model& model) {
   for (const auto& g : model.groups)
     if (!g.func.sizeVars().empty())
@@ -160,7 +212,7 @@ bool ModelVerifyReport::passed() const { return firstFailure() == nullptr; }
 
 const GroupCheck* ModelVerifyReport::firstFailure() const {
   for (const auto& g : groups)
-    if (!g.check.passed()) return &g;
+    if (!g.passed()) return &g;
   return nullptr;
 }
 
@@ -190,33 +242,39 @@ Expected<ModelVerifyReport> verifyModel(const Model& model, const CompiledModel&
       reference.push_back(k < call.firstOutput ? actual[k] : ir::NDArray(actual[k].shape(), actual[k].dtype()));
     auto count = codegen::countFlops(g.func, {});
     if (!count) return std::unexpected(count.error());
+    const bool interpretWhole = count->instances <= options.interpretLimit;
+    if (interpretWhole) {
+      if (auto r = ir::interpret(g.func, reference, {}, options.stop); !r) return std::unexpected(r.error());
+    } else {
+      auto ref = compiledReference(g, compiled, options);
+      if (!ref) return std::unexpected(ref.error());
+      if (auto r = runReference(ref->kernel, reference, options); !r) return std::unexpected(r.error());
+    }
     for (std::size_t k = call.firstOutput; k < actual.size(); ++k) {
       GroupCheck gc;
       gc.group = g.index;
       const codegen::Tolerance tol = options.tolerance.value_or(codegen::defaultTolerance(actual[k].dtype()));
       const std::string name = call.args.size() - call.firstOutput == 1 ? g.name : fmt::format("{}.{}", g.name, k);
-      if (count->instances <= options.interpretLimit) {
-        if (k == call.firstOutput) {
-          if (auto r = ir::interpret(g.func, reference, {}, options.stop); !r) return std::unexpected(r.error());
-        }
-        gc.check = codegen::compareOutput(name, actual[k], reference[k], tol);
-      } else {
+      gc.check = codegen::compareOutput(name, actual[k], reference[k], tol);
+      if (!interpretWhole) {
+        gc.reference = codegen::ReferenceKind::CompiledUnscheduled;
         auto sampled = codegen::interpretSampledElements(g.func, {}, reference, k, options.sampleElements, 1,
                                                          options.interpretLimit, options.stop);
         if (!sampled) return std::unexpected(sampled.error());
-        gc.sampled = true;
-        gc.sampledElements = static_cast<int>(sampled->flatIndices.size());
         gc.skipped = sampled->skipped;
-        ir::NDArray got({static_cast<std::int64_t>(sampled->flatIndices.size())}, actual[k].dtype());
-        for (std::size_t e = 0; e < sampled->flatIndices.size(); ++e)
-          got.setDouble(static_cast<std::int64_t>(e), actual[k].getDouble(sampled->flatIndices[e]));
-        gc.check = codegen::compareOutput(name, got, sampled->values, tol);
-        if (gc.check.first) {
-          // The mismatch's index in the whole output.
-          gc.check.first->flatIndex = sampled->flatIndices.at(static_cast<std::size_t>(gc.check.first->flatIndex));
-          gc.check.first->index = codegen::unflattenIndex(gc.check.first->flatIndex, actual[k].shape());
+        gc.sampledElements = static_cast<int>(sampled->flatIndices.size());
+        if (!sampled->flatIndices.empty()) {
+          ir::NDArray got({static_cast<std::int64_t>(sampled->flatIndices.size())}, actual[k].dtype());
+          for (std::size_t e = 0; e < sampled->flatIndices.size(); ++e)
+            got.setDouble(static_cast<std::int64_t>(e), actual[k].getDouble(sampled->flatIndices[e]));
+          gc.sampledCheck = codegen::compareOutput(name, got, sampled->values, tol);
+          if (gc.sampledCheck->first) {
+            // The mismatch's index in the whole output.
+            auto& first = *gc.sampledCheck->first;
+            first.flatIndex = sampled->flatIndices.at(static_cast<std::size_t>(first.flatIndex));
+            first.index = codegen::unflattenIndex(first.flatIndex, actual[k].shape());
+          }
         }
-        gc.check.shape = actual[k].shape();
       }
       report.groups.push_back(std::move(gc));
     }

@@ -9,10 +9,14 @@
 // of its calls.
 //
 // Verification (verifyModel) runs the model once without storage reuse, so every group's
-// result is kept, and checks each group against the reference interpreter on the inputs
-// the compiled predecessors produced: whole when the group's unscheduled program has at
-// most `interpretLimit` statement instances, else on sampled output elements
-// (verify_sample.h). The first failing group is named with its max abs/rel error.
+// result is kept, and checks each group on the inputs the compiled predecessors produced:
+// against the reference interpreter when the group's unscheduled program has at most
+// `interpretLimit` statement instances; above it, against the unscheduled group compiled
+// by the same target (which checks the schedule, not the code generator), plus the
+// interpreter on sampled output elements (verify_sample.h) when one element costs little
+// enough (a fused group's producer stages run whole for each element, so a convolution
+// with its epilogue usually does not). The first failing group is named with its max
+// abs/rel error.
 #pragma once
 
 #include "core/codegen/runner.h"
@@ -46,16 +50,22 @@ Expected<ModelRun> runModel(const Model& model, const CompiledModel& compiled, c
 
 struct GroupCheck {
   std::size_t group = 0;
-  codegen::OutputCheck check; ///< whole output, or the sampled elements
-  bool sampled = false;       ///< only sampled elements were interpreted
+  codegen::ReferenceKind reference = codegen::ReferenceKind::Interpreter;
+  codegen::OutputCheck check; ///< the whole output against the reference
+  /// With CompiledUnscheduled: the interpreter on sampled elements (sampledElements of
+  /// them; none, with `skipped` saying why, when one element costs too much).
+  std::optional<codegen::OutputCheck> sampledCheck;
   int sampledElements = 0;
-  std::string skipped; ///< why it could not be checked (then `check` is empty and passed)
+  std::string skipped;
+  bool passed() const { return check.passed() && (!sampledCheck || sampledCheck->passed()); }
 };
 
 struct ModelVerifyOptions {
   double interpretLimit = 5e7; ///< statement instances interpreted whole per group
   int sampleElements = 32;     ///< otherwise, elements interpreted per group
   std::optional<codegen::Tolerance> tolerance;
+  std::string cacheDir; ///< the compiled references' cache (compiled_model.h's)
+  bool useCache = true;
   codegen::Isolation isolation = codegen::Isolation::Worker;
   double timeoutSeconds = 60;
   std::function<void(std::size_t done, std::size_t total)> progress;

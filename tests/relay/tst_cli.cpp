@@ -12,9 +12,19 @@ struct Run {
   QString out, err;
 };
 
+/// The compiled-group cache of every run of this test (never the user's).
+QTemporaryDir& cacheDir() {
+  static QTemporaryDir dir;
+  return dir;
+}
+
 Run runCli(const QStringList& args) {
   QProcess p;
   p.setWorkingDirectory(QStringLiteral(LS_SOURCE_DIR));
+  auto env = QProcessEnvironment::systemEnvironment();
+  env.insert(QStringLiteral("LOOPSCAPE_CACHE_DIR"), cacheDir().path());
+  env.insert(QStringLiteral("LOOPSCAPE_WORKER"), QStringLiteral(LS_WORKER_PATH));
+  p.setProcessEnvironment(env);
   p.start(QStringLiteral(LS_CLI_PATH), args);
   p.waitForFinished(120000);
   return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
@@ -103,6 +113,55 @@ private Q_SLOTS:
     Run c = runCli({"relay", "run", "samples/relay/two_functions.relay", "--seed", "3"});
     QCOMPARE(c.exitCode, 2);
     QVERIFY(c.err.contains("relay run needs either --target T (compile every group) or --interpret"));
+  }
+
+  void compiledRunMatchesInterpreter() {
+    QTemporaryDir dir;
+    const QString schedule = dir.filePath("mnist.schedule.json");
+    Run interpreted = runCli({"relay", "run", "samples/relay/mnist.relay", "--interpret"});
+    QCOMPARE(interpreted.exitCode, 0);
+    Run poly = runCli({"relay", "run", "samples/relay/mnist.relay", "--target", "cpu-llvm", "--schedule", "poly",
+                       "--verify", "--repeat", "2", "--write-schedule", schedule});
+    QCOMPARE(poly.exitCode, 0);
+    QCOMPARE(outputLine(poly.out), outputLine(interpreted.out));
+    QVERIFY(poly.out.contains("model samples/relay/mnist.relay: 8 groups (8 distinct), target cpu-llvm, all cores, "
+                              "schedule poly\n"));
+    QVERIFY(poly.out.contains("tvmgen_default_fused_nn_dense_add"));
+    QVERIFY(poly.out.contains("poly(fusion=smart)"));
+    QVERIFY(poly.out.contains("verify: every group matches on its compiled inputs: 8 outputs against the reference "
+                              "interpreter, 0 (too large to interpret) against the unscheduled group compiled by "
+                              "cpu-llvm\n"));
+    QVERIFY(poly.out.contains("end-to-end "));
+    // The written schedule reproduces the run, now from the cache.
+    Run again = runCli({"relay", "run", "samples/relay/mnist.relay", "--target", "cpu-c", "--schedule", schedule});
+    QCOMPARE(again.exitCode, 0);
+    QCOMPARE(outputLine(again.out), outputLine(interpreted.out));
+    QVERIFY(again.out.contains("poly(fusion=smart)"));
+  }
+
+  void compiledRunRefusesAGroup() {
+    QTemporaryDir dir;
+    QFile trace(dir.filePath("bad.py"));
+    QVERIFY(trace.open(QIODevice::WriteOnly));
+    trace.write("b = sch.get_block(\"T_add\")\n"
+                "i0, i1, k = sch.get_loops(sch.get_block(\"T_matmul_NT\"))\n"
+                "sch.reverse_compute_at(b, k)\n");
+    trace.close();
+    QFile json(dir.filePath("s.json"));
+    QVERIFY(json.open(QIODevice::WriteOnly));
+    json.write(
+        R"({"version": 1, "groups": {"tvmgen_default_fused_nn_dense_add": {"source": "trace", "file": "bad.py"}}})");
+    json.close();
+    Run r =
+        runCli({"relay", "run", "samples/relay/mnist.relay", "--target", "cpu-llvm", "--schedule", json.fileName()});
+    QCOMPARE(r.exitCode, 3);
+    QVERIFY(!r.out.contains("end-to-end"));
+    QVERIFY2(r.err.contains(dir.filePath("bad.py") + ":3:1: error: group tvmgen_default_fused_nn_dense_add (trace "
+                                                     "bad.py): reverse_compute_at: the producer 'T_matmul_NT'"),
+             qPrintable(r.err));
+    QVERIFY(r.err.contains("  sch.reverse_compute_at(b, k)\n  ^~~~"));
+    Run noTarget = runCli({"relay", "run", "samples/relay/mnist.relay", "--schedule", "poly"});
+    QCOMPARE(noTarget.exitCode, 2);
   }
 
   void extractToTe() {

@@ -17,7 +17,10 @@ Expected<std::vector<RV>> applyGetBlock(Schedule& sch, const std::vector<TraceVa
   const auto* name = attrs.size() > 0 ? attrs[0].get<std::string>() : nullptr;
   (void)inputs;
   if (!name) return Unexpected(scheduleError("get_block", "bad-arguments", "get_block expects a block name"));
-  if (const auto* func = attrs.size() > 1 ? attrs[1].get<std::string>() : nullptr; func && *func != sch.func().name)
+  // A schedule holds one function: TVM calls it "main" (tir.Schedule(func) makes the
+  // module {"main": func}) whatever its own name, so both names find it.
+  if (const auto* func = attrs.size() > 1 ? attrs[1].get<std::string>() : nullptr;
+      func && *func != sch.func().name && *func != "main")
     return Unexpected(scheduleError("get_block", "unknown-function",
                                     fmt::format("there is no function named '{}'; the program is '{}'", *func,
                                                 sch.func().name)));
