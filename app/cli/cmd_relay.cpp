@@ -319,6 +319,7 @@ void registerRelay(CLI::App& app, CommandResult& result) {
     compiled->params = opt->params;
     compiled->inputs = opt->inputs;
     compiled->save = opt->save;
+    compiled->saveParams = opt->saveParams;
     compiled->seed = opt->seed;
     compiled->verbose = opt->verbose;
     result.exitCode = runCompiledModel(*compiled);

@@ -174,6 +174,11 @@ int runCompiledModel(const RelayRunOptions& opt) {
     for (std::size_t k = 0; k < run->outputs.size(); ++k)
       if (!saveOutput(opt.save, fmt::format("output_{}", k), run->outputs[k])) return kExitBadInput;
   }
+  if (!opt.saveParams.empty()) {
+    if (!makeOutputDir(opt.saveParams)) return kExitBadInput;
+    for (std::size_t i = 0; i < model->sourceConstants; ++i)
+      if (!saveOutput(opt.saveParams, fmt::format("const_{}", i), model->module.constants[i])) return kExitBadInput;
+  }
   for (std::size_t k = 0; k < run->outputs.size(); ++k)
     std::printf("output %zu %s %s\n", k, run->outputs[k].describe().c_str(), run->outputs[k].checksum().str().c_str());
 

@@ -8,7 +8,7 @@ namespace loopscape::cli {
 
 struct RelayRunOptions {
   std::string file;
-  std::string params, inputs, save;
+  std::string params, inputs, save, saveParams;
   std::uint64_t seed = 0;
   std::string target;
   std::string schedule = "default";
