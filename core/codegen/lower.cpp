@@ -3,7 +3,10 @@
 
 #include "core/codegen/cancel.h"
 #include "core/codegen/lower_blocks.h"
+#include "core/codegen/lower_compact.h"
 #include "core/codegen/lower_flatten.h"
+#include "core/codegen/lower_gpu.h"
+#include "core/codegen/lower_storage_sync.h"
 #include "core/codegen/lower_thread_check.h"
 #include "core/codegen/lower_unroll.h"
 #include "core/codegen/lower_vectorize.h"
@@ -133,6 +136,19 @@ Expected<LoweredFunc> lower(const ir::PrimFunc& func, const LowerOptions& option
   ir::Stmt body = lowerBlocks(func.body);
   log("lowerBlocks", body);
 
+  if (options.deviceKind == "gpu") {
+    if (stopped()) return cancelled();
+    auto gpu = lowerGpuKernel(body, options.gpuLimits, out.remarks);
+    if (!gpu) return std::unexpected(gpu.error());
+    body = std::move(gpu->body);
+    out.gpu = std::move(gpu->kernel);
+    log("lowerGpuKernel", body);
+
+    if (stopped()) return cancelled();
+    body = compactOnChipBuffers(body, *out.gpu);
+    log("compactOnChipBuffers", body);
+  }
+
   if (stopped()) return cancelled();
   SizeParams sizes = makeSizeParams(func);
   out.sizeVars = sizes.vars;
@@ -149,9 +165,21 @@ Expected<LoweredFunc> lower(const ir::PrimFunc& func, const LowerOptions& option
   body = ir::simplify(body);
   log("simplify", body);
 
-  if (stopped()) return cancelled();
-  body = vectorizeLoops(body, options.maxVectorLanes, out.remarks);
-  log("vectorizeLoops", body);
+  if (options.deviceKind == "gpu") {
+    if (stopped()) return cancelled();
+    auto placed = placeOnChipBuffers(body, options.gpuLimits, *out.gpu);
+    if (!placed) return std::unexpected(placed.error());
+    body = std::move(*placed);
+    log("placeOnChipBuffers", body);
+
+    if (stopped()) return cancelled();
+    body = insertSharedBarriers(body, *out.gpu);
+    log("insertSharedBarriers", body);
+  } else {
+    if (stopped()) return cancelled();
+    body = vectorizeLoops(body, options.maxVectorLanes, out.remarks);
+    log("vectorizeLoops", body);
+  }
 
   if (stopped()) return cancelled();
   out.body = std::move(body);

@@ -10,6 +10,13 @@
 //   5. unrollLoops          (lower_unroll.h)        Unrolled loops with constant extent
 //   6. simplify             (core/ir/simplify.h)    canonical affine indices
 //   7. vectorizeLoops       (lower_vectorize.h)     Vectorized loops -> Ramp/Broadcast
+//                                                    (CPU device kinds only)
+// and for device kind "gpu", after 2:
+//   2a. lowerGpuKernel       (lower_gpu.h)          bound loops -> one kernel + launch
+//   2b. compactOnChipBuffers (lower_compact.h)      shared/local caches -> tile shape
+// and instead of 7:
+//   7. placeOnChipBuffers   (lower_gpu.h)           shared buffers listed, sizes checked
+//   8. insertSharedBarriers (lower_storage_sync.h)  barriers for shared buffers
 //
 // With LowerOptions::trace the IR is logged after every pass (ir::printStmt). A stop
 // requested through LowerOptions::stop is seen between passes ("codegen.cancelled",
@@ -17,6 +24,7 @@
 #pragma once
 
 #include "core/codegen/lowered_func.h"
+#include "core/codegen/target.h"
 #include "core/ir/diagnostic.h"
 
 #include <functional>
@@ -30,6 +38,8 @@ struct LowerOptions {
   /// The device the code is for (Target::deviceKind()): "cpu" refuses ThreadBinding loops
   /// (Diagnostic "codegen.thread-binding-on-cpu"); "gpu" keeps them.
   std::string deviceKind = "cpu";
+  /// For "gpu": the target's limits on one kernel (TargetCapabilities::gpu).
+  GpuLimits gpuLimits;
   /// Log the IR after each pass through `log` (stderr when `log` is empty).
   bool trace = false;
   std::function<void(std::string_view pass, std::string_view ir)> log;
@@ -41,7 +51,7 @@ struct LowerOptions {
 };
 
 /// Lowers `func` (a scheduled PrimFunc, root block "root") to a LoweredFunc. Errors:
-/// "codegen.thread-binding-on-cpu" (names the loop). The name is the sanitised function
+/// "codegen.thread-binding-on-cpu" (names the loop); for "gpu" those of lower_gpu.h. The name is the sanitised function
 /// name with "_kernel" appended ("main" -> "main_kernel").
 Expected<LoweredFunc> lower(const ir::PrimFunc& func, const LowerOptions& options = {});
 

@@ -22,14 +22,56 @@
 //     a no-op that marks where a block's statements start; the string is the block name
 //     ("C") or, before its reduction init, "<name>.init" ("C.init"). Targets print them as
 //     comments (or ignore them); Evaluate(IntImm 0) is the plain no-op.
+//
+// For a GPU target (LowerOptions::deviceKind "gpu", lower_gpu.h) `gpu` is set and `body`
+// is the device kernel as ONE thread runs it (the host part is the launch that `gpu`
+// describes; every plugin prints the same form):
+//   * no ThreadBinding loop remains: a loop bound to a tag was replaced by its body, its
+//     variable by the tag's index variable of `gpu->axes` (plus the loop's min);
+//     vthread loops became Serial loops;
+//   * "shared" buffers are listed in `gpu->shared` (allocated once per thread block, not
+//     zero-filled) and have no Allocate; "local" buffers are Allocates inside the body
+//     (per thread, zero-filled); every other intermediate was refused;
+//   * a store to a global or shared buffer that the serial program runs once per
+//     thread-index value of fewer tags than the kernel launches is guarded so that one
+//     thread runs it (`if (threadIdx_x == 0)`), as the serial program does;
+//   * Evaluate(StringImm(kBarrierMarker)) is a barrier of the thread block
+//     (__syncthreads / barrier(CLK_LOCAL_MEM_FENCE)), placed by lower_storage_sync.h
+//     only where every thread of the block reaches it.
 #pragma once
 
 #include "core/ir/prim_func.h"
 
+#include <array>
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace loopscape::codegen {
+
+/// The text of the barrier statement Evaluate(StringImm(kBarrierMarker)) of a GPU kernel
+/// (a block name never contains '@').
+inline constexpr std::string_view kBarrierMarker = "@barrier.shared";
+
+/// A variable of the kernel bound to a thread index: `var = min + <index of tag>`.
+struct ThreadAxis {
+  std::string tag; ///< "blockIdx.x", "threadIdx.y", ...
+  ir::Expr var;    ///< an integer Var used by the kernel body
+  std::int64_t min = 0;
+};
+
+/// The launch of a GPU kernel and its on-chip memory.
+struct GpuKernel {
+  std::array<std::int64_t, 3> grid{1, 1, 1};  ///< blockIdx.x/y/z extents
+  std::array<std::int64_t, 3> block{1, 1, 1}; ///< threadIdx.x/y/z extents
+  /// One int32 Var per launched tag (extent > 1), named like "threadIdx_x", min 0.
+  std::vector<ThreadAxis> axes;
+  std::vector<ir::Buffer> shared; ///< 1-D, constant size; allocated per thread block
+  std::int64_t sharedBytes = 0;   ///< their total size
+  std::int64_t localBytes = 0;    ///< the "local" Allocates of one thread, in total
+};
 
 /// A note for the user about a lowering decision (e.g. a vectorize that fell back).
 struct Remark {
@@ -44,6 +86,8 @@ struct LoweredFunc {
   std::vector<ir::Expr> sizeVars;    ///< symbolic sizes (int64 Vars), after the buffer pointers
   ir::Stmt body;
   std::vector<Remark> remarks;
+  /// Set for a GPU target: `body` is the device kernel of this launch (see above).
+  std::optional<GpuKernel> gpu;
 };
 
 } // namespace loopscape::codegen

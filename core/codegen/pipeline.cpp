@@ -55,6 +55,7 @@ Expected<Target*> Pipeline::usableTarget(std::string_view name) const {
 Expected<LoweredFunc> Pipeline::lower(const Target& target, const ir::PrimFunc& func, std::stop_token stop) const {
   LowerOptions options;
   options.deviceKind = target.deviceKind();
+  options.gpuLimits = target.capabilities().gpu;
   options.stop = std::move(stop);
   return codegen::lower(func, options);
 }

@@ -37,13 +37,24 @@
 namespace loopscape::codegen {
 
 /// Bumped whenever Target, Kernel, LoweredFunc, BuildOptions or the IR node layout changes.
-inline constexpr int kTargetAbiVersion = 4;
+inline constexpr int kTargetAbiVersion = 5;
+
+/// What a GPU target allows one kernel (TVM's VerifyGPUCode limits); the GPU lowering
+/// (lower_gpu.h) checks a kernel against them. Zero means "no limit known".
+struct GpuLimits {
+  std::int64_t maxThreadsPerBlock = 1024;                  ///< product of the threadIdx extents
+  std::int64_t maxThreadDim[3] = {1024, 1024, 64};         ///< threadIdx.x, .y, .z
+  std::int64_t maxGridDim[3] = {2147483647, 65535, 65535}; ///< blockIdx.x, .y, .z
+  std::int64_t maxSharedBytesPerBlock = 48 * 1024;         ///< all "shared" buffers of a kernel
+  std::int64_t maxLocalBytesPerThread = 16 * 1024;         ///< all "local" buffers of one thread
+};
 
 struct TargetCapabilities {
   bool parallel = false;     ///< runs Parallel loops on several threads
   int vectorBits = 0;        ///< widest vector register (512 for AVX-512), 0 if none
   bool gpuThreads = false;   ///< supports ThreadBinding loops
   bool sharedMemory = false; ///< has a "shared" scope distinct from global
+  GpuLimits gpu;             ///< limits of one kernel (deviceKind "gpu" only)
   /// source() and build() may run on several threads at once (the plugin keeps no state
   /// between calls): the pipeline takes no lock for them, and the tuner builds a batch of
   /// candidates in parallel.

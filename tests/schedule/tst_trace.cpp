@@ -495,6 +495,8 @@ private Q_SLOTS:
         {"softmax_rows.py", "softmax.te", {"m, n = 128, 1024", "m, n = 4, 96"}, ""},
         {"layernorm_split.py", "layernorm.te", {"rows, cols = 256, 768", "rows, cols = 4, 96"}, ""},
         {"matmul_tuned.py", "matmul.te", {"M, N, K = 1024, 1024, 1024", "M, N, K = 128, 64, 8"}, ""},
+        {"matmul_gpu.py", "matmul.te", {"M, N, K = 1024, 1024, 1024", "M, N, K = 128, 128, 32"}, ""},
+        {"softmax_gpu.py", "softmax.te", {"m, n = 128, 1024", "m, n = 4, 256"}, ""},
         {"conv2d_nchw_tuned.py",
          "conv2d_nchw.te",
          {"batch, in_channel, height, width = 1, 64, 56, 56", "batch, in_channel, height, width = 1, 2, 8, 8",

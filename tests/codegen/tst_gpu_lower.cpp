@@ -1,0 +1,283 @@
+// GPU lowering (core/codegen/lower_gpu.h, lower_compact.h, lower_storage_sync.h), no
+// plugin: the launch taken from the bound extents, the located errors with their exact
+// messages, the caches shrunk to their tiles, the single-thread guard, and the barriers of
+// the shared-memory GEMM (samples/traces/matmul_gpu.py) and of the GPU softmax.
+#include "core/codegen/lower.h"
+#include "core/codegen/lower_storage_sync.h"
+#include "core/frontend/te_frontend.h"
+#include "core/ir/printer.h"
+#include "core/ir/visitor.h"
+#include "core/schedule/schedule.h"
+#include "core/schedule/trace_script.h"
+
+#include <QtTest>
+
+#include <fstream>
+#include <sstream>
+
+using namespace loopscape;
+
+namespace {
+
+// samples/matmul.te with smaller sizes (the trace's tiles divide them).
+const char* kMatmul = R"(from tvm import te
+M, N, K = 128, 128, 64
+A = te.placeholder((M, K), dtype="float32", name="A")
+B = te.placeholder((K, N), dtype="float32", name="B")
+k = te.reduce_axis((0, K), name="k")
+C = te.compute((M, N), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+)";
+
+std::string readSource(const std::string& relative) {
+  std::ifstream in(std::string(LS_SOURCE_DIR) + "/" + relative);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (ss.str().empty()) qFatal("cannot read %s", relative.c_str());
+  return ss.str();
+}
+
+ir::PrimFunc parse(const std::string& text) {
+  auto f = frontend::parseTe(text, "test.te");
+  if (!f) qFatal("%s", renderDiagnostic(f.error(), text).c_str());
+  return *f;
+}
+
+ir::PrimFunc scheduled(const std::string& program, const std::string& script) {
+  schedule::Schedule sch(parse(program));
+  auto ok = schedule::applyScript(sch, script, "test.py");
+  if (!ok) qFatal("%s", renderDiagnostic(ok.error(), script).c_str());
+  return sch.func();
+}
+
+Expected<codegen::LoweredFunc> lowerGpu(const ir::PrimFunc& f, codegen::GpuLimits limits = {}) {
+  codegen::LowerOptions options;
+  options.deviceKind = "gpu";
+  options.gpuLimits = limits;
+  return codegen::lower(f, options);
+}
+
+int countBarriers(const ir::Stmt& s) {
+  int n = 0;
+  struct V final : ir::StmtVisitor {
+    int* n;
+    void visitEvaluate(const ir::Evaluate&, const ir::Stmt& self) override { *n += codegen::isBarrier(self); }
+  } v;
+  v.n = &n;
+  v(s);
+  return n;
+}
+
+/// The loop named `name` in `s` (first in pre-order), or null.
+const ir::For* findLoop(const ir::Stmt& s, const std::string& name) {
+  struct V final : ir::StmtVisitor {
+    std::string name;
+    const ir::For* found = nullptr;
+    void visitFor(const ir::For& op, const ir::Stmt& self) override {
+      if (!found && op.loopVar.as<ir::Var>()->name == name) found = &op;
+      ir::StmtVisitor::visitFor(op, self);
+    }
+  } v;
+  v.name = name;
+  v(s);
+  return v.found;
+}
+
+const char* kTileHead = R"(b = sch.get_block("C")
+i, j, k = sch.get_loops(b)
+i_0, i_1 = sch.split(i, [None, 16])
+j_0, j_1 = sch.split(j, [None, 16])
+sch.reorder(i_0, j_0, i_1, j_1, k)
+)";
+
+} // namespace
+
+class TestGpuLower : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void launchFromBoundExtents() {
+    auto l = lowerGpu(scheduled(kMatmul, std::string(kTileHead) + R"(sch.bind(i_0, "blockIdx.y")
+sch.bind(j_0, "blockIdx.x")
+sch.bind(i_1, "threadIdx.y")
+sch.bind(j_1, "threadIdx.x")
+)"));
+    QVERIFY2(l, l ? "" : renderDiagnostic(l.error()).c_str());
+    QVERIFY(l->gpu.has_value());
+    QCOMPARE(l->gpu->grid, (std::array<std::int64_t, 3>{8, 8, 1}));
+    QCOMPARE(l->gpu->block, (std::array<std::int64_t, 3>{16, 16, 1}));
+    QCOMPARE(int(l->gpu->axes.size()), 4);
+    QCOMPARE(QString::fromStdString(l->gpu->axes[0].tag), QString("blockIdx.x"));
+    // No bound loop is left: only k.
+    QVERIFY(!findLoop(l->body, "i_0") && !findLoop(l->body, "j_1"));
+    QVERIFY(findLoop(l->body, "k"));
+    QCOMPARE(countBarriers(l->body), 0);
+    QVERIFY(l->gpu->shared.empty());
+  }
+
+  void errors_data() {
+    QTest::addColumn<QString>("program");
+    QTest::addColumn<QString>("script");
+    QTest::addColumn<QString>("code");
+    QTest::addColumn<QString>("message");
+    QTest::addColumn<QString>("reference");
+    QTest::newRow("unbound outer loop")
+        << kMatmul << "b = sch.get_block(\"C\")\ni, j, k = sch.get_loops(b)\nsch.bind(j, \"threadIdx.x\")\n"
+        << "codegen.gpu-unbound-loop"
+        << "loop 'i' of block 'C' is not bound to a GPU thread axis but encloses the bound loop 'j' (threadIdx.x): "
+           "the kernel would run inside a host loop"
+        << "i";
+    QTest::newRow("no binding") << kMatmul << ""
+                                << "codegen.gpu-no-binding"
+                                << "block 'C' is outside every bound loop: a GPU target runs only code under loops "
+                                   "bound to blockIdx/threadIdx"
+                                << "C";
+    QTest::newRow("inconsistent extents")
+        << kMatmul << R"(b = sch.get_block("C")
+i, j, k = sch.get_loops(b)
+i_0, i_1 = sch.split(i, [None, 4])
+j_0, j_1 = sch.split(j, [None, 2])
+sch.reorder(i_0, j_0, i_1, j_1, k)
+sch.bind(i_0, "blockIdx.x")
+sch.bind(j_0, "blockIdx.y")
+sch.bind(i_1, "threadIdx.x")
+sch.bind(j_1, "threadIdx.x")
+)"
+        << "codegen.gpu-inconsistent-extent"
+        << "loop 'j_1' binds threadIdx.x with extent 2, but loop 'i_1' binds it with extent 4; every loop bound to "
+           "one thread axis must have the same extent"
+        << "j_1";
+    QTest::newRow("threads per block")
+        << kMatmul << R"(b = sch.get_block("C")
+i, j, k = sch.get_loops(b)
+i_0, i_1 = sch.split(i, [None, 32])
+j_0, j_1 = sch.split(j, [None, 64])
+sch.reorder(i_0, j_0, i_1, j_1, k)
+sch.bind(i_0, "blockIdx.y")
+sch.bind(j_0, "blockIdx.x")
+sch.bind(i_1, "threadIdx.y")
+sch.bind(j_1, "threadIdx.x")
+)"
+        << "codegen.gpu-thread-limit"
+        << "2048 threads per block (loops 'j_1' threadIdx.x = 64, 'i_1' threadIdx.y = 32) exceed the target's limit "
+           "of 1024"
+        << "j_1";
+    QTest::newRow("threadIdx.z extent") << kMatmul << R"(b = sch.get_block("C")
+i, j, k = sch.get_loops(b)
+sch.bind(i, "blockIdx.x")
+sch.bind(j, "threadIdx.z")
+)"
+                                        << "codegen.gpu-thread-limit"
+                                        << "loop 'j' binds threadIdx.z with extent 128, over the target's limit of 64"
+                                        << "j";
+    QTest::newRow("nested binding")
+        << kMatmul << R"(b = sch.get_block("C")
+i, j, k = sch.get_loops(b)
+i_0, i_1 = sch.split(i, [None, 16])
+j_0, j_1 = sch.split(j, [None, 16])
+k_0, k_1 = sch.split(k, [None, 16])
+sch.reorder(i_0, j_0, i_1, j_1, k_0, k_1)
+sch.bind(i_0, "blockIdx.y")
+sch.bind(j_0, "blockIdx.x")
+sch.bind(i_1, "threadIdx.y")
+sch.bind(j_1, "threadIdx.x")
+a = sch.cache_read(b, 0, "shared")
+sch.compute_at(a, k_0)
+_, _, _, _, _, ax0 = sch.get_loops(a)
+sch.bind(ax0, "threadIdx.y")
+)"
+        << "codegen.gpu-nested-binding"
+        << "loop 'ax0' is bound to threadIdx.y inside loop 'i_1', which is bound to threadIdx.y too, and its body "
+           "uses 'i_1': on the GPU both are one thread index"
+        << "ax0";
+    QTest::newRow("global intermediate")
+        << readSource("samples/softmax.te").c_str() << R"(b = sch.get_block("T_softmax_norm")
+i, j = sch.get_loops(b)
+sch.bind(i, "blockIdx.x")
+)"
+        << "codegen.gpu-global-intermediate"
+        << "buffer 'T_softmax_maxelem' is an intermediate in global memory; a GPU kernel allocates only \"shared\" "
+           "and \"local\" buffers"
+        << "T_softmax_maxelem";
+  }
+  void errors() {
+    QFETCH(QString, program);
+    QFETCH(QString, script);
+    QFETCH(QString, code);
+    QFETCH(QString, message);
+    QFETCH(QString, reference);
+    auto l = lowerGpu(scheduled(program.toStdString(), script.toStdString()));
+    QVERIFY(!l);
+    QCOMPARE(QString::fromStdString(l.error().code), code);
+    QCOMPARE(QString::fromStdString(l.error().message), message);
+    QVERIFY(!l.error().references.empty());
+    QCOMPARE(QString::fromStdString(l.error().references.front().name), reference);
+  }
+
+  void severalKernels() {
+    auto l = lowerGpu(scheduled(readSource("samples/softmax.te"), R"(b0 = sch.get_block("T_softmax_maxelem")
+b3 = sch.get_block("T_softmax_norm")
+b1 = sch.get_block("T_softmax_exp")
+b2 = sch.get_block("T_softmax_expsum")
+sch.set_scope(b0, 0, "shared")
+sch.set_scope(b1, 0, "shared")
+sch.set_scope(b2, 0, "shared")
+sch.bind(sch.get_loops(b0)[0], "blockIdx.x")
+sch.bind(sch.get_loops(b1)[0], "blockIdx.x")
+sch.bind(sch.get_loops(b2)[0], "blockIdx.x")
+sch.bind(sch.get_loops(b3)[0], "blockIdx.x")
+)"));
+    QVERIFY(!l);
+    QCOMPARE(QString::fromStdString(l.error().code), QString("codegen.gpu-several-kernels"));
+    QCOMPARE(QString::fromStdString(l.error().message),
+             QString("the program needs 4 kernels (loops 'i' and 'i' and 'i' and 'i' are each bound at the top); a "
+                     "GPU target lowers one kernel per function"));
+  }
+
+  void sharedLimit() {
+    codegen::GpuLimits limits;
+    limits.maxSharedBytesPerBlock = 4096;
+    auto l = lowerGpu(scheduled(kMatmul, readSource("samples/traces/matmul_gpu.py")), limits);
+    QVERIFY(!l);
+    QCOMPARE(QString::fromStdString(l.error().code), QString("codegen.gpu-shared-limit"));
+    QCOMPARE(QString::fromStdString(l.error().message),
+             QString("shared buffers 'A_shared', 'B_shared' take 8192 bytes per block, over the target's limit of "
+                     "4096"));
+  }
+
+  void matmulTilesAndBarriers() {
+    auto l = lowerGpu(scheduled(kMatmul, readSource("samples/traces/matmul_gpu.py")));
+    QVERIFY2(l, l ? "" : renderDiagnostic(l.error()).c_str());
+    const codegen::GpuKernel& k = *l->gpu;
+    QCOMPARE(k.grid, (std::array<std::int64_t, 3>{2, 2, 1}));
+    QCOMPARE(k.block, (std::array<std::int64_t, 3>{16, 16, 1}));
+    // The caches hold one tile: A 64 x 16, B 16 x 64, C_local 4 x 4 per thread.
+    QCOMPARE(int(k.shared.size()), 2);
+    QCOMPARE(k.sharedBytes, std::int64_t(2 * 1024 * 4));
+    QCOMPARE(k.localBytes, std::int64_t(16 * 4));
+    // The k tile loop: copy A, copy B, barrier, compute, barrier.
+    const ir::For* k0 = findLoop(l->body, "k_0");
+    QVERIFY(k0);
+    auto* seq = k0->body.as<ir::SeqStmt>();
+    QVERIFY(seq);
+    QCOMPARE(int(seq->seq.size()), 5);
+    QVERIFY(seq->seq[0].is<ir::For>() && seq->seq[1].is<ir::For>() && seq->seq[3].is<ir::For>());
+    QVERIFY(codegen::isBarrier(seq->seq[2]));
+    QVERIFY(codegen::isBarrier(seq->seq[4]));
+    QCOMPARE(countBarriers(l->body), 2);
+  }
+
+  void softmaxGuardAndOneBarrier() {
+    auto l = lowerGpu(scheduled(readSource("samples/softmax.te"), readSource("samples/traces/softmax_gpu.py")));
+    QVERIFY2(l, l ? "" : renderDiagnostic(l.error()).c_str());
+    QCOMPARE(l->gpu->grid, (std::array<std::int64_t, 3>{128, 1, 1}));
+    QCOMPARE(l->gpu->block, (std::array<std::int64_t, 3>{128, 1, 1}));
+    QCOMPARE(l->gpu->sharedBytes, std::int64_t(8)); // two one-element buffers
+    // Thread 0 runs both reductions (no barrier between its own accesses); one barrier
+    // before the other threads read their results.
+    QCOMPARE(countBarriers(l->body), 1);
+    const std::string text = ir::printStmt(l->body);
+    QVERIFY2(text.find("if threadIdx_x == 0:") != std::string::npos, text.c_str());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestGpuLower)
+#include "tst_gpu_lower.moc"
