@@ -3,7 +3,9 @@
 # clang-format-16 for scripts/check-format.sh; GCC's ASan/UBSan runtimes come with
 # build-essential; clang-16, libfuzzer-16-dev and libclang-rt-16-dev (clang's ASan/UBSan
 # and libFuzzer runtimes, which --no-install-recommends leaves out) for the libFuzzer
-# harnesses, the `fuzz` preset and bench/fuzz.sh; libxgboost-dev for the auto-scheduler's cost model).
+# harnesses, the `fuzz` preset and bench/fuzz.sh; libxgboost-dev for the auto-scheduler's cost model;
+# ocl-icd-opencl-dev (OpenCL headers and loader) and pocl-opencl-icd (PoCL, an OpenCL
+# platform on the CPU) for the opencl target plugin and its tests).
 # Idempotent: packages already present are skipped, and `apt-get update` runs at
 # most once per machine (a stamp file records it).
 set -euo pipefail
@@ -17,6 +19,7 @@ packages=(
   libisl-dev
   libxgboost-dev
   llvm-16-dev libzstd-dev
+  ocl-icd-opencl-dev pocl-opencl-icd
   libgraphviz-dev qt6-svg-dev qt6-charts-dev libqt6opengl6-dev libxkbcommon-dev
   xvfb xauth
 )

@@ -34,6 +34,13 @@ int runTargets() {
     std::printf("  device: %s; parallel: %s; vector bits: %d; gpu threads: %s; shared memory: %s\n",
                 t.deviceKind().c_str(), caps.parallel ? "yes" : "no", caps.vectorBits, caps.gpuThreads ? "yes" : "no",
                 caps.sharedMemory ? "yes" : "no");
+    if (t.deviceKind() == "gpu")
+      std::printf("  limits: %lld threads per block (%lld x %lld x %lld), %lld bytes shared memory per block, %lld "
+                  "bytes local memory per thread\n",
+                  static_cast<long long>(caps.gpu.maxThreadsPerBlock), static_cast<long long>(caps.gpu.maxThreadDim[0]),
+                  static_cast<long long>(caps.gpu.maxThreadDim[1]), static_cast<long long>(caps.gpu.maxThreadDim[2]),
+                  static_cast<long long>(caps.gpu.maxSharedBytesPerBlock),
+                  static_cast<long long>(caps.gpu.maxLocalBytesPerThread));
     std::printf("  formats: %s\n  toolchain: %s\n  file: %s\n", formats.c_str(), tc.message.c_str(), p.path.c_str());
   }
   return kExitOk;

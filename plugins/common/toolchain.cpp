@@ -227,6 +227,17 @@ Expected<CommandResult> runCompiler(std::string_view plugin, const std::vector<s
   return run.result;
 }
 
+Expected<CommandResult> runProgram(std::string_view plugin, const std::vector<std::string>& argv,
+                                   std::stop_token stop) {
+  if (stop.stop_requested()) return std::unexpected(cancelledDiagnostic("building"));
+  const Spawned run = spawnAndWait(argv, stop);
+  if (run.spawnError != 0)
+    return std::unexpected(Diagnostic::error(std::string(plugin) + ".cannot-start",
+                                             "cannot start '" + argv.front() + "': " + std::strerror(run.spawnError)));
+  if (run.stopped) return std::unexpected(cancelledDiagnostic("building"));
+  return run.result;
+}
+
 Expected<std::string> cachedOutput(std::string_view plugin, const std::string& path,
                                    const std::function<Expected<void>(const std::string& temporary)>& produce) {
   std::error_code ec;

@@ -61,6 +61,10 @@ struct CommandResult {
 Expected<CommandResult> runCompiler(std::string_view plugin, const std::vector<std::string>& args,
                                     std::stop_token stop);
 
+/// Runs the program `argv` (argv[0] a path, or looked up in PATH) like runCompiler: LC_ALL=C,
+/// stdout and stderr captured, killed by a stop request. Errors: "<plugin>.cannot-start".
+Expected<CommandResult> runProgram(std::string_view plugin, const std::vector<std::string>& argv, std::stop_token stop);
+
 /// `path` when it exists; else `produce(temporary)` writes the output to a temporary path
 /// in the same directory, which is then renamed to `path`. Errors: those of `produce`,
 /// "<plugin>.write-failed" when the rename fails.

@@ -1,0 +1,256 @@
+// The opencl target plugin (plugins/opencl) on this machine's OpenCL platform (PoCL where
+// there is no GPU): the GPU sample schedules (samples/traces/matmul_gpu.py on a small
+// copy of samples/matmul.te, softmax_gpu.py on samples/softmax.te) built, run in the
+// isolated worker and verified against the interpreter; the barriers of the shared-memory
+// GEMM are needed (without them its result is wrong); the printed OpenCL C of a small
+// kernel (golden); `loopscape-cli targets` with and without an OpenCL platform.
+//
+// The running tests skip, saying why, where no OpenCL platform is usable, and in the
+// sanitizer build (PoCL, with its own LLVM, is not run under ASan/UBSan).
+#include "core/codegen/lower.h"
+#include "core/codegen/lower_storage_sync.h"
+#include "core/codegen/pipeline.h"
+#include "core/frontend/te_frontend.h"
+#include "core/ir/mutator.h"
+#include "core/schedule/schedule.h"
+#include "core/schedule/trace_script.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+#include <sstream>
+
+using namespace loopscape;
+using namespace loopscape::codegen;
+
+namespace {
+
+// samples/matmul.te with smaller sizes (the trace's tiles divide them).
+const char* kMatmul = R"(from tvm import te
+M, N, K = 128, 128, 64
+A = te.placeholder((M, K), dtype="float32", name="A")
+B = te.placeholder((K, N), dtype="float32", name="B")
+k = te.reduce_axis((0, K), name="k")
+C = te.compute((M, N), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+)";
+
+std::string readSource(const std::string& relative) {
+  std::ifstream in(std::string(LS_SOURCE_DIR) + "/" + relative);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (ss.str().empty()) qFatal("cannot read %s", relative.c_str());
+  return ss.str();
+}
+
+ir::PrimFunc parse(const std::string& text) {
+  auto f = frontend::parseTe(text, "test.te");
+  if (!f) qFatal("%s", renderDiagnostic(f.error(), text).c_str());
+  return *f;
+}
+
+ir::PrimFunc scheduled(const ir::PrimFunc& original, const std::string& script) {
+  schedule::Schedule sch(original);
+  auto ok = schedule::applyScript(sch, script, "test.py");
+  if (!ok) qFatal("%s", renderDiagnostic(ok.error(), script).c_str());
+  return sch.func();
+}
+
+RunOptions isolated() {
+  RunOptions o;
+  o.workerPath = LS_WORKER_PATH;
+  o.timeoutSeconds = 60;
+  return o;
+}
+
+/// `s` without its barriers. (Removing only one of the GEMM's two barriers does not
+/// change the result on PoCL, which runs the work-items of a group one after the other
+/// between barriers; without both, each work-item reads tiles the others have not yet
+/// copied.)
+ir::Stmt withoutBarriers(const ir::Stmt& s) {
+  struct Strip final : ir::StmtMutator {
+    ir::Stmt visitEvaluate(const ir::Evaluate& op, const ir::Stmt& self) override {
+      if (!isBarrier(self)) return ir::StmtMutator::visitEvaluate(op, self);
+      return ir::Evaluate::make(ir::intImm(0));
+    }
+  } strip;
+  return strip.mutate(s);
+}
+
+struct Cli {
+  int exitCode = -1;
+  QString out;
+};
+
+Cli runCli(const QStringList& args, const QString& vendors = {}) {
+  QProcess p;
+  p.setWorkingDirectory(LS_SOURCE_DIR);
+  if (!vendors.isEmpty()) {
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert("OCL_ICD_VENDORS", vendors);
+    p.setProcessEnvironment(env);
+  }
+  p.setProcessChannelMode(QProcess::MergedChannels);
+  p.start(LS_CLI_PATH, args);
+  if (!p.waitForFinished(120000)) qFatal("loopscape-cli did not finish");
+  return {p.exitCode(), QString::fromUtf8(p.readAll())};
+}
+
+} // namespace
+
+class TestOpenCl : public QObject {
+  Q_OBJECT
+
+private:
+  Pipeline m_pipeline;
+  Target* m_target = nullptr;
+  QString m_skip; ///< why the running tests skip, or empty
+
+  void requireRun() {
+    if (!m_skip.isEmpty()) QSKIP(qPrintable(m_skip));
+  }
+
+  /// Builds `func` (scheduled from `original`), runs and verifies it.
+  VerifyReport verifyKernel(const ir::PrimFunc& original, const LoweredFunc& lowered) {
+    auto kernel = m_pipeline.build(*m_target, lowered, BuildOptions{});
+    if (!kernel) qFatal("%s", renderDiagnostic(kernel.error()).c_str());
+    auto args = makeArguments(original, {}, 0);
+    if (!args) qFatal("%s", renderDiagnostic(args.error()).c_str());
+    auto report = m_pipeline.verify(*kernel, original, {}, *args, isolated(), VerifyOptions{});
+    if (!report) qFatal("%s", renderDiagnostic(report.error()).c_str());
+    return *report;
+  }
+
+private Q_SLOTS:
+  void initTestCase() {
+    auto target = m_pipeline.findTarget("opencl");
+    QVERIFY2(target, target ? "" : renderDiagnostic(target.error()).c_str());
+    m_target = *target;
+#if defined(__SANITIZE_ADDRESS__)
+    m_skip = "not run in the sanitizer build: the worker would load PoCL (its own LLVM, uninstrumented)";
+#else
+    const ToolchainStatus status = m_target->toolchain();
+    if (!status.usable) m_skip = QString::fromStdString("no usable OpenCL platform here: " + status.message);
+#endif
+  }
+
+  void describesItself() {
+    QCOMPARE(QString::fromStdString(m_target->deviceKind()), QString("gpu"));
+    const TargetCapabilities caps = m_target->capabilities();
+    QVERIFY(caps.gpuThreads && caps.sharedMemory);
+    QVERIFY(caps.gpu.maxThreadsPerBlock > 0 && caps.gpu.maxSharedBytesPerBlock > 0);
+    QCOMPARE(m_target->sourceFormats(), (std::vector<std::string>{"opencl", "host"}));
+  }
+
+  void openclSourceGolden() {
+    const ir::PrimFunc f = scheduled(parse(R"(from tvm import te
+A = te.placeholder((32, 8), dtype="float32", name="A")
+B = te.placeholder((8, 32), dtype="float32", name="B")
+k = te.reduce_axis((0, 8), name="k")
+C = te.compute((32, 32), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+)"),
+                                     R"(b = sch.get_block("C")
+i, j, k = sch.get_loops(b)
+i_0, i_1 = sch.split(i, [None, 16])
+j_0, j_1 = sch.split(j, [None, 16])
+sch.reorder(i_0, j_0, i_1, j_1, k)
+sch.bind(i_0, "blockIdx.y")
+sch.bind(j_0, "blockIdx.x")
+sch.bind(i_1, "threadIdx.y")
+sch.bind(j_1, "threadIdx.x")
+)");
+    auto lowered = m_pipeline.lower(*m_target, f);
+    QVERIFY2(lowered, lowered ? "" : renderDiagnostic(lowered.error()).c_str());
+    auto text = m_pipeline.source(*m_target, *lowered, "opencl", BuildOptions{});
+    QVERIFY2(text, text ? "" : renderDiagnostic(text.error()).c_str());
+    QCOMPARE(QString::fromStdString(*text),
+             QString(R"(// Generated by loopscape (target opencl): kernel main_kernel (2x2x1 blocks x 16x16x1 threads).
+#pragma OPENCL FP_CONTRACT OFF
+
+__kernel __attribute__((reqd_work_group_size(16, 16, 1))) void main_kernel(__global float* restrict A, __global float* restrict B, __global float* restrict C) {
+  int blockIdx_x = (int)get_group_id(0);
+  int blockIdx_y = (int)get_group_id(1);
+  int threadIdx_x = (int)get_local_id(0);
+  int threadIdx_y = (int)get_local_id(1);
+  // block C.init
+  C[((((blockIdx_y * 512) + (threadIdx_y * 32)) + (blockIdx_x * 16)) + threadIdx_x)] = (0.0f);
+  for (int k = 0; k < 8; ++k) {
+    // block C
+    C[((((blockIdx_y * 512) + (threadIdx_y * 32)) + (blockIdx_x * 16)) + threadIdx_x)] = (C[((((blockIdx_y * 512) + (threadIdx_y * 32)) + (blockIdx_x * 16)) + threadIdx_x)] + (A[(((blockIdx_y * 128) + (threadIdx_y * 8)) + k)] * B[(((k * 32) + (blockIdx_x * 16)) + threadIdx_x)]));
+  }
+}
+)"));
+    auto host = m_pipeline.source(*m_target, *lowered, "host", BuildOptions{});
+    QVERIFY(host);
+    QVERIFY(host->find("clEnqueueNDRangeKernel") != std::string::npos);
+    QVERIFY(host->find("size_t global[3] = {32, 32, 1};") != std::string::npos);
+    QVERIFY(host->find("size_t local[3] = {16, 16, 1};") != std::string::npos);
+  }
+
+  void gpuSamplesVerify_data() {
+    QTest::addColumn<QString>("program");
+    QTest::addColumn<QString>("trace");
+    QTest::newRow("matmul_gpu (128 x 128 x 64)") << QString(kMatmul) << "samples/traces/matmul_gpu.py";
+    QTest::newRow("softmax_gpu") << QString::fromStdString(readSource("samples/softmax.te"))
+                                 << "samples/traces/softmax_gpu.py";
+  }
+  void gpuSamplesVerify() {
+    requireRun();
+    QFETCH(QString, program);
+    QFETCH(QString, trace);
+    const ir::PrimFunc original = parse(program.toStdString());
+    auto lowered = m_pipeline.lower(*m_target, scheduled(original, readSource(trace.toStdString())));
+    QVERIFY2(lowered, lowered ? "" : renderDiagnostic(lowered.error()).c_str());
+    const VerifyReport report = verifyKernel(original, *lowered);
+    QCOMPARE(report.reference, ReferenceKind::Interpreter);
+    for (const auto& check : report.outputs)
+      QVERIFY2(check.passed(), (check.name + ": " + check.str()).c_str());
+  }
+
+  void barriersAreNeeded() {
+    requireRun();
+    const ir::PrimFunc original = parse(kMatmul);
+    auto lowered = m_pipeline.lower(*m_target, scheduled(original, readSource("samples/traces/matmul_gpu.py")));
+    QVERIFY(lowered);
+    QVERIFY(verifyKernel(original, *lowered).passed());
+    LoweredFunc broken = *lowered;
+    broken.body = withoutBarriers(broken.body);
+    const VerifyReport report = verifyKernel(original, broken);
+    QCOMPARE(int(report.outputs.size()), 1);
+    QVERIFY2(report.outputs[0].mismatches > 0, "the GEMM without its barrier computed the right result");
+  }
+
+  void targetsListsIt() {
+    const Cli r = runCli({"targets"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("opencl  ("), qPrintable(r.out));
+    QVERIFY2(r.out.contains("  limits: "), qPrintable(r.out));
+    QVERIFY2(r.out.contains("  formats: opencl, host"), qPrintable(r.out));
+  }
+
+  void noPlatformSaysWhy() {
+    QTemporaryDir empty;
+    QVERIFY(empty.isValid());
+    const Cli list = runCli({"targets"}, empty.path());
+    QCOMPARE(list.exitCode, 0);
+    QVERIFY2(list.out.contains("opencl  (not usable)"), qPrintable(list.out));
+    QVERIFY2(list.out.contains("  toolchain: no OpenCL platform found (clGetPlatformIDs: -1001); install an OpenCL "
+                               "driver, e.g. Debian's pocl-opencl-icd"),
+             qPrintable(list.out));
+    const Cli run = runCli(
+        {"run", "samples/softmax.te", "--trace", "samples/traces/softmax_gpu.py", "--target", "opencl"}, empty.path());
+    QVERIFY(run.exitCode != 0);
+    QVERIFY2(run.out.contains("error: target 'opencl' cannot build here: no OpenCL platform found"),
+             qPrintable(run.out));
+    // Printing the source needs no platform.
+    const Cli print =
+        runCli({"print", "samples/softmax.te", "--trace", "samples/traces/softmax_gpu.py", "--format", "opencl"},
+               empty.path());
+    QCOMPARE(print.exitCode, 0);
+    QVERIFY2(print.out.contains("barrier(CLK_LOCAL_MEM_FENCE);"), qPrintable(print.out));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestOpenCl)
+#include "tst_opencl.moc"
