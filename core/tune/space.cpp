@@ -42,6 +42,15 @@ bool hasDataReuse(const ir::Block& b) {
   return false;
 }
 
+/// Whether the block computes a conditional value (a padding's T.if_then_else): inlined
+/// into its consumer it would put the condition in the consumer's innermost loop, which
+/// MetaSchedule's auto-inline refuses (disallow_if_then_else).
+bool hasConditional(const ir::Block& b) {
+  bool found = false;
+  ir::forEachExpr(b.body, [&](const ir::Expr& e) { found = found || e.kind() == ir::Select::kKind; });
+  return found;
+}
+
 /// Products of the constant spatial and reduce iterator extents (symbolic ones count 1).
 std::pair<std::int64_t, std::int64_t> iterProducts(const ir::Block& b) {
   std::int64_t spatial = 1, reduce = 1;
@@ -159,7 +168,7 @@ std::vector<Sketch> generateSketches(const ir::PrimFunc& func, const SpaceOption
         options_.push_back({b.name, Sketch::Rule::Skip, 0});
         if (spatial <= parallelBound && spatial < reduce) options_.push_back({b.name, Sketch::Rule::RFactor, 0});
       } else if (!output) {
-        options_.push_back({b.name, Sketch::Rule::Inline, 0});
+        if (!hasConditional(b)) options_.push_back({b.name, Sketch::Rule::Inline, 0});
         options_.push_back({b.name, Sketch::Rule::ComputeLocation, 0});
       } else {
         options_.push_back({b.name, Sketch::Rule::Skip, 0});

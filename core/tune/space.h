@@ -10,7 +10,9 @@
 // (`print --trace`, the workbench, TVM for the TIR family).
 //
 // The TIR family (MetaSchedule's CPU rules, visited from the last block to the first):
-//   auto-inline     an injective spatial producer that is not an output: compute_inline;
+//   auto-inline     an injective spatial producer that is not an output: compute_inline
+//                   (not one computing a conditional value, e.g. a padding: as
+//                   MetaSchedule's disallow_if_then_else, it gets a compute location);
 //   multi-level     a block with a reduction and data reuse: every spatial loop split in
 //     tiling        4 (sample_perfect_tile, innermost <= max_innermost_factor), every reduce
 //                   loop in 2, reordered SSRSRS (i0 j0 i1 j1 k0 i2 j2 k1 i3 j3); write

@@ -72,6 +72,28 @@ private Q_SLOTS:
     QVERIFY2(rfactor && inlined, fmt::format("{}", fmt::join(names(sketches), " | ")).c_str());
   }
 
+  void paddingIsNeverInlined() {
+    // A padding computes T.if_then_else: inlined it would put the condition in the
+    // convolution's innermost loop, so (as MetaSchedule's disallow_if_then_else) it only
+    // gets a compute location; the convolution is tiled.
+    tune::SpaceOptions options;
+    options.cores = 2;
+    options.poly = false;
+    const auto sketches = tune::generateSketches(polytest::parseTe(R"(from tvm import te
+X = te.placeholder((1, 4, 8, 8), dtype="float32", name="X")
+W = te.placeholder((4, 4, 3, 3), dtype="float32", name="W")
+P = te.compute((1, 4, 10, 10), lambda n, c, h, w: te.if_then_else(te.all(h >= 1, h < 9, w >= 1, w < 9), X[n, c, h - 1, w - 1], 0.0), name="P")
+rc = te.reduce_axis((0, 4), name="rc")
+ry = te.reduce_axis((0, 3), name="ry")
+rx = te.reduce_axis((0, 3), name="rx")
+Y = te.compute((1, 4, 8, 8), lambda n, f, y, x: te.sum(P[n, rc, y + ry, x + rx] * W[f, rc, ry, rx], axis=[rc, ry, rx]), name="Y")
+)"),
+                                                 options);
+    const std::vector<std::string> expected{"tir(Y: tile, P: compute_at)", "tir(Y: tile write@1, P: compute_at)",
+                                            "tir(Y: tile write@2, P: compute_at)"};
+    QCOMPARE(names(sketches), expected);
+  }
+
   void candidatesReplayAndCompute_data() {
     QTest::addColumn<int>("sample");
     for (int i = 0; i < static_cast<int>(std::size(kSmallSamples)); ++i)
