@@ -1,6 +1,7 @@
 // The opencl target plugin (plugins/opencl) on this machine's OpenCL platform (PoCL where
-// there is no GPU): the GPU sample schedules (samples/traces/matmul_gpu.py on a small
-// copy of samples/matmul.te, softmax_gpu.py on samples/softmax.te) built, run in the
+// there is no GPU): the GPU sample schedules (samples/traces/matmul_gpu.py and
+// conv2d_nchw_gpu.py on small copies of their samples, softmax_gpu.py on
+// samples/softmax.te) built, run in the
 // isolated worker and verified against the interpreter; the barriers of the shared-memory
 // GEMM are needed (without them its result is wrong); the printed OpenCL C of a small
 // kernel (golden); `loopscape-cli targets` with and without an OpenCL platform.
@@ -194,6 +195,13 @@ __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void main_kernel(__glo
     QTest::newRow("matmul_gpu (128 x 128 x 64)") << QString(kMatmul) << "samples/traces/matmul_gpu.py";
     QTest::newRow("softmax_gpu") << QString::fromStdString(readSource("samples/softmax.te"))
                                  << "samples/traces/softmax_gpu.py";
+    // samples/conv2d_nchw.te with fewer channels and rows (the copy loop's split needs the
+    // width of 56).
+    QString conv = QString::fromStdString(readSource("samples/conv2d_nchw.te"));
+    conv.replace("batch, in_channel, height, width = 1, 64, 56, 56", "batch, in_channel, height, width = 1, 4, 8, 56");
+    conv.replace("out_channel, kernel, pad, stride = 64, 3, 1, 1", "out_channel, kernel, pad, stride = 8, 3, 1, 1");
+    QVERIFY(conv.contains("1, 4, 8, 56") && conv.contains("8, 3, 1, 1"));
+    QTest::newRow("conv2d_nchw_gpu (4 -> 8 channels, 8 x 56)") << conv << "samples/traces/conv2d_nchw_gpu.py";
   }
   void gpuSamplesVerify() {
     requireRun();
