@@ -275,8 +275,17 @@ private:
     if (bits == 16) fail("float16");
     if (bits == 64) m_double = true;
     const double v = op.value;
-    if (std::isnan(v)) return bits == 64 ? "(double)NAN" : "NAN";
-    if (std::isinf(v)) return std::string(v > 0 ? "" : "-") + (bits == 64 ? "(double)INFINITY" : "INFINITY");
+    // NVRTC has no <math.h>: CUDA spells the special values by their bits.
+    if (std::isnan(v)) {
+      if (cl()) return bits == 64 ? "(double)NAN" : "NAN";
+      return bits == 64 ? "__longlong_as_double(0x7ff8000000000000LL)" : "__int_as_float(0x7fc00000)";
+    }
+    if (std::isinf(v)) {
+      if (cl()) return std::string(v > 0 ? "" : "-") + (bits == 64 ? "(double)INFINITY" : "INFINITY");
+      if (bits == 64)
+        return v > 0 ? "__longlong_as_double(0x7ff0000000000000LL)" : "__longlong_as_double(0xfff0000000000000ULL)";
+      return v > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
+    }
     char buf[64];
     std::snprintf(buf, sizeof buf, bits == 64 ? "%.17g" : "%.9g", v);
     std::string s = buf;
