@@ -3,9 +3,9 @@
 // interpreter (whole model and group by group), the kernel cache, a refused group trace,
 // in-process against isolated runs, and cancellation.
 #include "core/codegen/cancel.h"
-#include "core/frontend/relay/relay_exec.h"
 #include "core/graph/compiled_model.h"
 #include "core/graph/model_run.h"
+#include "model_test_helpers.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -17,19 +17,6 @@ using namespace loopscape;
 using namespace loopscape::graph;
 
 namespace {
-
-Model load(const char* file) {
-  auto m = loadModel(std::string(LS_SOURCE_DIR "/") + file);
-  if (!m) qFatal("%s", m.error().message.c_str());
-  return std::move(*m);
-}
-
-/// The reference interpreter's outputs of the whole model.
-std::vector<ir::NDArray> interpreted(const Model& m, const std::vector<ir::NDArray>& inputs) {
-  auto out = frontend::relay::runFused(m.module, m.main(), m.fusion, inputs);
-  if (!out) qFatal("%s", out.error().message.c_str());
-  return *out;
-}
 
 std::size_t distinctWorkloads(const Model& m) {
   std::set<std::string> hashes;
@@ -45,57 +32,19 @@ class TstCompiledModel : public QObject {
 
   QTemporaryDir m_cache;
 
-  CompileOptions options(const char* target) const {
-    CompileOptions o;
-    o.target = target;
-    o.threads = 2;
-    o.cacheDir = m_cache.path().toStdString();
-    return o;
-  }
-
-  /// Compiles `file` with `schedule`, runs it and checks the outputs against the whole
-  /// model interpreted and every group against its reference.
+  CompileOptions options(const char* target) const { return graphtest::compileOptions(target, m_cache.path()); }
   void runAndCheck(const char* file, const char* target, const char* schedule, double interpretLimit = 5e7) {
-    Model m = load(file);
-    auto inputs = modelInputs(m, {}, {}, 3);
-    QVERIFY(inputs.has_value());
-    auto s = scheduleFromOption(schedule);
-    QVERIFY(s.has_value());
-    auto compiled = compileModel(m, *s, options(target));
-    QVERIFY2(compiled.has_value(), compiled ? "" : compiled.error().message.c_str());
-    QCOMPARE(compiled->groups.size(), m.groups.size());
-    ModelRunOptions ro;
-    ro.repeat = 2;
-    auto run = runModel(m, *compiled, *inputs, ro);
-    QVERIFY2(run.has_value(), run ? "" : run.error().message.c_str());
-    QCOMPARE(run->perRepeat.size(), std::size_t(2));
-    QCOMPARE(run->groups.size(), m.groups.size());
-    for (const auto& t : run->groups)
-      QVERIFY(t.seconds > 0);
-    const auto expected = interpreted(m, *inputs);
-    QCOMPARE(run->outputs.size(), expected.size());
-    for (std::size_t k = 0; k < expected.size(); ++k) {
-      auto check = codegen::compareOutput("out", run->outputs[k], expected[k], codegen::Tolerance{1e-4, 1e-5});
-      QVERIFY2(check.passed(), check.str().c_str());
-    }
-    ModelVerifyOptions vo;
-    vo.interpretLimit = interpretLimit;
-    vo.cacheDir = m_cache.path().toStdString();
-    auto report = verifyModel(m, *compiled, *inputs, vo);
-    QVERIFY2(report.has_value(), report ? "" : report.error().message.c_str());
-    QCOMPARE(report->groups.size(), m.groups.size());
-    QVERIFY2(report->passed(), report->firstFailure() ? report->firstFailure()->check.str().c_str() : "");
+    graphtest::runAndCheck(file, target, schedule, m_cache.path(), interpretLimit, true);
   }
 
 private Q_SLOTS:
   void initTestCase() {
     QVERIFY(m_cache.isValid());
-    qputenv("LOOPSCAPE_WORKER", LS_WORKER_PATH);
-    qputenv("LOOPSCAPE_PLUGIN_PATH", LS_RUN_PLUGIN_DIR);
+    graphtest::useBuildTree();
   }
 
   void plan() {
-    Model m = load("samples/relay/mnist.relay");
+    Model m = graphtest::load("samples/relay/mnist.relay");
     auto reuse = planGraph(m, true);
     auto own = planGraph(m, false);
     QVERIFY(reuse && own);
@@ -136,7 +85,7 @@ private Q_SLOTS:
   void bertReduced() { runAndCheck("tests/relay/data/bert_s8_h32.relay", "cpu-llvm", "poly"); }
 
   void referenceKinds() {
-    Model m = load("samples/relay/mnist.relay");
+    Model m = graphtest::load("samples/relay/mnist.relay");
     auto inputs = modelInputs(m, {}, {}, 1);
     auto compiled = compileModel(m, ModelSchedule{}, options("cpu-llvm"));
     QVERIFY(compiled.has_value());
@@ -157,7 +106,7 @@ private Q_SLOTS:
 
   void cacheAndInProcess() {
     QTemporaryDir cache;
-    Model m = load("samples/relay/mnist.relay");
+    Model m = graphtest::load("samples/relay/mnist.relay");
     auto inputs = modelInputs(m, {}, {}, 5);
     auto o = options("cpu-llvm");
     o.cacheDir = cache.path().toStdString();
@@ -185,7 +134,7 @@ private Q_SLOTS:
     std::ofstream(trace.toStdString()) << "b = sch.get_block(\"T_add\")\n"
                                           "i0, i1, k = sch.get_loops(sch.get_block(\"T_matmul_NT\"))\n"
                                           "sch.reverse_compute_at(b, k)\n";
-    Model m = load("samples/relay/mnist.relay");
+    Model m = graphtest::load("samples/relay/mnist.relay");
     ModelSchedule s;
     s.baseDir = dir.path().toStdString();
     s.groups["tvmgen_default_fused_nn_dense_add"] = GroupChoice{.source = ScheduleSource::Trace, .traceFile = "bad.py"};
@@ -201,7 +150,7 @@ private Q_SLOTS:
   }
 
   void cancelled() {
-    Model m = load("samples/relay/mnist.relay");
+    Model m = graphtest::load("samples/relay/mnist.relay");
     std::stop_source stop;
     stop.request_stop();
     auto o = options("cpu-llvm");
