@@ -6,27 +6,41 @@
 
 namespace loopscape::views {
 
+namespace {
+
+/// The sample's leading comment: `#` lines of a .te file; `//` lines of a .relay file
+/// (after its `#[version]` line).
+SampleInfo readSample(const QFileInfo& fi, const QString& name) {
+  SampleInfo s;
+  s.name = name;
+  s.path = fi.absoluteFilePath();
+  const bool relay = fi.suffix() == QStringLiteral("relay");
+  QFile f(s.path);
+  if (f.open(QIODevice::ReadOnly | QIODevice::Text)) {
+    QTextStream in(&f);
+    QStringList comment;
+    while (!in.atEnd()) {
+      const QString line = in.readLine();
+      if (relay && line.startsWith(QStringLiteral("#["))) continue;
+      if (relay ? !line.startsWith(QStringLiteral("//")) : !line.startsWith(u'#')) break;
+      comment << line.mid(relay ? 2 : 1).trimmed();
+    }
+    if (!comment.isEmpty()) s.summary = comment.front();
+    s.description = comment.join(u'\n');
+  }
+  return s;
+}
+
+} // namespace
+
 std::vector<SampleInfo> scanSamples(const QString& dir) {
   std::vector<SampleInfo> out;
-  const QFileInfoList files = QDir(dir).entryInfoList({QStringLiteral("*.te")}, QDir::Files, QDir::Name);
-  for (const QFileInfo& fi : files) {
-    SampleInfo s;
-    s.name = fi.completeBaseName();
-    s.path = fi.absoluteFilePath();
-    QFile f(s.path);
-    if (f.open(QIODevice::ReadOnly | QIODevice::Text)) {
-      QTextStream in(&f);
-      QStringList comment;
-      while (!in.atEnd()) {
-        const QString line = in.readLine();
-        if (!line.startsWith(u'#')) break;
-        comment << line.mid(1).trimmed();
-      }
-      if (!comment.isEmpty()) s.summary = comment.front();
-      s.description = comment.join(u'\n');
-    }
-    out.push_back(std::move(s));
-  }
+  for (const QFileInfo& fi : QDir(dir).entryInfoList({QStringLiteral("*.te")}, QDir::Files, QDir::Name))
+    out.push_back(readSample(fi, fi.completeBaseName()));
+  // Relay models (opened in the Model view) live in relay/.
+  for (const QFileInfo& fi :
+       QDir(dir + QStringLiteral("/relay")).entryInfoList({QStringLiteral("*.relay")}, QDir::Files, QDir::Name))
+    out.push_back(readSample(fi, QStringLiteral("relay/") + fi.completeBaseName()));
   return out;
 }
 

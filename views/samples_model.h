@@ -1,6 +1,6 @@
-// SamplesModel: the sample programs (samples/*.te) with the first line of their header
-// comment as summary and the whole comment (what to try) as description. The list is
-// read once from a directory into an immutable vector.
+// SamplesModel: the sample programs (samples/*.te) and Relay models (samples/relay/*.relay) with the first line of
+// their header comment as summary and the whole comment (what to try) as description. The list is read once from a
+// directory into an immutable vector.
 #pragma once
 
 #include <QAbstractListModel>
@@ -8,13 +8,13 @@
 namespace loopscape::views {
 
 struct SampleInfo {
-  QString name;        ///< file name without extension ("matmul")
+  QString name;        ///< file name without extension ("matmul", "relay/mnist")
   QString path;        ///< absolute path
   QString summary;     ///< first comment line, without '#'
   QString description; ///< the whole leading comment
 };
 
-/// The .te files of `dir`, sorted by name.
+/// The .te files of `dir`, sorted by name, then the .relay files of `dir`/relay ("relay/mnist").
 std::vector<SampleInfo> scanSamples(const QString& dir);
 
 class SamplesModel : public QAbstractListModel {

@@ -82,7 +82,7 @@ int runWorkbench(int argc, char** argv) {
                                         QStringLiteral("NAME"));
   const QCommandLineOption raiseOption(QStringLiteral("raise"),
                                        QStringLiteral("bring the dock NAME to the front (program, primitives, trace, "
-                                                      "diagnostics, code, profile, tune)"),
+                                                      "diagnostics, code, profile, tune, model)"),
                                        QStringLiteral("NAME"));
   const QCommandLineOption sizeOption(
       QStringLiteral("size"), QStringLiteral("window size for --screenshot and --export-view (default 1600x1000)"),

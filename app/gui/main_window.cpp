@@ -42,6 +42,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent) : QMainWindow
   createActions();
   createMenus();
   createTuneDock();
+  createModelDock();
   createStatusBar();
   wireSession();
   resize(1500, 920);

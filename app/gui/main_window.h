@@ -8,7 +8,9 @@
 // state, cancel; tune, stop tuning), View (docks, theme, reset layout), Help (user guide,
 // keyboard shortcuts, samples, about).
 // The profile dock runs, verifies and times states through a ProfileJob (profile_jobs.h);
-// the tune dock searches for fast schedules through a TuneJob (tune_jobs.h).
+// the tune dock searches for fast schedules through a TuneJob (tune_jobs.h). The Model
+// dock (main_window_model.cpp) shows a Relay model's graph and groups, opens a clicked
+// group in the workbench, and compiles, runs and times the whole model (Run → Profile model).
 //
 // The window owns the Session (all core state) and the views; it only wires them:
 // session results → views, view events → session operations. Nothing heavy runs here.
@@ -32,6 +34,7 @@ class QToolButton;
 
 namespace loopscape::views {
 class CodeView;
+class ModelView;
 class DiagnosticsView;
 class PrimitivePanel;
 class ProfileView;
@@ -62,7 +65,7 @@ struct MainWindowOptions {
 class MainWindow : public QMainWindow {
   Q_OBJECT
 public:
-  static constexpr int kStateVersion = 4; ///< bumped when the set of docks changes
+  static constexpr int kStateVersion = 5; ///< bumped when the set of docks changes
   explicit MainWindow(MainWindowOptions options = {}, QWidget* parent = nullptr);
   ~MainWindow() override;
 
@@ -78,6 +81,15 @@ public:
   ProfileJob* profileJob() const { return m_profileJob; }
   views::TuneView* tuneView() const { return m_tune; }
   TuneJob* tuneJob() const { return m_tuneJob; }
+  views::ModelView* modelView() const { return m_model; }
+  /// Compiles and runs the session's model with its model schedule in the background
+  /// (Run → Profile model) on the Profile dock's target; the Model dock's table and chart
+  /// show the per-group times. False when there is no model or a run is going.
+  bool profileModel();
+  bool isProfilingModel() const { return m_modelProfiling; }
+  /// File → Save model schedule / Open model schedule.
+  bool saveModelScheduleTo(const QString& path);
+  bool openModelScheduleFrom(const QString& path);
   /// Actions by objectName (for tests and the menus).
   QAction* action(const QString& objectName) const;
 
@@ -148,6 +160,9 @@ private:
   void refreshCode();
   void wireProfile();
   void createTuneDock();
+  void createModelDock();
+  /// The Model dock's rows from the session's model, model schedule and the last run.
+  void refreshModelRows();
   /// Shows and raises the tune dock, taller when it is too short for its charts.
   void showTuneDock();
   void updateTitle();
@@ -178,6 +193,12 @@ private:
   ProfileJob* m_profileJob = nullptr;
   views::TuneView* m_tune = nullptr;
   TuneJob* m_tuneJob = nullptr;
+  views::ModelView* m_model = nullptr;
+  QDockWidget* m_modelDock = nullptr;
+  /// The last model run's milliseconds per group (empty: no run of this model).
+  std::vector<double> m_modelTimes;
+  bool m_modelProfiling = false;
+  std::uint64_t m_modelRunGeneration = 0;
   QLabel* m_previewBanner = nullptr;
   QDockWidget* m_programDock = nullptr;
   QDockWidget* m_primitivesDock = nullptr;

@@ -58,9 +58,10 @@ void MainWindow::createActions() {
           this, [this] {
             if (!maybeSave()) return;
             const QString path = askPath(
-                Ask::Open, QStringLiteral("Open program or session"), QString(),
-                QStringLiteral("Programs and sessions (*.te *.py *.tvmscript *.lsproj);;Tensor expressions (*.te);;"
-                               "TVMScript (*.py *.tvmscript);;Sessions (*.lsproj)"));
+                Ask::Open, QStringLiteral("Open program, model or session"), QString(),
+                QStringLiteral("Programs, models and sessions (*.te *.py *.tvmscript *.relay *.lsproj);;"
+                               "Tensor expressions (*.te);;TVMScript (*.py *.tvmscript);;Relay models (*.relay);;"
+                               "Sessions (*.lsproj)"));
             if (!path.isEmpty()) openPath(path);
           });
   connect(makeAction(QStringLiteral("fileOpenSample"), QStringLiteral("Open &sample…"), QKeySequence(QStringLiteral("Ctrl+Shift+O"))),

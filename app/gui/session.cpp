@@ -67,6 +67,8 @@ std::optional<QString> readInputFile(const QString& path, QString* error) {
   return QString::fromUtf8(text->data(), static_cast<qsizetype>(text->size()));
 }
 
+} // namespace
+
 DiagnosticItem sourceItem(const Diagnostic& d, const std::string& source) {
   DiagnosticItem item;
   item.origin = DiagnosticItem::Origin::Source;
@@ -80,6 +82,8 @@ DiagnosticItem sourceItem(const Diagnostic& d, const std::string& source) {
   item.detail = renderDiagnostic(d, source);
   return item;
 }
+
+namespace {
 
 DiagnosticItem scheduleItem(const Diagnostic& d, const ir::PrimFunc& func, DiagnosticItem::Origin origin,
                             std::string messagePrefix = {}, std::string_view sourceText = {}) {
@@ -153,6 +157,7 @@ Session::Session(QObject* parent) : QObject(parent) {
   // After every step, undo and redo (the stack's index has moved by then): autosave.
   connect(m_undo, &QUndoStack::indexChanged, this, [this] {
     if (signalsBlocked()) return;
+    if (isModel()) groupStepped();
     updateModified();
     if (isModified()) writeRecovery();
   });
@@ -165,7 +170,7 @@ Session::Session(QObject* parent) : QObject(parent) {
 
 Session::~Session() { m_jobs->shutdown(); }
 
-bool Session::isModified() const { return m_sourceDirty || !m_undo->isClean(); }
+bool Session::isModified() const { return m_sourceDirty || m_modelDirty || !m_undo->isClean(); }
 
 void Session::updateModified() {
   if (signalsBlocked()) return;
@@ -179,6 +184,9 @@ frontend::SourceLanguage Session::language() const { return frontend::languageOf
 
 QString Session::displayName() const {
   if (!m_projectPath.isEmpty()) return QFileInfo(m_projectPath).fileName();
+  if (isModel() && m_model && m_group >= 0)
+    return QStringLiteral("%1 \u00b7 group %2").arg(QFileInfo(m_modelPath).fileName()).arg(m_group);
+  if (isModel()) return QFileInfo(m_modelPath).fileName();
   if (!m_sourcePath.isEmpty()) return QFileInfo(m_sourcePath).fileName();
   return QStringLiteral("untitled");
 }
@@ -226,6 +234,7 @@ void Session::analyseCurrent() {
 // ---- loading and editing -------------------------------------------------------------
 
 void Session::openSource(const QString& source, const QString& path, const schedule::Trace& trace) {
+  closeModel();
   m_state.reset(); // the new program replaces the old one, even if it does not parse
   m_pendingTrace = trace;
   m_source = source;
@@ -237,6 +246,14 @@ void Session::openSource(const QString& source, const QString& path, const sched
 
 bool Session::openFile(const QString& path, QString* error, const QString& function) {
   if (path.endsWith(QStringLiteral(".lsproj"))) return openProject(path, error);
+  if (path.endsWith(QStringLiteral(".relay"))) {
+    if (!QFileInfo(path).isFile()) {
+      if (error) *error = QStringLiteral("cannot read '%1': no such file").arg(path);
+      return false;
+    }
+    openModel(path);
+    return true;
+  }
   auto text = readInputFile(path, error);
   if (!text) return false;
   m_function = function;
@@ -251,7 +268,7 @@ void Session::sourceSavedAs(const QString& path) {
 }
 
 void Session::editSource(const QString& source) {
-  if (source == m_source) return;
+  if (source == m_source || isModel()) return; // a model's group is shown read-only
   m_source = source;
   m_sourceDirty = true;
   updateModified();
@@ -267,14 +284,16 @@ void Session::startLoad(const QString& source, const schedule::Trace& trace, boo
       m_sourcePath.isEmpty() ? std::string("<source>") : QFileInfo(m_sourcePath).fileName().toStdString();
   m_jobs->run<LoadResult>(
       QStringLiteral("Parsing"),
-      [generation, text, fileName, trace, source, language = language(),
-       function = m_function.toStdString()](std::stop_token stop, const ProgressFn& progress) {
+      [generation, text, fileName, trace, source, language = language(), function = m_function.toStdString(),
+       given = m_groupFunc](std::stop_token stop, const ProgressFn& progress) {
         LoadResult r;
         r.generation = generation;
         r.source = source;
         r.requested = trace;
         ir::ScriptDialect dialect = ir::ScriptDialect::Tir;
-        auto func = frontend::parseProgram(text, language, fileName, function, &dialect);
+        // A model's group is its PrimFunc (the source only shows it).
+        auto func = given ? Expected<ir::PrimFunc>(*given)
+                          : frontend::parseProgram(text, language, fileName, function, &dialect);
         if (!func) {
           r.parseError = func.error();
           return r;
@@ -514,6 +533,12 @@ namespace {
 
 SessionFile toFile(const Session& s) {
   SessionFile f;
+  if (s.isModel()) {
+    f.modelPath = s.modelPath();
+    f.modelScheduleJson = QString::fromStdString(graph::modelScheduleToJson(s.modelSchedule()));
+    if (s.model() && s.currentGroup() >= 0)
+      f.group = QString::fromStdString(s.model()->groups[std::size_t(s.currentGroup())].name);
+  }
   f.source = s.source();
   f.sourcePath = s.sourcePath();
   f.function = s.function();
@@ -539,6 +564,7 @@ bool Session::saveProject(const QString& path, QString* error) {
   if (!writeFile(path, writeSessionFile(toFile(*this)), error)) return false;
   m_projectPath = QFileInfo(path).absoluteFilePath();
   m_sourceDirty = false;
+  m_modelDirty = false;
   m_undo->setClean();
   updateModified();
   removeRecovery();
@@ -554,6 +580,29 @@ bool Session::openProject(const QString& path, QString* error) {
     return false;
   }
   const SessionFile file = std::get<SessionFile>(std::move(parsed));
+  if (!file.modelPath.isEmpty()) {
+    graph::ModelSchedule schedule;
+    if (!file.modelScheduleJson.isEmpty()) {
+      auto s =
+          graph::parseModelSchedule(file.modelScheduleJson.toStdString(), QFileInfo(path).fileName().toStdString());
+      if (!s) {
+        if (error) *error = QString::fromStdString(renderDiagnostic(s.error()));
+        return false;
+      }
+      schedule = std::move(*s);
+      schedule.baseDir = QFileInfo(file.modelPath).absolutePath().toStdString();
+    }
+    if (!QFileInfo(file.modelPath).isFile()) {
+      if (error) *error = QStringLiteral("%1: the model %2 is not there any more").arg(path, file.modelPath);
+      return false;
+    }
+    m_target = file.target.isEmpty() ? m_target : file.target;
+    m_viewSettings = file.view;
+    openModel(file.modelPath, schedule, file.group);
+    m_projectPath = file.projectPath.isEmpty() ? QFileInfo(path).absoluteFilePath() : file.projectPath;
+    if (path == recoveryPath()) m_projectPath = file.projectPath;
+    return true;
+  }
   schedule::Trace trace;
   if (!file.traceJson.isEmpty()) {
     auto t = schedule::traceFromJson(file.traceJson.toStdString(), QFileInfo(path).fileName().toStdString());

@@ -14,10 +14,22 @@
 //
 // Sessions are saved as `.lsproj` (session_file.h); the session autosaves to a recovery
 // file every 30 s and after every step while it has unsaved changes.
+//
+// A Relay model (`.relay`, session_model.cpp) is loaded in the background with
+// graph::loadModel; the session then works on one fused group at a time: the group's
+// PrimFunc is the program (its source, shown read-only, is the group's te program), with
+// its own trace and undo history. Switching groups puts the current group's history aside
+// (its program states and undo index) and brings the other group's back, or loads it with
+// its pending trace the first time. Each group's trace is its schedule in the model
+// schedule (graph::ModelSchedule): a group with steps gets a Trace choice with the inline
+// trace JSON, unless a choice was set for every group since its last step (poly_auto,
+// default schedules) or came from a model schedule file (tuned log, trace file).
 #pragma once
 
 #include "app/gui/job_runner.h"
 #include "core/frontend/program_source.h"
+#include "core/graph/model.h"
+#include "core/graph/model_schedule.h"
 #include "core/schedule/schedule.h"
 #include "views/code_view.h"
 #include "views/diagnostics_model.h"
@@ -29,6 +41,7 @@
 #include <QObject>
 #include <QTimer>
 
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -63,6 +76,9 @@ using StatePtr = std::shared_ptr<const ProgramState>;
 /// Builds the step (and the structure snapshot of its program) of a schedule.
 StatePtr makeState(schedule::Schedule sch, ir::ScriptDialect dialect,
                    std::optional<const ir::StmtNode*> produced = std::nullopt);
+
+/// A source or load error as the Diagnostics view lists it, rendered against `source`.
+views::DiagnosticItem sourceItem(const Diagnostic& d, const std::string& source);
 
 class Session : public QObject {
   Q_OBJECT
@@ -140,6 +156,32 @@ public:
   /// the state was installed by a step, nullopt to keep the selection by tree position.
   std::optional<const ir::StmtNode*> selectionHint() const;
 
+  // ---- Relay model (session_model.cpp) ----
+  /// Whether the session is a Relay model (also while it loads).
+  bool isModel() const { return !m_modelPath.isEmpty(); }
+  /// The loaded model (null while loading, after a load error, or without a model).
+  const std::shared_ptr<const graph::Model>& model() const { return m_model; }
+  const QString& modelPath() const { return m_modelPath; }
+  /// The group open in the workbench (-1: none).
+  int currentGroup() const { return m_group; }
+  /// Loads the .relay file in the background, then opens group `group` (a name; "" the
+  /// first group). `schedule` gives every group's choice and pending trace.
+  void openModel(const QString& path, const graph::ModelSchedule& schedule = {}, const QString& group = {});
+  /// Opens group `index`: the current group's program states and undo history are put
+  /// aside, the other group's come back (or it is loaded with its trace the first time).
+  void selectGroup(int index);
+  /// The trace of group `index`: its current state's, or the one waiting to be loaded.
+  schedule::Trace groupTrace(int index) const;
+  /// The model schedule the session's groups make (see the header comment).
+  graph::ModelSchedule modelSchedule() const;
+  /// Replaces every group's choice and trace by `schedule`'s (File → Open model schedule):
+  /// a Trace choice with inline JSON becomes the group's trace, the others its choice. The
+  /// current group is loaded again. False with `error` when a trace cannot be read.
+  bool setModelSchedule(const graph::ModelSchedule& schedule, QString* error);
+  /// Every group's choice becomes `source` (Default or Poly): the groups' steps are kept
+  /// but not used until the group's next step.
+  void setAllGroupSources(graph::ScheduleSource source);
+
 Q_SIGNALS:
   /// The current program/trace changed.
   void stateChanged();
@@ -154,6 +196,12 @@ Q_SIGNALS:
   void primitiveRefused(const QString& message);
   /// Emitted after each job result has been installed (tests wait on it).
   void jobDone();
+  /// A model was opened (model() null while it loads or when it failed) or closed.
+  void modelChanged();
+  /// Another group of the model is open in the workbench.
+  void groupChanged();
+  /// A group's choice or trace changed (the model schedule is different).
+  void modelScheduleChanged();
   /// The current state's program snapshot now carries the dependence facts (the loops'
   /// parallel/carried facts, the schedule tree's member flags): same program, same nodes.
   void analysisReady();
@@ -166,6 +214,24 @@ private:
   void updateModified();
   /// Starts the background dependence analysis of the current state unless it has one.
   void analyseCurrent();
+  /// One group's program states and undo history while another group is open.
+  struct GroupEdit {
+    StatePtr base;                ///< the group's program (null: never opened)
+    std::vector<StatePtr> afters; ///< after each step of its undo history
+    std::vector<QString> texts;   ///< the steps' undo texts
+    int index = 0;                ///< the undo index
+    schedule::Trace pending;      ///< never opened: the trace it is loaded with
+  };
+  /// Puts the open group's history aside in m_groupEdits.
+  void stashGroup();
+  /// Forgets the model (another program or session is opened).
+  void closeModel();
+  /// The current group's trace changed by a step, undo or redo: its hand trace is its
+  /// schedule again.
+  void groupStepped();
+  /// Takes `schedule`'s choices and traces for every group (histories dropped); false with
+  /// `error`, and nothing changed, when a trace cannot be read.
+  bool applyScheduleChoices(const graph::ModelSchedule& schedule, QString* error);
 
   QString m_source, m_sourcePath, m_projectPath, m_function;
   QString m_target = QStringLiteral("cpu-c");
@@ -183,6 +249,16 @@ private:
   std::uint64_t m_loadGeneration = 0, m_applyGeneration = 0, m_previewGeneration = 0, m_codeGeneration = 0;
   bool m_sourceDirty = false;
   bool m_dirtyAfterOpen = false;
+  // Relay model
+  QString m_modelPath;
+  std::shared_ptr<const graph::Model> m_model;
+  int m_group = -1;
+  std::vector<GroupEdit> m_groupEdits;
+  std::map<std::string, graph::GroupChoice> m_choices; ///< explicit choices (else the group's trace)
+  std::string m_scheduleBaseDir;                       ///< relative logs and trace files of those choices
+  std::optional<ir::PrimFunc> m_groupFunc;             ///< the program being loaded instead of a parse
+  bool m_modelDirty = false;                           ///< a group changed since the last save
+  std::uint64_t m_modelGeneration = 0;
   bool m_lastModified = false;
 };
 

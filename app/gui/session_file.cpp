@@ -15,6 +15,11 @@ QByteArray writeSessionFile(const SessionFile& file) {
   o[QStringLiteral("trace")] = file.traceJson;
   o[QStringLiteral("target")] = file.target;
   o[QStringLiteral("view")] = file.view;
+  if (!file.modelPath.isEmpty()) {
+    o[QStringLiteral("modelPath")] = file.modelPath;
+    o[QStringLiteral("modelSchedule")] = file.modelScheduleJson;
+    o[QStringLiteral("group")] = file.group;
+  }
   return QJsonDocument(o).toJson(QJsonDocument::Indented);
 }
 
@@ -47,6 +52,13 @@ std::variant<SessionFile, QString> readSessionFile(const QByteArray& bytes) {
   f.traceJson = trace.toString();
   f.target = o.value(QStringLiteral("target")).toString();
   f.view = o.value(QStringLiteral("view")).toObject();
+  for (const char* key : {"modelPath", "modelSchedule", "group"}) {
+    const QJsonValue v = o.value(QLatin1String(key));
+    if (!v.isString() && !v.isUndefined()) return QStringLiteral("the session's \"%1\" must be a string").arg(key);
+  }
+  f.modelPath = o.value(QStringLiteral("modelPath")).toString();
+  f.modelScheduleJson = o.value(QStringLiteral("modelSchedule")).toString();
+  f.group = o.value(QStringLiteral("group")).toString();
   return f;
 }
 

@@ -6,6 +6,9 @@
 //   {"format": "loopscape-session", "version": 1, "source": "...", "sourcePath": "...",
 //    "function": "main", "trace": "[[...instructions...], [...decisions...]]",
 //    "target": "cpu-c", "view": {...}}
+// A Relay model's session has "modelPath" (the .relay file), "modelSchedule" (the model
+// schedule's JSON text, graph/model_schedule.h, with every group's trace inline) and
+// "group" (the group open); its "source" is not used.
 // The source's language follows sourcePath's extension (.py, .tvmscript: TVMScript, whose
 // module function "function" names; absent or "": main, or the only one).
 #pragma once
@@ -26,6 +29,9 @@ struct SessionFile {
   QString traceJson;    ///< trace_json.h text ("" for an empty trace)
   QString target;
   QJsonObject view;
+  QString modelPath;         ///< a Relay model's .relay file ("" for a program session)
+  QString modelScheduleJson; ///< its model schedule (graph::modelScheduleToJson)
+  QString group;             ///< the model's group open in the workbench
 };
 
 QByteArray writeSessionFile(const SessionFile& file);
