@@ -186,6 +186,9 @@ int runCompiledModel(const RelayRunOptions& opt) {
     int whole = 0, compiledRef = 0;
     for (const auto& c : verified->groups)
       (c.reference == codegen::ReferenceKind::Interpreter ? whole : compiledRef)++;
+    for (const auto& c : verified->model)
+      std::printf("verify: the whole model interpreted, %s: %s\n", c.name.c_str(), c.str().c_str());
+    if (!verified->modelPassed()) return kExitInternal;
     if (const auto* f = verified->firstFailure()) {
       const auto& g = model->groups[f->group];
       const auto& failed = f->check.passed() ? *f->sampledCheck : f->check;

@@ -6,6 +6,7 @@
 #include "core/codegen/pipeline.h"
 #include "core/codegen/profile_timer.h"
 #include "core/codegen/verify_sample.h"
+#include "core/frontend/relay/relay_exec.h"
 #include "core/ir/interpreter.h"
 
 #include <fmt/format.h>
@@ -208,7 +209,11 @@ Expected<ModelRun> runModel(const Model& model, const CompiledModel& compiled, c
   return run;
 }
 
-bool ModelVerifyReport::passed() const { return firstFailure() == nullptr; }
+bool ModelVerifyReport::passed() const { return firstFailure() == nullptr && modelPassed(); }
+
+bool ModelVerifyReport::modelPassed() const {
+  return std::all_of(model.begin(), model.end(), [](const auto& c) { return c.passed(); });
+}
 
 const GroupCheck* ModelVerifyReport::firstFailure() const {
   for (const auto& g : groups)
@@ -231,6 +236,7 @@ Expected<ModelVerifyReport> verifyModel(const Model& model, const CompiledModel&
 
   // 2. Each group against the interpreter on what its compiled predecessors produced.
   ModelVerifyReport report;
+  double instances = 0;
   for (std::size_t i = 0; i < plan->calls.size(); ++i) {
     const PlannedCall& call = plan->calls[i];
     const ModelGroup& g = model.groups.at(call.group);
@@ -242,6 +248,7 @@ Expected<ModelVerifyReport> verifyModel(const Model& model, const CompiledModel&
       reference.push_back(k < call.firstOutput ? actual[k] : ir::NDArray(actual[k].shape(), actual[k].dtype()));
     auto count = codegen::countFlops(g.func, {});
     if (!count) return std::unexpected(count.error());
+    instances += count->instances;
     const bool interpretWhole = count->instances <= options.interpretLimit;
     if (interpretWhole) {
       if (auto r = ir::interpret(g.func, reference, {}, options.stop); !r) return std::unexpected(r.error());
@@ -277,6 +284,17 @@ Expected<ModelVerifyReport> verifyModel(const Model& model, const CompiledModel&
         }
       }
       report.groups.push_back(std::move(gc));
+    }
+  }
+  // 3. A small model whole: its outputs against the interpreted model.
+  if (instances <= options.interpretLimit) {
+    auto expected = frontend::relay::runFused(model.module, model.main(), model.fusion, inputs, nullptr, false);
+    if (!expected) return std::unexpected(expected.error());
+    for (std::size_t k = 0; k < plan->outputs.size(); ++k) {
+      const auto actual = readSlot(plan->slots[plan->outputs[k]], arena->span());
+      report.model.push_back(
+          codegen::compareOutput(fmt::format("output {}", k), actual, expected->at(k),
+                                 options.tolerance.value_or(codegen::defaultTolerance(actual.dtype()))));
     }
   }
   if (options.progress) options.progress(plan->calls.size(), plan->calls.size());

@@ -74,7 +74,11 @@ struct ModelVerifyOptions {
 
 struct ModelVerifyReport {
   std::vector<GroupCheck> groups; ///< in execution order
+  /// A model small enough to interpret whole (every group's unscheduled instances together
+  /// within interpretLimit): its outputs against the interpreted model, one per output.
+  std::vector<codegen::OutputCheck> model;
   bool passed() const;
+  bool modelPassed() const;
   /// The first group that failed, or null.
   const GroupCheck* firstFailure() const;
 };

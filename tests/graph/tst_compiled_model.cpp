@@ -102,6 +102,12 @@ private Q_SLOTS:
     }
     QVERIFY(compiledRefs >= 2);
     QVERIFY(sampled >= 1);
+    QVERIFY(report->model.empty()); // over the limit as a whole too
+    vo.interpretLimit = 5e7;
+    auto small = verifyModel(m, *compiled, *inputs, vo);
+    QVERIFY(small.has_value());
+    QCOMPARE(small->model.size(), std::size_t(1));
+    QVERIFY(small->modelPassed());
   }
 
   void cacheAndInProcess() {

@@ -132,6 +132,7 @@ private Q_SLOTS:
                               "interpreter, 0 (too large to interpret) against the unscheduled group compiled by "
                               "cpu-llvm\n"));
     QVERIFY(poly.out.contains("end-to-end "));
+    QVERIFY(poly.out.contains("verify: the whole model interpreted, output 0: ok (max abs error "));
     // The written schedule reproduces the run, now from the cache.
     Run again = runCli({"relay", "run", "samples/relay/mnist.relay", "--target", "cpu-c", "--schedule", schedule});
     QCOMPARE(again.exitCode, 0);
