@@ -169,7 +169,7 @@ void registerRun(CLI::App& app, CommandResult& result) {
       ->check(numberInRange(0, 3.6e6));
   cmd->add_flag("--verify", opt->verify,
                 "Compare every output with the reference interpreter (or, for programs too large to interpret, the "
-                "unscheduled program compiled by the same target)");
+                "unscheduled program compiled by the same target; for a GPU target by cpu-c or cpu-llvm)");
   cmd->add_option("--rtol", opt->rtol, "With --verify: relative tolerance (default per dtype: float32 1e-4)")
       ->check(numberInRange(0, 1e6));
   cmd->add_option("--atol", opt->atol, "With --verify: absolute tolerance (default per dtype: float32 1e-5)")

@@ -129,7 +129,8 @@ std::optional<Compaction> compaction(const Buffer& buffer, const Stmt& scope, co
     }
     auto* shape = buffer->shape[d].as<IntImm>();
     if (!shape) return std::nullopt;
-    if (hi - lo + 1 >= shape->value || lo > hi) {
+    const __int128 span = static_cast<__int128>(hi) - lo + 1;
+    if (lo > hi || span >= shape->value) {
       out.offset.push_back(Expr()); // this dimension stays
       out.extent.push_back(shape->value);
       continue;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <optional>
 
@@ -145,6 +146,13 @@ private:
                       IrReference::Kind::Loop, name, &op);
       return;
     }
+    if (extent->value < 1) {
+      error = located("codegen.gpu-dynamic-extent",
+                      fmt::format("loop '{}' is bound to {} with extent {}; a launch needs at least one thread", name,
+                                  op.threadTag, extent->value),
+                      IrReference::Kind::Loop, name, &op);
+      return;
+    }
     if (parsed->first == 2) return; // vthread: a serial loop, no launch extent
     auto [it, inserted] = tags.try_emplace(op.threadTag, TagUse{extent->value, &op});
     if (inserted || it->second.extent == extent->value) return;
@@ -191,9 +199,10 @@ Expected<std::int64_t> constantBytes(const Buffer& b, const char* code, const ch
       return Unexpected(located(
           code, fmt::format("{} buffer '{}' has a symbolic size; on-chip buffers need a constant size", scope, b->name),
           IrReference::Kind::Buffer, b->name));
-    elems *= imm->value;
+    // Saturates instead of overflowing: any size past int64 is over every limit.
+    if (imm->value < 0 || __builtin_mul_overflow(elems, imm->value, &elems)) elems = INT64_MAX / 16;
   }
-  return elems * b->dtype.bytes();
+  return elems > INT64_MAX / 16 ? INT64_MAX / 16 : elems * b->dtype.bytes();
 }
 
 /// Launch and memory limits (GpuLimits).
@@ -221,7 +230,9 @@ Expected<void> checkLaunch(const KernelScan& scan, const GpuLimits& limits, GpuK
                                             tag, use.extent, limits.maxThreadDim[dim]),
                                 IrReference::Kind::Loop, name, use.loop));
   }
-  const std::int64_t threads = kernel.block[0] * kernel.block[1] * kernel.block[2];
+  std::int64_t threads = 1;
+  for (std::int64_t e : kernel.block)
+    if (__builtin_mul_overflow(threads, e, &threads)) threads = INT64_MAX;
   if (limits.maxThreadsPerBlock > 0 && threads > limits.maxThreadsPerBlock) {
     auto d = Diagnostic::error("codegen.gpu-thread-limit",
                                fmt::format("{} threads per block (loops {}) exceed the target's limit of {}", threads,
@@ -250,7 +261,7 @@ Expected<void> checkMemory(const OnChip& scan, const GpuLimits& limits, GpuKerne
   for (const Buffer& b : scan.shared) {
     auto bytes = constantBytes(b, "codegen.gpu-shared-limit", "shared");
     if (!bytes) return Unexpected(bytes.error());
-    kernel.sharedBytes += *bytes;
+    kernel.sharedBytes = std::min(kernel.sharedBytes + *bytes, INT64_MAX / 2);
     kernel.shared.push_back(b);
   }
   if (limits.maxSharedBytesPerBlock > 0 && kernel.sharedBytes > limits.maxSharedBytesPerBlock) {
@@ -268,7 +279,7 @@ Expected<void> checkMemory(const OnChip& scan, const GpuLimits& limits, GpuKerne
   for (const Buffer& b : scan.local) {
     auto bytes = constantBytes(b, "codegen.gpu-local-limit", "local");
     if (!bytes) return Unexpected(bytes.error());
-    kernel.localBytes += *bytes;
+    kernel.localBytes = std::min(kernel.localBytes + *bytes, INT64_MAX / 2);
   }
   if (limits.maxLocalBytesPerThread > 0 && kernel.localBytes > limits.maxLocalBytesPerThread) {
     std::string names;

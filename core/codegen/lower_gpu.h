@@ -21,7 +21,8 @@
 //   codegen.gpu-several-kernels      two statements at the top each bound (one kernel
 //                                    per function for now)
 //   codegen.gpu-bad-thread-tag       a tag other than blockIdx/threadIdx/vthread .x/.y/.z
-//   codegen.gpu-dynamic-extent       a bound loop whose min or extent is not a constant
+//   codegen.gpu-dynamic-extent       a bound loop whose min or extent is not a constant,
+//                                    or whose extent is below 1
 //   codegen.gpu-inconsistent-extent  one tag bound with two extents
 //   codegen.gpu-nested-binding       a loop bound inside a loop bound to the same tag
 //                                    whose body uses the outer loop's variable (on the

@@ -128,8 +128,20 @@ Expected<VerifyReport> Pipeline::verify(const CompiledKernel& kernel, const ir::
                                         const ir::SizeBindings& sizes, std::span<const ir::NDArray> args,
                                         const RunOptions& run, VerifyOptions options, std::stop_token stop) const {
   options.stop = stop;
-  return codegen::verify(original, sizes, args, runner(kernel, sizes, run, stop),
-                         compiledReference(*kernel.target, original, sizes, run, stop), options);
+  // A GPU target cannot compile the unscheduled program (no bound loops): a CPU target
+  // compiles the reference (the first usable of cpu-c, cpu-llvm); none: no reference.
+  Target* reference = kernel.target;
+  if (kernel.target->deviceKind() == "gpu") {
+    reference = nullptr;
+    for (const char* name : {"cpu-c", "cpu-llvm"})
+      if (auto t = usableTarget(name); t && (*t)->deviceKind() == "cpu") {
+        reference = *t;
+        break;
+      }
+    if (reference) options.compiledReferenceBy = reference->name();
+  }
+  RunOnArgs referenceRun = reference ? compiledReference(*reference, original, sizes, run, stop) : RunOnArgs();
+  return codegen::verify(original, sizes, args, runner(kernel, sizes, run, stop), referenceRun, options);
 }
 
 Expected<TimedRun> Pipeline::time(const CompiledKernel& kernel, const ir::PrimFunc& original,

@@ -106,7 +106,8 @@ public:
                               RunOptions options, std::stop_token stop = {}) const;
 
   /// Verifies `kernel` (built from a schedule of `original`) on copies of `args` against
-  /// the interpreter, or above options.interpretLimit against compiledReference().
+  /// the interpreter, or above options.interpretLimit against compiledReference() (by the
+  /// kernel's target; for a GPU target by cpu-c, else cpu-llvm, named in the report).
   Expected<VerifyReport> verify(const CompiledKernel& kernel, const ir::PrimFunc& original,
                                 const ir::SizeBindings& sizes, std::span<const ir::NDArray> args, const RunOptions& run,
                                 VerifyOptions options, std::stop_token stop = {}) const;

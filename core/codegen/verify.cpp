@@ -182,9 +182,10 @@ Expected<VerifyReport> verify(const ir::PrimFunc& original, const ir::SizeBindin
     }
   } else {
     report.reference = ReferenceKind::CompiledUnscheduled;
-    report.referenceText = fmt::format("the unscheduled program compiled by the same target (too large to interpret: "
-                                       "{:.3g} statement instances > {:.3g})",
-                                       report.instances, options.interpretLimit);
+    report.referenceText = fmt::format(
+        "the unscheduled program compiled by {} (too large to interpret: {:.3g} statement instances > {:.3g})",
+        options.compiledReferenceBy.empty() ? "the same target" : options.compiledReferenceBy, report.instances,
+        options.interpretLimit);
     if (!compiledReference)
       return Unexpected(Diagnostic::error(
           "verify.too-large", fmt::format("the program is too large to interpret ({:.3g} statement instances > {:.3g}) "

@@ -146,6 +146,11 @@ struct VerifyOptions {
   /// When set: the reference computed once and reused (ReferenceCache); the options above
   /// must stay the same across the verifications that share it.
   std::shared_ptr<ReferenceCache> reference;
+  /// The target that compiles the unscheduled reference, as the report names it; empty:
+  /// the kernel's own target ("compiled by the same target"). A GPU kernel's reference is
+  /// compiled by a CPU target (Pipeline::verify): the unscheduled program has no bound
+  /// loops, which a GPU target refuses.
+  std::string compiledReferenceBy;
 };
 
 /// Verifies `underTest` against the reference for `original` (unscheduled) on copies of

@@ -54,7 +54,7 @@ Toolkit find() {
   }
   if (t.nvrtcPath.empty()) t.nvrtcPath = "libnvrtc.so"; // the loader's search path, if anywhere
   // The driver: only whether it loads (it stays loaded once found, as a driver does).
-  if (void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)) {
+  if (dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL) != nullptr) {
     t.driver = true;
   } else {
     const char* why = dlerror();

@@ -1,10 +1,11 @@
 // The opencl target plugin (plugins/opencl) on this machine's OpenCL platform (PoCL where
 // there is no GPU): the GPU sample schedules (samples/traces/matmul_gpu.py and
 // conv2d_nchw_gpu.py on small copies of their samples, softmax_gpu.py on
-// samples/softmax.te) built, run in the
-// isolated worker and verified against the interpreter; the barriers of the shared-memory
-// GEMM are needed (without them its result is wrong); the printed OpenCL C of a small
-// kernel (golden); `loopscape-cli targets` with and without an OpenCL platform.
+// samples/softmax.te) built, run in the isolated worker and verified against the
+// interpreter; the barriers of the shared-memory GEMM are needed (without them its result
+// is wrong); above the interpret limit the reference is compiled by a CPU target; the
+// printed OpenCL C of a small kernel (golden); `loopscape-cli targets` with and without
+// an OpenCL platform.
 //
 // The running tests skip, saying why, where no OpenCL platform is usable, and in the
 // sanitizer build (PoCL, with its own LLVM, is not run under ASan/UBSan).
@@ -214,6 +215,29 @@ __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void main_kernel(__glo
     QCOMPARE(report.reference, ReferenceKind::Interpreter);
     for (const auto& check : report.outputs)
       QVERIFY2(check.passed(), (check.name + ": " + check.str()).c_str());
+  }
+
+  void compiledReferenceByCpu() {
+    // Above the interpret limit the reference is the unscheduled program, which a GPU
+    // target cannot compile (no bound loops): a CPU target compiles it.
+    requireRun();
+    const ir::PrimFunc original = parse(kMatmul);
+    auto lowered = m_pipeline.lower(*m_target, scheduled(original, readSource("samples/traces/matmul_gpu.py")));
+    QVERIFY(lowered);
+    auto kernel = m_pipeline.build(*m_target, *lowered, BuildOptions{});
+    QVERIFY2(kernel, kernel ? "" : renderDiagnostic(kernel.error()).c_str());
+    if (!m_pipeline.usableTarget("cpu-c") && !m_pipeline.usableTarget("cpu-llvm"))
+      QSKIP("no CPU target to compile the reference");
+    auto args = makeArguments(original, {}, 0);
+    QVERIFY(args);
+    VerifyOptions options;
+    options.interpretLimit = 1000;
+    auto report = m_pipeline.verify(*kernel, original, {}, *args, isolated(), options);
+    QVERIFY2(report, report ? "" : renderDiagnostic(report.error()).c_str());
+    QCOMPARE(report->reference, ReferenceKind::CompiledUnscheduled);
+    QVERIFY2(report->referenceText.starts_with("the unscheduled program compiled by cpu-"),
+             report->referenceText.c_str());
+    QVERIFY2(report->passed(), report->referenceText.c_str());
   }
 
   void barriersAreNeeded() {
