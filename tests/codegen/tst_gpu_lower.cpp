@@ -113,6 +113,37 @@ sch.bind(j_1, "threadIdx.x")
     QVERIFY(l->gpu->shared.empty());
   }
 
+  void vthreadAndVectorizeRunSerially() {
+    auto l = lowerGpu(scheduled(kMatmul, R"(b = sch.get_block("C")
+i, j, k = sch.get_loops(b)
+i_0, i_1, i_2 = sch.split(i, [None, 2, 16])
+j_0, j_1, j_2 = sch.split(j, [None, 16, 4])
+sch.reorder(i_0, j_0, i_1, i_2, j_1, k, j_2)
+sch.bind(i_0, "blockIdx.y")
+sch.bind(j_0, "blockIdx.x")
+sch.bind(i_1, "vthread.x")
+sch.bind(i_2, "threadIdx.y")
+sch.bind(j_1, "threadIdx.x")
+sch.vectorize(j_2)
+)"));
+    QVERIFY2(l, l ? "" : renderDiagnostic(l.error()).c_str());
+    // The vthread is no launch dimension: 4 x 2 blocks of 16 x 16 threads.
+    QCOMPARE(l->gpu->grid, (std::array<std::int64_t, 3>{2, 4, 1}));
+    QCOMPARE(l->gpu->block, (std::array<std::int64_t, 3>{16, 16, 1}));
+    const ir::For* vthread = findLoop(l->body, "i_1");
+    QVERIFY(vthread);
+    QCOMPARE(vthread->forKind, ir::ForKind::Serial);
+    QCOMPARE(vthread->extent.as<ir::IntImm>()->value, std::int64_t(2));
+    const ir::For* vector = findLoop(l->body, "j_2");
+    QVERIFY(vector);
+    QCOMPARE(vector->forKind, ir::ForKind::Serial);
+    QCOMPARE(int(l->remarks.size()), 2);
+    QCOMPARE(QString::fromStdString(l->remarks[0].loop), QString("i_1"));
+    QCOMPARE(QString::fromStdString(l->remarks[0].message), QString("the vthread loop runs serially in each thread"));
+    QCOMPARE(QString::fromStdString(l->remarks[1].message),
+             QString("vectorize is not lowered for GPU targets: the loop runs serially in each thread"));
+  }
+
   void errors_data() {
     QTest::addColumn<QString>("program");
     QTest::addColumn<QString>("script");
