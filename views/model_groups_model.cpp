@@ -40,7 +40,8 @@ QVariant ModelGroupsModel::data(const QModelIndex& index, int role) const {
     }
     case PatternColumn: return s(r.pattern);
     case SourceColumn: return s(r.source);
-    case MsColumn: return r.ms ? QString::number(*r.ms, 'f', 3) : QString();
+    // Three decimals, or two significant digits for the microsecond groups.
+    case MsColumn: return r.ms ? QString::number(*r.ms, *r.ms >= 0.1 ? 'f' : 'g', *r.ms >= 0.1 ? 3 : 2) : QString();
     case ShareColumn: return r.ms ? QString::number(r.share * 100, 'f', 1) : QString();
     case GflopsColumn: return r.ms && *r.ms > 0 ? QString::number(double(r.flops) / (*r.ms * 1e6), 'f', 2) : QString();
     case ColumnCount: break;
@@ -51,7 +52,7 @@ QVariant ModelGroupsModel::data(const QModelIndex& index, int role) const {
     return QStringLiteral("%1\nops: %2\npattern: %3\nschedule: %4%5")
         .arg(s(r.name), s(r.ops), s(r.pattern), s(r.source),
              r.edited ? QStringLiteral("\nedited in the workbench") : QString());
-  if (role == Qt::TextAlignmentRole && index.column() >= MsColumn)
+  if (role == Qt::TextAlignmentRole && index.column() >= MsColumn && index.column() <= GflopsColumn)
     return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
   if (role == Qt::FontRole && index.column() == SourceColumn && r.edited) {
     QFont f;

@@ -27,7 +27,8 @@ struct ModelGroupRow {
 class ModelGroupsModel : public QAbstractTableModel {
   Q_OBJECT
 public:
-  enum Column { NameColumn, PatternColumn, SourceColumn, MsColumn, ShareColumn, GflopsColumn, ColumnCount };
+  /// The measured columns come first after the name: they are what a narrow dock must show.
+  enum Column { NameColumn, MsColumn, ShareColumn, GflopsColumn, SourceColumn, PatternColumn, ColumnCount };
   explicit ModelGroupsModel(QObject* parent = nullptr);
 
   void setRows(std::vector<ModelGroupRow> rows);

@@ -95,7 +95,7 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
   m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 4);
   m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   m_table->horizontalHeader()->setSectionResizeMode(ModelGroupsModel::NameColumn, QHeaderView::Interactive);
-  m_table->horizontalHeader()->resizeSection(ModelGroupsModel::NameColumn, 260);
+  m_table->horizontalHeader()->resizeSection(ModelGroupsModel::NameColumn, 190);
   m_table->setWordWrap(false);
   m_table->setShowGrid(false);
   m_table->setAlternatingRowColors(true);

@@ -2,7 +2,7 @@
 // laid out by Graphviz (ModelPicture: one cluster per fused group, op names and output
 // shapes on nodes, tensor shapes on edges, constants folded away; after a run, groups
 // filled by their share of the measured time); below, the groups table (ModelGroupsModel:
-// name, pattern, schedule source, ms, share, GFLOP/s) and a bar chart of the per-group
+// name, ms, share, GFLOP/s, schedule source, pattern) and a bar chart of the per-group
 // times. A toolbar carries the window's model actions (profile, poly_auto for every group,
 // default schedules); a status line says what was measured. Clicking a group in the
 // picture or the table emits groupActivated; the view never changes the session itself.

@@ -8,6 +8,8 @@
 //                    front; --dark uses the dark theme
 //   --tune-trials N  with --screenshot: run a search of N trials with the Tune dock's
 //                    default options first (the dock raised), then render
+//   --profile-model  with --screenshot and a .relay FILE: Run → Profile model first
+//   --group N        with a .relay FILE: open its group N first
 //   --export-view NAME --out FILE.png|FILE.svg
 //                    load, lay out, render the one view NAME (tensorir, tree, code,
 //                    profile, roofline, tune, ...: view_export.h) to FILE and exit;
@@ -16,6 +18,7 @@
 #include "app/gui/tune_jobs.h"
 #include "app/gui/view_export.h"
 #include "core/ir/error_boundary.h"
+#include "views/model_view.h"
 #include "views/schedule_tree_view.h"
 #include "views/tensorir_view.h"
 #include "views/tree_picture.h"
@@ -98,8 +101,14 @@ int runWorkbench(int argc, char** argv) {
   const QCommandLineOption outOption(QStringLiteral("out"),
                                      QStringLiteral("where --export-view writes: FILE.png or FILE.svg"),
                                      QStringLiteral("FILE"));
+  const QCommandLineOption profileModelOption(
+      QStringLiteral("profile-model"),
+      QStringLiteral("with --screenshot and a .relay FILE: compile and time the model (Run → Profile model) first"));
+  const QCommandLineOption groupOption(QStringLiteral("group"),
+                                       QStringLiteral("with a .relay FILE: open its group N in the workbench"),
+                                       QStringLiteral("N"));
   parser.addOptions({traceOption, funcOption, shotOption, darkOption, selectOption, raiseOption, sizeOption, tuneOption,
-                     exportOption, outOption});
+                     exportOption, outOption, profileModelOption, groupOption});
   parser.process(app);
   const QStringList files = parser.positionalArguments();
   const QString shotPath = parser.value(shotOption);
@@ -122,6 +131,15 @@ int runWorkbench(int argc, char** argv) {
     if (!window.openPath(files.front(), &why, parser.value(funcOption)))
       return fail(QStringLiteral("cannot open %1: %2").arg(files.front(), why.trimmed()));
     window.waitIdle();
+    if (parser.isSet(groupOption)) {
+      bool ok = false;
+      const int group = parser.value(groupOption).toInt(&ok);
+      const auto& model = window.session()->model();
+      if (!model || !ok || group < 0 || group >= int(model->groups.size()))
+        return fail(QStringLiteral("--group needs a .relay FILE and a group number below its group count"));
+      window.session()->selectGroup(group);
+      window.waitIdle();
+    }
     if (parser.isSet(traceOption)) {
       if (!window.session()->state())
         return fail(QStringLiteral("%1 does not parse; cannot apply a trace").arg(files.front()));
@@ -178,6 +196,11 @@ int runWorkbench(int argc, char** argv) {
       if (!window.startTuning()) return fail(QStringLiteral("cannot tune: %1").arg(window.tuneView()->status()));
       window.tuneJob()->waitForIdle(24 * 3600 * 1000);
       window.waitIdle();
+    }
+    if (parser.isSet(profileModelOption)) {
+      if (!window.profileModel()) return fail(QStringLiteral("--profile-model needs a .relay FILE that loads"));
+      window.waitIdle(24 * 3600 * 1000);
+      window.modelView()->picture()->waitRendered();
     }
     if (!exportName.isEmpty()) {
       const QString out = parser.value(outOption);

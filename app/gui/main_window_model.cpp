@@ -26,6 +26,8 @@
 #include <QTabWidget>
 #include <QToolBar>
 
+#include <algorithm>
+
 namespace loopscape::gui {
 
 namespace {
@@ -131,8 +133,10 @@ void MainWindow::createModelDock() {
     if (!m_modelDock->isVisible() || m_modelDock->visibleRegion().isEmpty()) {
       m_modelDock->show();
       m_modelDock->raise();
-      // The graph needs the height: the Program pane (the group's text) gives some up.
+      // The graph and the groups table need room: the Program pane (the group's text)
+      // gives up height, the TensorIR view some width.
       resizeDocks({m_programDock, m_modelDock}, {220, 680}, Qt::Vertical);
+      resizeDocks({m_modelDock}, {std::max(m_modelDock->width(), width() * 3 / 10)}, Qt::Horizontal);
     }
   });
   connect(m_session, &Session::groupChanged, this, [this] {
@@ -240,9 +244,8 @@ bool MainWindow::profileModel() {
         refreshModelRows();
         m_model->tabs()->setCurrentIndex(0);
         double gflops = r.medianMs > 0 ? double(model->totalFlops()) / (r.medianMs * 1e6) : 0;
-        m_model->setStatus(QStringLiteral("%1 on %2: %3 ms end to end (median of 5), %4 GFLOP/s; %5 of %6 kernels "
-                                          "from the cache.")
-                               .arg(QFileInfo(m_session->modelPath()).fileName(), QString::fromStdString(r.target))
+        m_model->setStatus(QStringLiteral("%1: %2 ms end to end (median of 5), %3 GFLOP/s; %4/%5 kernels cached.")
+                               .arg(QString::fromStdString(r.target))
                                .arg(r.medianMs, 0, 'f', 3)
                                .arg(gflops, 0, 'f', 2)
                                .arg(r.cacheHits)

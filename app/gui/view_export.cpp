@@ -2,6 +2,7 @@
 
 #include "app/gui/main_window.h"
 #include "views/code_view.h"
+#include "views/model_view.h"
 #include "views/profile_view.h"
 #include "views/program_editor.h"
 #include "views/schedule_tree_view.h"
@@ -35,6 +36,9 @@ QWidget* viewWidget(const MainWindow& window, const QString& name) {
     return window.tuneView()->findChild<QChartView*>(QStringLiteral("tuneScatterView"));
   if (name == QLatin1String("trace")) return window.traceView();
   if (name == QLatin1String("program")) return window.editor();
+  if (name == QLatin1String("model")) return window.modelView()->picture();
+  if (name == QLatin1String("model-time"))
+    return window.modelView()->findChild<QChartView*>(QStringLiteral("modelChartView"));
   return nullptr;
 }
 
@@ -46,9 +50,10 @@ bool fail(QString* error, const QString& message) {
 } // namespace
 
 QStringList exportableViewNames() {
-  return {QStringLiteral("tensorir"),     QStringLiteral("tree"),     QStringLiteral("code"),
-          QStringLiteral("profile"),      QStringLiteral("roofline"), QStringLiteral("tune"),
-          QStringLiteral("tune-scatter"), QStringLiteral("trace"),    QStringLiteral("program")};
+  return {QStringLiteral("tensorir"),     QStringLiteral("tree"),      QStringLiteral("code"),
+          QStringLiteral("profile"),      QStringLiteral("roofline"),  QStringLiteral("tune"),
+          QStringLiteral("tune-scatter"), QStringLiteral("trace"),     QStringLiteral("program"),
+          QStringLiteral("model"),        QStringLiteral("model-time")};
 }
 
 QWidget* prepareViewForExport(MainWindow& window, const QString& name, bool enlargeDock) {
@@ -56,6 +61,7 @@ QWidget* prepareViewForExport(MainWindow& window, const QString& name, bool enla
   if (!widget) return nullptr;
   if (name == QLatin1String("profile") || name == QLatin1String("roofline"))
     window.profileView()->showRoofline(name == QLatin1String("roofline"));
+  if (name == QLatin1String("model-time")) window.modelView()->tabs()->setCurrentIndex(1);
   for (QWidget* w = widget->parentWidget(); w; w = w->parentWidget())
     if (auto* dock = qobject_cast<QDockWidget*>(w)) {
       dock->show();
@@ -68,6 +74,7 @@ QWidget* prepareViewForExport(MainWindow& window, const QString& name, bool enla
   QApplication::processEvents();
   window.waitIdle();
   if (name == QLatin1String("tree")) window.scheduleTreeView()->picture()->waitRendered();
+  if (name == QLatin1String("model")) window.modelView()->picture()->waitRendered();
   QApplication::processEvents();
   return widget;
 }
@@ -117,10 +124,11 @@ bool exportView(MainWindow& window, const QString& name, const QString& path, QS
   QWidget* widget = prepareViewForExport(window, name, enlargeDock);
   if (!widget)
     return fail(error, QStringLiteral("no view named '%1' (one of: %2)").arg(name, exportableViewNames().join(u", ")));
-  // The tree picture is an SVG already: write Graphviz's, which scales without loss.
-  const QByteArray& treeSvg = window.scheduleTreeView()->picture()->svg();
-  if (name == QLatin1String("tree") && QFileInfo(path).suffix().toLower() == QLatin1String("svg") &&
-      !treeSvg.isEmpty()) {
+  // The tree and model pictures are SVG already: write Graphviz's, which scales without loss.
+  const QByteArray& treeSvg = name == QLatin1String("model") ? window.modelView()->picture()->svg()
+                                                             : window.scheduleTreeView()->picture()->svg();
+  if ((name == QLatin1String("tree") || name == QLatin1String("model")) &&
+      QFileInfo(path).suffix().toLower() == QLatin1String("svg") && !treeSvg.isEmpty()) {
     QSaveFile f(path);
     if (!f.open(QIODevice::WriteOnly) || f.write(treeSvg) != treeSvg.size() || !f.commit())
       return fail(error, QStringLiteral("cannot write %1").arg(path));
