@@ -36,7 +36,7 @@ namespace loopscape::codegen {
 
 struct LowerOptions {
   /// The device the code is for (Target::deviceKind()): "cpu" refuses ThreadBinding loops
-  /// (Diagnostic "codegen.thread-binding-on-cpu"); "gpu" keeps them.
+  /// (Diagnostic "codegen.thread-binding-on-cpu"); "gpu" lowers them to one kernel (lower_gpu.h).
   std::string deviceKind = "cpu";
   /// For "gpu": the target's limits on one kernel (TargetCapabilities::gpu).
   GpuLimits gpuLimits;

@@ -16,7 +16,8 @@
 //     Unrolled loops are already unrolled (none remain), Vectorized loops are gone where
 //     the body was vectorized (Ramp/Broadcast expressions of `lanes` lanes, vector
 //     loads/stores with a Ramp index) and remain Serial with a remark where it could not
-//     be; ThreadBinding loops only for GPU targets (a CPU target refuses them, naming the loop);
+//     be; no ThreadBinding loops (a CPU target refuses them, naming the loop; a GPU target
+//     lowers them into `gpu`, below);
 //   * symbolic sizes are int64 scalar parameters, in `sizeVars` order.
 //   * block markers (added with lower_blocks.h): an Evaluate whose value is a StringImm is
 //     a no-op that marks where a block's statements start; the string is the block name
