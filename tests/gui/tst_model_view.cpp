@@ -20,6 +20,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QDockWidget>
+#include <QFile>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QTableView>
@@ -148,6 +149,31 @@ private Q_SLOTS:
     QVERIFY(!w->editor()->isReadOnly());
     QCOMPARE(w->modelView()->groups()->rowCount(), 0);
     QVERIFY(!w->action(QStringLiteral("runProfileModel"))->isEnabled());
+  }
+
+  void aModelThatDoesNotLoadSaysWhy() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("broken.relay"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(1, 4), float32]) {\n  nn.relu(%x\n}\n");
+    f.close();
+    auto w = makeWindow();
+    QVERIFY(w->openPath(path));
+    QVERIFY(settle(*w));
+    QVERIFY(w->session()->isModel());
+    QVERIFY(!w->session()->model());
+    QVERIFY(!w->session()->state());
+    QVERIFY(!w->session()->diagnostics().empty());
+    QVERIFY2(w->session()->diagnostics().front().code.starts_with("relay."),
+             w->session()->diagnostics().front().code.c_str());
+    QCOMPARE(w->session()->diagnostics().front().line, 4); // the "}" where ")" was due
+    QVERIFY(w->modelView()->picture()->waitRendered());
+    QVERIFY(w->modelView()->picture()->svg().isEmpty());
+    QVERIFY(w->modelView()->picture()->error().contains(QStringLiteral("could not be loaded")));
+    QVERIFY(!w->action(QStringLiteral("runProfileModel"))->isEnabled());
+    QVERIFY(!w->profileModel());
   }
 
   void eachGroupKeepsItsTraceAndUndo() {
