@@ -271,6 +271,9 @@ void DotPicture::fitToView() {
   resetTransform();
   scale(s, s);
   verticalScrollBar()->setValue(verticalScrollBar()->minimum());
+  // The selected element stays in view (a fit after a resize would scroll it away).
+  const QRectF selected = elementRect(m_selectedId);
+  if (!selected.isNull()) ensureVisible(selected, 16, 16);
 }
 
 void DotPicture::mousePressEvent(QMouseEvent* event) {

@@ -185,6 +185,7 @@ void ModelView::setCurrentGroup(int index) {
   if (index >= 0 && index < m_groups->rowCount()) {
     QSignalBlocker block(m_table);
     m_table->selectRow(index);
+    m_table->scrollTo(m_groups->index(index, 0));
   } else {
     m_table->clearSelection();
   }
