@@ -1,9 +1,12 @@
 #include "gui_helpers.h"
 
 #include "core/frontend/te_frontend.h"
+#include "views/primitive_panel.h"
 #include "views/tensorir_view.h"
 
 #include <QFile>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QStandardPaths>
 #include <QTest>
 
@@ -45,6 +48,20 @@ int nodeIndex(gui::MainWindow& w, const std::string& name) {
 void clickNode(gui::MainWindow& w, int index) {
   views::TensorIrView* view = w.tensorIrView();
   QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->nodeCenter(index));
+}
+
+/// Selects `loop` by clicking it, applies split with `factors` from the panel, waits.
+void splitFromPanel(gui::MainWindow& w, const std::string& loop, const QString& factors) {
+  const int index = nodeIndex(w, loop);
+  QVERIFY(index >= 0);
+  clickNode(w, index);
+  QCOMPARE(w.tensorIrView()->selectedNode(), index);
+  QVERIFY(w.primitivePanel()->choosePrimitive(QStringLiteral("split")));
+  auto* edit = w.primitivePanel()->findChild<QLineEdit*>(QStringLiteral("factors"));
+  QVERIFY(edit);
+  edit->setText(factors);
+  QTest::mouseClick(w.primitivePanel()->findChild<QPushButton*>(QStringLiteral("primitiveApply")), Qt::LeftButton);
+  QVERIFY(settle(w));
 }
 
 } // namespace loopscape::testing

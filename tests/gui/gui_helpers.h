@@ -22,5 +22,8 @@ bool settle(gui::MainWindow& w);
 int nodeIndex(gui::MainWindow& w, const std::string& name);
 /// Clicks node `index` in the TensorIR view with the mouse.
 void clickNode(gui::MainWindow& w, int index);
+/// Selects `loop` by clicking it, applies split with `factors` from the panel, waits
+/// (QVERIFY failures are recorded in the running test).
+void splitFromPanel(gui::MainWindow& w, const std::string& loop, const QString& factors);
 
 } // namespace loopscape::testing

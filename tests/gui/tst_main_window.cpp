@@ -75,20 +75,6 @@ std::string expectedMatmul(const ir::PrimFunc& func, bool splitI, bool splitJ) {
 
 QString viewText(gui::MainWindow& w) { return w.tensorIrView()->toPlainText(); }
 
-/// Selects `loop` by clicking it, chooses split with `factors`, applies, waits.
-void splitFromPanel(gui::MainWindow& w, const std::string& loop, const QString& factors) {
-  const int index = nodeIndex(w, loop);
-  QVERIFY(index >= 0);
-  clickNode(w, index);
-  QCOMPARE(w.tensorIrView()->selectedNode(), index);
-  QVERIFY(w.primitivePanel()->choosePrimitive(QStringLiteral("split")));
-  auto* edit = w.primitivePanel()->findChild<QLineEdit*>(QStringLiteral("factors"));
-  QVERIFY(edit);
-  edit->setText(factors);
-  QTest::mouseClick(w.primitivePanel()->findChild<QPushButton*>(QStringLiteral("primitiveApply")), Qt::LeftButton);
-  QVERIFY(settle(w));
-}
-
 } // namespace
 
 class TestMainWindow : public QObject {

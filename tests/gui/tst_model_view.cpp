@@ -46,20 +46,6 @@ std::string firstLoop(gui::MainWindow& w) {
   return {};
 }
 
-/// Selects `loop` by clicking it, applies split with `factors` from the panel, waits.
-void splitFromPanel(gui::MainWindow& w, const std::string& loop, const QString& factors) {
-  const int index = nodeIndex(w, loop);
-  QVERIFY(index >= 0);
-  clickNode(w, index);
-  QCOMPARE(w.tensorIrView()->selectedNode(), index);
-  QVERIFY(w.primitivePanel()->choosePrimitive(QStringLiteral("split")));
-  auto* edit = w.primitivePanel()->findChild<QLineEdit*>(QStringLiteral("factors"));
-  QVERIFY(edit);
-  edit->setText(factors);
-  QTest::mouseClick(w.primitivePanel()->findChild<QPushButton*>(QStringLiteral("primitiveApply")), Qt::LeftButton);
-  QVERIFY(settle(w));
-}
-
 void clickGroupInTable(gui::MainWindow& w, int row) {
   QTableView* table = w.modelView()->table();
   const QModelIndex index = table->model()->index(row, 0);
