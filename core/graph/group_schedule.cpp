@@ -5,6 +5,7 @@
 #include "core/poly/checked_schedule.h"
 #include "core/poly/legality.h"
 #include "core/poly/poly_optimize.h"
+#include "core/schedule/instruction.h"
 #include "core/schedule/trace_json.h"
 #include "core/schedule/trace_script.h"
 #include "core/tune/records.h"
@@ -39,6 +40,34 @@ int cores(int threads) {
   return threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
 }
 
+/// The sketch generated from seed 1 with its parallel decision (the one categorical
+/// sample with several candidates: jobs per core) at the most jobs per core.
+Expected<schedule::Schedule> withMostJobs(const ir::PrimFunc& func, const tune::Sketch& sketch,
+                                          const tune::SpaceOptions& so) {
+  auto first = tune::generate(func, sketch, so, {}, 1);
+  if (!first) return first;
+  tune::Decisions decisions = tune::decisionsOf(first->trace());
+  std::size_t i = 0;
+  bool changed = false;
+  for (const auto& inst : first->trace().instructions) {
+    if (!inst.kind || !inst.kind->isSampling) continue;
+    const auto* candidates = inst.attrs.empty() ? nullptr : inst.attrs[0].get<schedule::TraceList>();
+    if (inst.kind->name == "sample_categorical" && candidates && candidates->size() > 1) {
+      std::int64_t best = 0, bestValue = -1;
+      for (std::size_t c = 0; c < candidates->size(); ++c)
+        if (const auto* v = (*candidates)[c].get<std::int64_t>(); v && *v > bestValue) {
+          bestValue = *v;
+          best = static_cast<std::int64_t>(c);
+        }
+      changed = changed || decisions[i].get<std::int64_t>() == nullptr || *decisions[i].get<std::int64_t>() != best;
+      decisions[i] = schedule::TraceValue(best);
+    }
+    ++i;
+  }
+  if (!changed) return first;
+  return tune::generate(func, sketch, so, decisions, 1);
+}
+
 /// The built-in schedule: the auto-scheduler's TIR rules with fixed decisions (see the
 /// header). Sketches are tried in order of preference (write reuse at the inner tile
 /// level first); the first that generates a legal program wins.
@@ -62,7 +91,7 @@ Expected<ScheduledGroup> defaultSchedule(const ModelGroup& group, const GroupSch
   std::optional<Diagnostic> last;
   for (const auto& sketch : sketches) {
     if (options.stop.stop_requested()) break;
-    auto sch = tune::generate(group.func, sketch, so, {}, 1);
+    auto sch = withMostJobs(group.func, sketch, so);
     if (!sch) {
       last = sch.error();
       continue;

@@ -7,8 +7,9 @@
 // scheduler's own rules (tune/space.h) with fixed decisions: injective producers inlined,
 // a reduction tiled for reuse with its accumulator tile written back once (write reuse at
 // the inner tile level, register-sized tiles), outer loops fused and parallel, the
-// innermost spatial loop vectorised, inner loops unrolled up to 16 steps. It is seeded, so
-// one group always gets the same trace.
+// innermost spatial loop vectorised, inner loops unrolled up to 16 steps, the parallel
+// decision at the most jobs per core. It is seeded, so one group always gets the same
+// trace.
 #pragma once
 
 #include "core/graph/model.h"
