@@ -360,9 +360,9 @@ PrimitivePanel::Field PrimitivePanel::makeInputField(const InstructionKind& kind
     v->addWidget(inferred);
     // Minimum heights the form layout honours (it squeezed the wrapped hint's box below
     // its height for width, drawing the hint over the field at 1280x800): the field's own
-    // height and two lines of hint.
+    // height and three lines of hint (a symbolic extent's hint takes three at 1280x800).
     edit->setMinimumHeight(edit->sizeHint().height());
-    inferred->setMinimumHeight(2 * inferred->fontMetrics().lineSpacing());
+    inferred->setMinimumHeight(3 * inferred->fontMetrics().lineSpacing());
     edit->setObjectName(QStringLiteral("factors"));
     f.widget = box;
     f.value = [edit]() -> std::variant<RequestArg, QString> {
