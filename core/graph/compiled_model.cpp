@@ -29,21 +29,16 @@ std::string fileStamp(const std::string& path) {
   return fmt::format("{}@{}", size, ec ? 0 : time.time_since_epoch().count());
 }
 
-std::string resolved(const std::string& baseDir, const std::string& path) {
-  if (path.empty() || fs::path(path).is_absolute() || baseDir.empty()) return path;
-  return (fs::path(baseDir) / path).string();
-}
-
 /// Everything a group's schedule depends on besides its program.
-std::string choiceKey(const GroupChoice& c, const std::string& baseDir) {
+std::string choiceKey(const GroupChoice& c, const ModelSchedule& schedule) {
   std::string key{scheduleSourceName(c.source)};
   switch (c.source) {
   case ScheduleSource::Default: break;
   case ScheduleSource::Poly: key += ":" + c.fusion; break;
-  case ScheduleSource::Tuned: key += ":" + fileStamp(resolved(baseDir, c.log)); break;
+  case ScheduleSource::Tuned: key += ":" + fileStamp(schedule.resolve(c.log)); break;
   case ScheduleSource::Trace:
     key += c.traceFile.empty() ? ":" + c.traceJson
-                               : ":" + resolved(baseDir, c.traceFile) + ":" + fileStamp(resolved(baseDir, c.traceFile));
+                               : ":" + schedule.resolve(c.traceFile) + ":" + fileStamp(schedule.resolve(c.traceFile));
     break;
   }
   return key;
@@ -83,8 +78,8 @@ Expected<CompiledModel> compileModel(const Model& model, const ModelSchedule& sc
     const auto start = std::chrono::steady_clock::now();
     const GroupChoice& choice = schedule.choiceFor(g.name);
     const std::string hash = g.workload.substr(g.workload.find(':') + 1);
-    const std::string scheduleKey = KernelCache::key({version, machineText, hash, choiceKey(choice, schedule.baseDir),
-                                                      options.checkLegality ? "checked" : "unchecked"});
+    const std::string scheduleKey = KernelCache::key(
+        {version, machineText, hash, choiceKey(choice, schedule), options.checkLegality ? "checked" : "unchecked"});
     if (auto it = done.find(scheduleKey); it != done.end()) {
       CompiledGroup copy = out.groups[it->second];
       copy.group = g.index;

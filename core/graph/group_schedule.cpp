@@ -31,11 +31,6 @@ Diagnostic groupError(const ModelGroup& group, const std::string& source, const 
   return out;
 }
 
-std::string resolve(const std::string& baseDir, const std::string& path) {
-  if (path.empty() || fs::path(path).is_absolute() || baseDir.empty()) return path;
-  return (fs::path(baseDir) / path).string();
-}
-
 int cores(int threads) {
   return threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
 }
@@ -129,7 +124,7 @@ Expected<ScheduledGroup> polySchedule(const ModelGroup& group, const GroupChoice
 
 Expected<ScheduledGroup> tunedSchedule(const ModelGroup& group, const GroupChoice& choice, const std::string& baseDir,
                                        const GroupScheduleOptions& options) {
-  const std::string path = resolve(baseDir, choice.log);
+  const std::string path = resolvePath(baseDir, choice.log);
   if (!fs::exists(path))
     return std::unexpected(groupError(
         group, choice.describe(), Diagnostic::error("graph.no-log", fmt::format("the log '{}' does not exist", path))));
@@ -158,7 +153,7 @@ Expected<ScheduledGroup> tunedSchedule(const ModelGroup& group, const GroupChoic
 
 Expected<ScheduledGroup> traceSchedule(const ModelGroup& group, const GroupChoice& choice, const std::string& baseDir,
                                        const GroupScheduleOptions& options) {
-  const std::string path = resolve(baseDir, choice.traceFile);
+  const std::string path = resolvePath(baseDir, choice.traceFile);
   std::string text = choice.traceJson;
   if (!path.empty()) {
     auto read = ir::readSourceFile(path);

@@ -38,6 +38,11 @@ const GroupChoice& ModelSchedule::choiceFor(const std::string& group) const {
   return it == groups.end() ? fallback : it->second;
 }
 
+std::string resolvePath(const std::string& baseDir, const std::string& path) {
+  if (path.empty() || fs::path(path).is_absolute() || baseDir.empty()) return path;
+  return (fs::path(baseDir) / path).string();
+}
+
 namespace {
 
 Diagnostic malformed(const std::string& file, const std::string& what) {

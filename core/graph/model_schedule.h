@@ -37,12 +37,17 @@ struct GroupChoice {
   std::string describe() const;
 };
 
+/// `path` as a model schedule in `baseDir` names it: relative paths are under baseDir.
+std::string resolvePath(const std::string& baseDir, const std::string& path);
+
 struct ModelSchedule {
   std::string model;    ///< the model file, as written (informational)
   GroupChoice fallback; ///< "default": groups not listed
   std::map<std::string, GroupChoice> groups;
   std::string baseDir; ///< where relative trace and log paths are resolved (the file's folder)
   const GroupChoice& choiceFor(const std::string& group) const;
+  /// A trace or log path of this file (resolvePath).
+  std::string resolve(const std::string& path) const { return resolvePath(baseDir, path); }
 };
 
 /// Parses the JSON text; errors "graph.schedule-malformed" name `fileName` and the field.
