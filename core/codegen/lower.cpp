@@ -4,6 +4,7 @@
 #include "core/codegen/cancel.h"
 #include "core/codegen/lower_blocks.h"
 #include "core/codegen/lower_compact.h"
+#include "core/codegen/lower_cross_thread.h"
 #include "core/codegen/lower_flatten.h"
 #include "core/codegen/lower_gpu.h"
 #include "core/codegen/lower_storage_sync.h"
@@ -132,8 +133,17 @@ Expected<LoweredFunc> lower(const ir::PrimFunc& func, const LowerOptions& option
   if (stopped()) return cancelled();
   if (auto ok = checkThreadBindings(func.body, options.deviceKind); !ok) return std::unexpected(ok.error());
 
+  ir::Stmt body = func.body;
+  if (options.deviceKind == "gpu") {
+    if (stopped()) return cancelled();
+    auto reduced = lowerCrossThreadReductions(body, out.remarks);
+    if (!reduced) return std::unexpected(reduced.error());
+    body = std::move(*reduced);
+    log("lowerCrossThreadReductions", body);
+  }
+
   if (stopped()) return cancelled();
-  ir::Stmt body = lowerBlocks(func.body);
+  body = lowerBlocks(body);
   log("lowerBlocks", body);
 
   if (options.deviceKind == "gpu") {

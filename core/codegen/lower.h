@@ -11,7 +11,10 @@
 //   6. simplify             (core/ir/simplify.h)    canonical affine indices
 //   7. vectorizeLoops       (lower_vectorize.h)     Vectorized loops -> Ramp/Broadcast
 //                                                    (CPU device kinds only)
-// and for device kind "gpu", after 2:
+// and for device kind "gpu", before 2:
+//   1a. lowerCrossThreadReductions (lower_cross_thread.h) reductions over a threadIdx
+//                                   loop -> per-thread part + shared-memory tree
+// and after 2:
 //   2a. lowerGpuKernel       (lower_gpu.h)          bound loops -> one kernel + launch
 //   2b. compactOnChipBuffers (lower_compact.h)      shared/local caches -> tile shape
 // and instead of 7:

@@ -228,6 +228,67 @@ __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void main_kernel(__glo
       QVERIFY2(check.passed(), (check.name + ": " + check.str()).c_str());
   }
 
+  /// Cross-thread reductions (lower_cross_thread.h) beyond the softmax sample: a thread
+  /// count that is not a power of two (the tree's first step folds the top 4 of 20), an
+  /// enclosing threadIdx.y loop (one tree per row of threads), and a threadIdx.y tag that
+  /// the reduction's loops do not bind (each y thread its own tree), for sum, max and min.
+  void crossThreadReductionsVerify_data() {
+    QTest::addColumn<QString>("program");
+    QTest::addColumn<QString>("trace");
+    const QString rowSums = R"(from tvm import te
+A = te.placeholder((64, 100), dtype="float32", name="A")
+k = te.reduce_axis((0, 100), name="k")
+B = te.compute((64,), lambda i: te.sum(A[i, k], axis=k), name="B")
+)";
+    QTest::newRow("sum over 20 threads, 4 rows of threads (threadIdx.y)") << rowSums << R"(b = sch.get_block("B")
+i, k = sch.get_loops(b)
+i_0, i_1 = sch.split(i, [None, 4])
+k_0, k_1 = sch.split(k, [None, 20])
+sch.bind(i_0, "blockIdx.x")
+sch.bind(i_1, "threadIdx.y")
+sch.bind(k_1, "threadIdx.x")
+)";
+    QTest::newRow("max, bound loop outside the serial one")
+        << QString(rowSums).replace("te.sum", "te.max") << R"(b = sch.get_block("B")
+i, k = sch.get_loops(b)
+k_0, k_1 = sch.split(k, [None, 25])
+sch.reorder(i, k_1, k_0)
+sch.bind(i, "blockIdx.x")
+sch.bind(k_1, "threadIdx.x")
+)";
+    QTest::newRow("min under blockIdx, normalised by 6 x 16 threads") << R"(from tvm import te
+A = te.placeholder((16, 96), dtype="float32", name="A")
+k = te.reduce_axis((0, 96), name="k")
+B = te.compute((16,), lambda i: te.min(A[i, k], axis=k), name="B")
+C = te.compute((16, 96), lambda i, j: A[i, j] - B[i], name="C")
+)"
+                                                                      << R"(b = sch.get_block("B")
+c = sch.get_block("C")
+i, j = sch.get_loops(c)
+j_0, j_1, j_2 = sch.split(j, [None, 6, 16])
+sch.compute_at(b, i)
+sch.set_scope(b, 0, "shared")
+sch.bind(i, "blockIdx.x")
+sch.bind(j_1, "threadIdx.y")
+sch.bind(j_2, "threadIdx.x")
+_, k = sch.get_loops(b)
+k_0, k_1 = sch.split(k, [None, 16])
+sch.bind(k_1, "threadIdx.x")
+)";
+  }
+  void crossThreadReductionsVerify() {
+    requireRun();
+    QFETCH(QString, program);
+    QFETCH(QString, trace);
+    const ir::PrimFunc original = parse(program.toStdString());
+    auto lowered = m_pipeline.lower(*m_target, scheduled(original, trace.toStdString()));
+    QVERIFY2(lowered, lowered ? "" : renderDiagnostic(lowered.error()).c_str());
+    const VerifyReport report = verifyKernel(original, *lowered);
+    QCOMPARE(report.reference, ReferenceKind::Interpreter);
+    for (const auto& check : report.outputs)
+      QVERIFY2(check.passed(), (check.name + ": " + check.str()).c_str());
+  }
+
   void compiledReferenceByCpu() {
     // Above the interpret limit the reference is the unscheduled program, which a GPU
     // target cannot compile (no bound loops): a CPU target compiles it.
@@ -251,17 +312,29 @@ __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void main_kernel(__glo
     QVERIFY2(report->passed(), report->referenceText.c_str());
   }
 
+  /// The barriers are needed: without them the result is wrong. For the GEMM, the tile
+  /// copies race with the compute; for the softmax, the steps of the cross-thread
+  /// reduction trees read slots the other threads have not written yet.
+  void barriersAreNeeded_data() {
+    QTest::addColumn<QString>("program");
+    QTest::addColumn<QString>("trace");
+    QTest::newRow("matmul_gpu") << QString(kMatmul) << "samples/traces/matmul_gpu.py";
+    QTest::newRow("softmax_gpu") << QString::fromStdString(readSource("samples/softmax.te"))
+                                 << "samples/traces/softmax_gpu.py";
+  }
   void barriersAreNeeded() {
     requireRun();
-    const ir::PrimFunc original = parse(kMatmul);
-    auto lowered = m_pipeline.lower(*m_target, scheduled(original, readSource("samples/traces/matmul_gpu.py")));
+    QFETCH(QString, program);
+    QFETCH(QString, trace);
+    const ir::PrimFunc original = parse(program.toStdString());
+    auto lowered = m_pipeline.lower(*m_target, scheduled(original, readSource(trace.toStdString())));
     QVERIFY(lowered);
     QVERIFY(verifyKernel(original, *lowered).passed());
     LoweredFunc broken = *lowered;
     broken.body = withoutBarriers(broken.body);
     const VerifyReport report = verifyKernel(original, broken);
     QCOMPARE(int(report.outputs.size()), 1);
-    QVERIFY2(report.outputs[0].mismatches > 0, "the GEMM without its barrier computed the right result");
+    QVERIFY2(report.outputs[0].mismatches > 0, "the kernel without its barriers computed the right result");
   }
 
   void targetsListsIt() {
