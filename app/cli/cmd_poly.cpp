@@ -1,5 +1,6 @@
 // `poly FILE --auto [--fusion max|smart|min] [--tile 32,32] [--exact-deps] [--check] [--trace T]`: runs the isl
-// scheduler; `poly FILE --optimize [--no-parallel] [--no-vectorize] [--unroll-jam 8,32] [--tile auto|64,256,128]
+// scheduler; `poly FILE --optimize [--no-parallel] [--no-vectorize] [--no-pack] [--parallel-depth N]
+// [--unroll-jam 8,32] [--tile auto|64,256,128]
 // [--machine l1=48K,...]` runs poly_optimize and prints its decisions as comments. Both run the isl
 // scheduler (the poly_auto primitive, after the steps of --trace when given) and prints
 // the regenerated program and the trace as TVM-style Python (poly_* steps are
@@ -35,6 +36,8 @@ struct PolyOptions {
   bool noParallel = false;
   bool wavefront = false;
   bool noVectorize = false;
+  bool noPack = false;
+  int parallelDepth = 1;
   std::string unrollJam;
   std::string machine;
   std::string fusion; // empty: poly_auto's max, poly_optimize's smart
@@ -140,6 +143,12 @@ int runPoly(const PolyOptions& opt) {
     options.parallel = !opt.noParallel;
     options.wavefront = opt.wavefront;
     options.vectorize = !opt.noVectorize;
+    options.pack = !opt.noPack;
+    if (opt.parallelDepth < 1 || opt.parallelDepth > 8) {
+      std::fprintf(stderr, "error: --parallel-depth expects 1 to 8 (1: the outermost coincident tile loop alone)\n");
+      return kExitBadInput;
+    }
+    options.parallelDepth = opt.parallelDepth;
     if (!opt.tile.empty() && opt.tile != "auto") {
       auto sizes = parseSizes(opt.tile);
       if (!sizes) {
@@ -214,6 +223,12 @@ void registerPoly(CLI::App& app, CommandResult& result) {
                 "With --optimize: run the tiles of a band with no coincident member (a time-iterated stencil) in "
                 "parallel wavefronts (its exact legality check can take tens of seconds)");
   cmd->add_flag("--no-vectorize", opt->noVectorize, "With --optimize: no vectorized loop");
+  cmd->add_flag("--no-pack", opt->noPack,
+                "With --optimize: no packing (an input read with a non-unit stride along the vector loop is not "
+                "copied into a buffer with that dimension last)");
+  cmd->add_option("--parallel-depth", opt->parallelDepth,
+                  "With --optimize: fuse up to N coincident tile loops into the one parallel loop (PPCG's --parallel; "
+                  "default 1)");
   cmd->add_option("--unroll-jam", opt->unrollJam,
                   "With --optimize: register tile ROWS[,LANES] (default from the vector registers; 1: none)");
   cmd->add_option("--machine", opt->machine,

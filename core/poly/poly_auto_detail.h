@@ -27,6 +27,9 @@ struct OptimizedSchedule {
   isl::schedule schedule;
   std::vector<std::vector<std::int64_t>> decisions; ///< per band: cache tile sizes, then register tile sizes
   std::vector<std::string> notes;                   ///< the plans in words
+  /// Per band with parallel_depth > 1: the names of the tile loops to fuse into one
+  /// parallel loop, outermost first (fuseParallelLoops).
+  std::vector<std::vector<std::string>> fuseGroups;
 };
 
 /// `decided` (a recorded decision) fixes the sizes band by band. Errors as computeIslSchedule.
@@ -37,6 +40,13 @@ Expected<OptimizedSchedule> optimizeIslSchedule(const Scop& scop, const Dependen
 /// decompose_reduction on every block with an init, at the outermost loop that feeds one
 /// of its reduce iterators; `renamed` gets the names of the blocks that became `<b>_update`.
 Expected<ir::PrimFunc> hoistReductionInits(const ir::PrimFunc& func, std::vector<std::string>* renamed);
+
+/// Fuses each group's chain of directly nested parallel loops (constant extents from 0,
+/// named as the group, outermost first) into one parallel loop `<a>_<b>_fused` whose
+/// value v gives back the old ones (a = v // extent(b), b = v % extent(b)). A group whose
+/// loops are not such a chain is left as it is and said so in `notes`.
+ir::PrimFunc fuseParallelLoops(const ir::PrimFunc& func, const std::vector<std::vector<std::string>>& groups,
+                               std::vector<std::string>* notes);
 
 } // namespace detail
 

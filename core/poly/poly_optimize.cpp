@@ -4,9 +4,13 @@
 
 #include "core/poly/ast_to_tir.h"
 #include "core/poly/isl_util.h"
+#include "core/poly/packing.h"
 #include "core/poly/poly_auto_detail.h"
 #include "core/poly/tree_transform.h"
 
+#include "core/ir/mutator.h"
+#include "core/ir/op.h"
+#include "core/ir/substitute.h"
 #include "core/ir/visitor.h"
 #include "core/schedule/ir_tree.h"
 #include "core/schedule/primitives.h"
@@ -147,8 +151,18 @@ isl::schedule_node wavefrontNode(const isl::schedule_node& tile) {
   return setBandMemberNames(isl::manage(check(node, "wavefront")), wave);
 }
 
+/// Marks members first .. first + count - 1 of `band` parallel (innermost first, so each
+/// split leaves the outer members in the band being marked); returns the node at the
+/// band's position.
+isl::schedule_node markParallelMembers(isl::schedule_node band, int first, int count) {
+  for (int d = first + count - 1; d > first; --d)
+    band = markBandMemberNode(band, d, "parallel");
+  return markBandMemberNode(band, first, "parallel");
+}
+
 /// Rewrites one outermost band after its plan; returns the node at the band's position.
-isl::schedule_node applyPlan(isl::schedule_node node, const BandPlan& plan) {
+/// `fused` gets the names of the tile loops to fuse into one parallel loop (parallel depth).
+isl::schedule_node applyPlan(isl::schedule_node node, const BandPlan& plan, std::vector<std::string>* fused) {
   const int n = static_cast<int>(plan.tile.size());
   if (!plan.tiled) {
     if (plan.parallelMember >= 0) node = markBandMemberNode(node, plan.parallelMember, "parallel");
@@ -188,6 +202,11 @@ isl::schedule_node applyPlan(isl::schedule_node node, const BandPlan& plan) {
   }
   tile = point.parent();
   if (plan.wavefront) tile = wavefrontNode(tile);
+  if (plan.parallelCount > 1) {
+    const std::vector<std::string> names = bandMemberNames(tile);
+    fused->assign(names.begin() + plan.parallelMember, names.begin() + plan.parallelMember + plan.parallelCount);
+    return markParallelMembers(tile, plan.parallelMember, plan.parallelCount);
+  }
   if (plan.parallelMember >= 0) tile = markBandMemberNode(tile, plan.parallelMember, "parallel");
   return tile;
 }
@@ -199,6 +218,7 @@ struct Walk {
   const std::vector<std::vector<std::int64_t>>* decided;
   std::vector<std::vector<std::int64_t>> decisions;
   std::vector<std::string> notes;
+  std::vector<std::vector<std::string>> fuseGroups;
 
   /// Whether a band is below `node` (strictly).
   static bool hasBandBelow(const isl::schedule_node& node) {
@@ -231,7 +251,8 @@ struct Walk {
                      .parallel = options.parallel && !insideParallel,
                      .wavefront = options.wavefront,
                      .unrollJam = options.unrollJam,
-                     .tile = options.tile};
+                     .tile = options.tile,
+                     .parallelDepth = options.parallelDepth};
       const std::size_t index = decisions.size();
       const std::vector<std::int64_t>* fixed = decided && index < decided->size() ? &(*decided)[index] : nullptr;
       BandPlan plan = planBand(model, machine, po, fixed);
@@ -239,7 +260,10 @@ struct Walk {
       decision.insert(decision.end(), plan.registerTile.begin(), plan.registerTile.end());
       decisions.push_back(std::move(decision));
       notes.insert(notes.end(), plan.notes.begin(), plan.notes.end());
-      return applyPlan(node, plan);
+      std::vector<std::string> fused;
+      node = applyPlan(node, plan, &fused);
+      if (!fused.empty()) fuseGroups.push_back(std::move(fused));
+      return node;
     }
     const int children = static_cast<int>(isl_schedule_node_n_children(node.get()));
     for (int i = 0; i < children; ++i)
@@ -276,9 +300,10 @@ Expected<OptimizedSchedule> optimizeIslSchedule(const Scop& scop, const Dependen
   autoOptions.fusion = options.fusion;
   auto tree = computeIslSchedule(scop, deps, autoOptions);
   if (!tree) return Unexpected(tree.error());
-  Walk walk{scop, options, machine, decided, {}, {}};
+  Walk walk{scop, options, machine, decided, {}, {}, {}};
   isl::schedule_node root = walk.visit(tree->root());
-  return OptimizedSchedule{root.schedule(), std::move(walk.decisions), std::move(walk.notes)};
+  return OptimizedSchedule{root.schedule(), std::move(walk.decisions), std::move(walk.notes),
+                           std::move(walk.fuseGroups)};
 }
 
 Expected<ir::PrimFunc> hoistReductionInits(const ir::PrimFunc& func, std::vector<std::string>* renamed) {
@@ -299,19 +324,120 @@ Expected<ir::PrimFunc> hoistReductionInits(const ir::PrimFunc& func, std::vector
   return scratch.func();
 }
 
+namespace {
+
+/// The fusion of one group of nested parallel loops (see fuseParallelLoops).
+class ParallelFuser final : public ir::StmtMutator {
+public:
+  explicit ParallelFuser(const std::vector<std::string>& names) : m_names(names) {}
+  bool fused() const { return m_fused; }
+
+protected:
+  ir::Stmt visitFor(const ir::For& op, const ir::Stmt& self) override {
+    if (m_fused || op.forKind != ir::ForKind::Parallel || op.loopVar.as<ir::Var>()->name != m_names[0])
+      return ir::StmtMutator::visitFor(op, self);
+    // The chain: each loop the only statement of the one above, from 0, constant extent.
+    std::vector<const ir::For*> chain{&op};
+    while (chain.size() < m_names.size()) {
+      const auto* inner = chain.back()->body.as<ir::For>();
+      if (!inner || inner->loopVar.as<ir::Var>()->name != m_names[chain.size()] || !inner->annotations.empty() ||
+          inner->forKind != ir::ForKind::Parallel)
+        return self;
+      chain.push_back(inner);
+    }
+    std::vector<std::int64_t> extents;
+    for (const ir::For* loop : chain) {
+      auto min = ir::asConstInt(loop->min);
+      auto extent = ir::asConstInt(loop->extent);
+      if (!min || *min != 0 || !extent || *extent < 1) return self;
+      extents.push_back(*extent);
+    }
+    std::string name = m_names[0];
+    for (std::size_t k = 1; k < m_names.size(); ++k)
+      name += "_" + m_names[k];
+    name += "_fused";
+    const ir::DataType type = op.loopVar.dtype();
+    ir::Expr fused = ir::Var::make(name, type);
+    ir::VarMap map;
+    std::int64_t inner = 1;
+    std::int64_t total = 1;
+    for (std::int64_t e : extents)
+      total *= e;
+    for (std::size_t k = chain.size(); k-- > 0;) {
+      ir::Expr value = inner == 1 ? fused : ir::floordiv(fused, ir::intImm(inner, type));
+      if (k > 0) value = ir::floormod(value, ir::intImm(extents[k], type));
+      map[chain[k]->loopVar.get()] = value;
+      inner *= extents[k];
+    }
+    m_fused = true;
+    return ir::For::make(fused, ir::intImm(0, type), ir::intImm(total, type), ir::ForKind::Parallel,
+                         ir::substitute(chain.back()->body, map), {}, op.annotations);
+  }
+
+private:
+  const std::vector<std::string>& m_names;
+  bool m_fused = false;
+};
+
+/// Makes the parallel loops of a group that could not be fused serial, but the outermost.
+class SerialInner final : public ir::StmtMutator {
+public:
+  explicit SerialInner(const std::vector<std::string>& names) : m_names(names) {}
+
+protected:
+  ir::Stmt visitFor(const ir::For& op, const ir::Stmt& self) override {
+    ir::Stmt s = ir::StmtMutator::visitFor(op, self);
+    const auto& name = op.loopVar.as<ir::Var>()->name;
+    if (op.forKind != ir::ForKind::Parallel || std::find(m_names.begin() + 1, m_names.end(), name) == m_names.end())
+      return s;
+    const auto* f = s.as<ir::For>();
+    return ir::For::make(f->loopVar, f->min, f->extent, ir::ForKind::Serial, f->body, f->threadTag, f->annotations);
+  }
+
+private:
+  const std::vector<std::string>& m_names;
+};
+
+} // namespace
+
+ir::PrimFunc fuseParallelLoops(const ir::PrimFunc& func, const std::vector<std::vector<std::string>>& groups,
+                               std::vector<std::string>* notes) {
+  ir::PrimFunc out = func;
+  for (const auto& group : groups) {
+    if (group.size() < 2) continue;
+    ParallelFuser fuser(group);
+    ir::Stmt body = fuser.mutate(out.body);
+    if (!fuser.fused()) {
+      body = SerialInner(group).mutate(out.body);
+      if (notes)
+        notes->push_back(fmt::format("parallel loops {} are not directly nested: only {} runs in parallel",
+                                     fmt::join(group, ", "), group[0]));
+    }
+    out.body = body;
+  }
+  return out;
+}
+
 } // namespace detail
 
 Expected<PolyOptimizeReport> explainPolyOptimize(const ir::PrimFunc& func, const PolyOptimizeOptions& options) {
-  auto scop = extractScop(func);
+  PolyOptimizeReport report;
+  report.machine = options.machine.value_or(MachineModel::host());
+  PackResult packed{func, {}, 0};
+  if (options.pack) {
+    auto p = packInputs(func, report.machine);
+    if (!p) return Unexpected(p.error());
+    packed = std::move(*p);
+  }
+  auto scop = extractScop(packed.func);
   if (!scop) return Unexpected(scop.error());
   try {
     auto deps = computeDependences(*scop);
     if (!deps) return Unexpected(deps.error());
-    PolyOptimizeReport report;
-    report.machine = options.machine.value_or(MachineModel::host());
     auto optimized = optimizeIslSchedule(*scop, *deps, options, report.machine, nullptr);
     if (!optimized) return Unexpected(optimized.error());
-    report.lines = std::move(optimized->notes);
+    report.lines = std::move(packed.notes);
+    report.lines.insert(report.lines.end(), optimized->notes.begin(), optimized->notes.end());
     return report;
   } catch (const isl::exception& e) {
     return Unexpected(Diagnostic::error("poly.isl", fmt::format("poly_optimize failed in isl: {}", e.what())));

@@ -8,7 +8,13 @@
 //   3. register tiling / unroll-and-jam: the point band is tiled again, the accumulator's
 //      member outside, the jam member unrolled ("unroll" mark) and the vector member
 //      vectorized ("vectorized" mark) by W lanes;
-//   4. parallel marking: the outermost coincident tile loop with two tiles or more;
+//   4. parallel marking: the outermost coincident tile loop with two tiles or more, and
+//      with parallel_depth N the next coincident tile loops, up to N in all, fused with it
+//      into one parallel loop (PPCG's and Pluto's --parallel);
+// Before the scheduler, with pack=True (packing.h), an input a reduction reads with a
+// non-unit stride along the output's contiguous iterator, and reuses enough, is copied
+// into a buffer with that dimension last (the NT dense's weight is transposed), so the
+// vector loop reads it with stride 1.
 // then the program is regenerated and each reduction's init is hoisted out of its
 // reduction loops (decompose_reduction at the outermost loop that feeds a reduce
 // iterator: scalar replacement, so the compiler keeps the register tile's accumulators in
@@ -17,7 +23,8 @@
 //
 // Trace form (Loopscape-only):
 //   sch.poly_optimize(fusion="smart", tile=[], unroll_jam=[], parallel=True, wavefront=False,
-//                     vectorize=True, machine="", decision=[[64, 256, 256, 8, 256, 32]])
+//                     vectorize=True, machine="", pack=True, parallel_depth=1,
+//                     decision=[[64, 256, 256, 8, 256, 32]])
 // `machine` "" is this machine (MachineModel::host); the decision records, per optimised
 // band, the cache tile and register tile sizes the model chose, so a trace replays to the
 // same program on any machine.
@@ -48,6 +55,8 @@ struct PolyOptimizeOptions {
   bool parallel = true;
   bool wavefront = false; ///< tiles of a band with no coincident member in parallel wavefronts
   bool vectorize = true;
+  bool pack = true;                    ///< copy reused, badly strided inputs first (packing.h)
+  int parallelDepth = 1;               ///< coincident tile loops fused into the parallel loop (1..8)
   std::optional<MachineModel> machine; ///< nullopt: this machine
 };
 

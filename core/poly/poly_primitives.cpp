@@ -4,6 +4,7 @@
 #include "core/poly/ast_to_tir.h"
 #include "core/poly/isl_util.h"
 #include "core/poly/legality.h"
+#include "core/poly/packing.h"
 #include "core/poly/poly_auto_detail.h"
 #include "core/poly/poly_optimize.h"
 #include "core/poly/poly_schedule.h"
@@ -121,10 +122,17 @@ Expected<void> checkScheduleRange(const isl::schedule& tree, const Scop& scop, i
 /// A rewrite of the regenerated program before it replaces the current one.
 using PostEdit = std::function<Expected<ir::PrimFunc>(const ir::PrimFunc&)>;
 
+/// `base`, when given, is the program the edit starts from instead of the current one (a
+/// rewrite of it made before the scheduler: poly_optimize's packing); its Scop and
+/// dependences are computed here.
 Expected<std::vector<RV>> polyStep(Schedule& sch, std::string_view prim, const Edit& edit,
-                                   bool needsDependences = false, const PostEdit& post = {}) {
+                                   bool needsDependences = false, const PostEdit& post = {},
+                                   const ir::PrimFunc* base = nullptr) {
   std::shared_ptr<const detail::ProgramAnalysis> analysis;
-  if (needsDependences) {
+  std::optional<Dependences> baseDeps;
+  if (base) {
+    // analysis stays null: the Scop below is the base's.
+  } else if (needsDependences) {
     auto a = detail::analyzeProgram(*sch.state());
     if (!a) return Unexpected(a.error());
     analysis = *a;
@@ -133,12 +141,23 @@ Expected<std::vector<RV>> polyStep(Schedule& sch, std::string_view prim, const E
   }
   std::optional<Scop> extracted;
   if (!analysis) {
-    auto s = extractScop(sch.func());
+    auto s = extractScop(base ? *base : sch.func());
     if (!s) return Unexpected(s.error());
     extracted = std::move(*s);
   }
+  if (base && needsDependences) {
+    try {
+      auto d = computeDependences(*extracted);
+      if (!d) return Unexpected(d.error());
+      baseDeps = std::move(*d);
+    } catch (const isl::exception& e) {
+      return Unexpected(Diagnostic::error("poly.isl", fmt::format("{} failed in isl: {}", prim, e.what())));
+    } catch (const detail::IslError& e) {
+      return Unexpected(Diagnostic::error("poly.isl", fmt::format("{} failed in isl: {}", prim, e.what())));
+    }
+  }
   const Scop* scop = analysis ? &analysis->scop : &*extracted;
-  const Dependences* deps = analysis ? &analysis->deps : nullptr;
+  const Dependences* deps = analysis ? &analysis->deps : baseDeps ? &*baseDeps : nullptr;
   // The isl scheduler and the AST build are the long parts: a stop aborts them.
   detail::IslStopScope stopScope(sch.stopToken());
   auto cancelled = [&] {
@@ -167,7 +186,7 @@ Expected<std::vector<RV>> polyStep(Schedule& sch, std::string_view prim, const E
     }
   }();
   if (!inRange) return Unexpected(stopScope.cancelled() ? cancelled() : inRange.error());
-  auto func = generateFunc(sch.func(), *scop, *tree);
+  auto func = generateFunc(base ? *base : sch.func(), *scop, *tree);
   if (!func) return Unexpected(stopScope.cancelled() ? cancelled() : func.error());
   if (stopScope.cancelled()) return Unexpected(cancelled());
   if (post) {
@@ -348,6 +367,17 @@ Expected<std::vector<RV>> applyOptimize(Schedule& sch, const std::vector<TraceVa
   o.parallel = *parallel;
   o.wavefront = *wavefront;
   o.vectorize = *vectorize;
+  const auto* pack = attrs[7].get<bool>();
+  if (!pack) return Unexpected(scheduleError(prim, "bad-arguments", "poly_optimize expects a boolean for pack"));
+  o.pack = *pack;
+  auto depth = intAttr(sch, attrs[8], prim, "parallel_depth");
+  if (!depth) return Unexpected(depth.error());
+  if (*depth < 1 || *depth > 8)
+    return Unexpected(scheduleError(prim, "bad-option",
+                                    fmt::format("parallel_depth {} is not between 1 and 8 (1: the outermost "
+                                                "coincident tile loop alone)",
+                                                *depth)));
+  o.parallelDepth = static_cast<int>(*depth);
   auto machineText = stringAttr(attrs[6], prim, "machine");
   if (!machineText) return Unexpected(machineText.error());
   MachineModel machine = MachineModel::host();
@@ -371,7 +401,15 @@ Expected<std::vector<RV>> applyOptimize(Schedule& sch, const std::vector<TraceVa
       decided->push_back(*sizes);
     }
   }
+  // Packing rewrites the program before the scheduler runs on it (packing.h).
+  std::optional<ir::PrimFunc> packed;
+  if (o.pack) {
+    auto p = packInputs(sch.func(), machine);
+    if (!p) return Unexpected(p.error());
+    if (p->packed > 0) packed = std::move(p->func);
+  }
   std::vector<std::vector<std::int64_t>> made;
+  std::vector<std::vector<std::string>> fuseGroups;
   std::vector<std::string> renamed;
   auto out = polyStep(
       sch, prim,
@@ -379,9 +417,16 @@ Expected<std::vector<RV>> applyOptimize(Schedule& sch, const std::vector<TraceVa
         auto r = detail::optimizeIslSchedule(scop, *deps, o, machine, decided ? &*decided : nullptr);
         if (!r) return Unexpected(r.error());
         made = r->decisions;
+        fuseGroups = r->fuseGroups;
         return r->schedule;
       },
-      /*needsDependences=*/true, [&](const ir::PrimFunc& f) { return detail::hoistReductionInits(f, &renamed); });
+      /*needsDependences=*/true,
+      [&](const ir::PrimFunc& f) -> Expected<ir::PrimFunc> {
+        auto hoisted = detail::hoistReductionInits(f, &renamed);
+        if (!hoisted) return hoisted;
+        return detail::fuseParallelLoops(*hoisted, fuseGroups, nullptr);
+      },
+      packed ? &*packed : nullptr);
   if (!out) return out;
   for (const auto& name : renamed)
     sch.renameBlock(name, name + "_update");
@@ -452,7 +497,14 @@ void registerPolyInstructionKinds() {
                     .help = "vectorize the innermost coincident stride-1 point loop"},
                    {.name = "machine",
                     .defaultValue = "",
-                    .help = "cache and register model, e.g. l1=48K,l2=1M,vector=64,registers=32; empty: this machine"}},
+                    .help = "cache and register model, e.g. l1=48K,l2=1M,vector=64,registers=32; empty: this machine"},
+                   {.name = "pack",
+                    .defaultValue = true,
+                    .help = "copy an input a reduction reads with a non-unit stride along its vector loop, and "
+                            "reuses, into a buffer with that dimension last (Polly's packing)"},
+                   {.name = "parallel_depth",
+                    .defaultValue = 1,
+                    .help = "how many coincident tile loops are fused into the parallel loop (PPCG's --parallel)"}},
          .isSampling = true,
          .apply = applyOptimize,
          .appliesTo = AppliesTo::BlockOrLoop,
@@ -582,7 +634,8 @@ Expected<void> polyMark(Schedule& sch, std::string_view band, std::int64_t membe
 Expected<void> polyOptimize(Schedule& sch, const PolyOptimizeOptions& o) {
   return applyPoly(sch, "poly_optimize", {},
                    {o.fusion, intList(o.tile), intList(o.unrollJam), o.parallel, o.wavefront, o.vectorize,
-                    text(o.machine ? o.machine->str() : std::string())});
+                    text(o.machine ? o.machine->str() : std::string()), o.pack,
+                    static_cast<std::int64_t>(o.parallelDepth)});
 }
 
 Expected<void> polyComputeAtTile(Schedule& sch, std::string_view block, std::string_view loop) {

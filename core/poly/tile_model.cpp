@@ -98,6 +98,48 @@ std::int64_t footprintBytes(const BandModel& band, const std::vector<std::int64_
   return total >= 9.0e18 ? std::int64_t{9'000'000'000'000'000'000} : static_cast<std::int64_t>(total);
 }
 
+PackPlan planPack(const PackCandidate& c, const MachineModel& machine) {
+  PackPlan plan;
+  const int n = static_cast<int>(c.shape.size());
+  std::int64_t stride = 1;
+  for (int d = c.dim + 1; d < n; ++d)
+    stride *= c.shape[d];
+  const std::int64_t lanes = std::max(1, machine.vectorBytes / std::max(1, c.elemBytes));
+  const std::string what = fmt::format("{} ({}) read by {} with stride {} along {}", c.buffer,
+                                       fmt::join(c.shape, " x "), c.block, stride, c.vectorIter);
+  if (c.reuse < kPackMinReuse) {
+    plan.note = fmt::format("not packed: {}: each element is read {} time{} ({}), fewer than {}: the copy would "
+                            "not pay",
+                            what, c.reuse, c.reuse == 1 ? "" : "s",
+                            c.reuseIters.empty() ? std::string("no other iterator")
+                                                 : fmt::format("{}", fmt::join(c.reuseIters, ", ")),
+                            kPackMinReuse);
+    return plan;
+  }
+  if (c.vectorExtent < lanes) {
+    plan.note = fmt::format("not packed: {}: {} spans {} elements, less than one vector of {} lanes", what,
+                            c.vectorIter, c.vectorExtent, lanes);
+    return plan;
+  }
+  for (int d = 0; d < n; ++d)
+    if (d != c.dim) plan.order.push_back(d);
+  plan.order.push_back(c.dim);
+  std::vector<std::int64_t> packed;
+  for (int d : plan.order)
+    packed.push_back(c.shape[d]);
+  plan.pack = true;
+  plan.note = fmt::format("pack: {}: copied first into {} ({}, dimension {} last), read with stride 1 along {}; "
+                          "each element is read {} times ({}), the copy moves it once ({})",
+                          what, c.buffer + "_global", fmt::join(packed, " x "), c.dim, c.vectorIter, c.reuse,
+                          fmt::join(c.reuseIters, ", "), kib(c.elemBytes * [&] {
+                            std::int64_t e = 1;
+                            for (std::int64_t s : c.shape)
+                              e *= s;
+                            return e;
+                          }()));
+  return plan;
+}
+
 BandPlan planBand(const BandModel& band, const MachineModel& machine, const PlanOptions& options,
                   const std::vector<std::int64_t>* decided) {
   BandPlan plan;
@@ -282,9 +324,23 @@ BandPlan planBand(const BandModel& band, const MachineModel& machine, const Plan
     }
     if (twoTiles(d)) {
       plan.parallelMember = d;
+      plan.parallelCount = 1;
       break;
     }
   }
+  // Parallel depth: the next tile loops join the parallel one while they are coincident
+  // and have two tiles (a loop of one tile is not generated: nothing to fuse).
+  if (plan.parallelMember >= 0)
+    for (int d = plan.parallelMember + 1; d < n && plan.parallelCount < options.parallelDepth; ++d) {
+      if (!band.coincident[d] || !twoTiles(d)) {
+        plan.notes.push_back(fmt::format("parallel depth {}: the tile loop of {} is not fused into the parallel loop "
+                                         "({})",
+                                         options.parallelDepth, band.members[d],
+                                         band.coincident[d] ? "it has one tile" : "it carries a dependence"));
+        break;
+      }
+      ++plan.parallelCount;
+    }
   // A wavefront needs two tiles along the first two members: the sum would otherwise
   // determine member 1 and leave no loop to run in parallel.
   if (plan.parallelMember < 0 && options.parallel && options.wavefront && n >= 2 && !decided && options.tile.empty() &&
@@ -331,12 +387,28 @@ BandPlan planBand(const BandModel& band, const MachineModel& machine, const Plan
                                      "{} parallel within a wavefront",
                                      band.members[0], band.members[1]));
   else
-    plan.notes.push_back(plan.parallelMember >= 0
-                             ? fmt::format("parallel: the tile loop of {}", band.members[plan.parallelMember])
-                         : coincident.empty() && n >= 2 && options.parallel
-                             ? std::string("not parallel: no member is coincident (wavefront=True runs the tiles in "
-                                           "wavefronts)")
-                             : std::string("not parallel: no coincident member has two tiles or more"));
+    plan.notes.push_back(
+        plan.parallelCount > 1 ? fmt::format(
+                                     "parallel: the tile loops of {} fused into one parallel loop of {} tiles",
+                                     [&] {
+                                       std::vector<int> fused;
+                                       for (int k = 0; k < plan.parallelCount; ++k)
+                                         fused.push_back(plan.parallelMember + k);
+                                       return joinNames(band, fused);
+                                     }(),
+                                     [&] {
+                                       std::int64_t tiles = 1;
+                                       for (int k = 0; k < plan.parallelCount; ++k) {
+                                         const int d = plan.parallelMember + k;
+                                         tiles *= (*span(d) + T[d] - 1) / T[d];
+                                       }
+                                       return tiles;
+                                     }())
+        : plan.parallelMember >= 0 ? fmt::format("parallel: the tile loop of {}", band.members[plan.parallelMember])
+        : coincident.empty() && n >= 2 && options.parallel
+            ? std::string("not parallel: no member is coincident (wavefront=True runs the tiles in "
+                          "wavefronts)")
+            : std::string("not parallel: no coincident member has two tiles or more"));
   return plan;
 }
 

@@ -86,6 +86,9 @@ struct PlanOptions {
   std::vector<std::int64_t> unrollJam;
   /// Cache tile sizes given by the user (leading members); empty: from the model.
   std::vector<std::int64_t> tile;
+  /// How many coincident tile loops, from the parallel one inward, are fused into one
+  /// parallel loop (PPCG's and Pluto's --parallel): 1 keeps the outermost alone.
+  int parallelDepth = 1;
 };
 
 /// What poly_optimize does to one band. Sizes are per member, in the band's order.
@@ -98,6 +101,9 @@ struct BandPlan {
   int unrollMember = -1;                  ///< unrolled-and-jammed member, or -1
   int reductionMember = -1;               ///< the accumulator's member kept outside the register tile, or -1
   int parallelMember = -1;                ///< member whose outermost loop is parallel, or -1
+  /// Tile loops of members parallelMember .. parallelMember + parallelCount - 1 (all
+  /// coincident, each with two tiles or more) are fused into the one parallel loop.
+  int parallelCount = 0;
   /// No member is coincident (a time-iterated stencil skewed by isl): the tile loops run
   /// as a wavefront, Pluto's pipelined parallelism: the first tile loop becomes the sum of
   /// all of them, and the tiles of one wavefront (member parallelMember = 1) are parallel.
@@ -108,6 +114,37 @@ struct BandPlan {
 
   bool registerTiled() const { return unrollMember >= 0 || vectorMember >= 0; }
 };
+
+/// Memory promotion / packing (Polly's packing of matmul operands, PPCG's local copies on
+/// a CPU): an input that a reduction reads with a non-unit stride along the output's
+/// contiguous iterator v (the NT dense `C[i, j] += A[i, k] * W[j, k]`: W moves by a whole
+/// row when j advances) is copied once, before the nest, into a buffer whose dimensions
+/// are permuted so that v's dimension is last; the reduction then reads the copy with
+/// stride 1 along v, and v can be the vector member. The copy moves every element once;
+/// it pays when each element is read `reuse` times (the extents of the reduction's
+/// iterators the read does not depend on) with reuse >= kPackMinReuse, and when v spans at
+/// least one vector.
+struct PackCandidate {
+  std::string buffer;              ///< the input
+  std::string block;               ///< the reduction reading it
+  std::vector<std::int64_t> shape; ///< the input's shape
+  int elemBytes = 4;
+  int dim = 0;                         ///< the input dimension v indexes (not the last one)
+  std::string vectorIter;              ///< v
+  std::int64_t vectorExtent = 0;       ///< v's extent
+  std::vector<std::string> reuseIters; ///< the reduction's iterators the read does not depend on
+  std::int64_t reuse = 1;              ///< the product of their extents
+};
+
+inline constexpr std::int64_t kPackMinReuse = 8;
+
+struct PackPlan {
+  bool pack = false;
+  std::vector<int> order; ///< the copy's dimension d is the input's dimension order[d]
+  std::string note;       ///< the decision (or the refusal) in words
+};
+
+PackPlan planPack(const PackCandidate& c, const MachineModel& machine);
 
 /// The byte footprint of one tile of `sizes` (see the file comment).
 std::int64_t footprintBytes(const BandModel& band, const std::vector<std::int64_t>& sizes);

@@ -76,7 +76,8 @@ private Q_SLOTS:
     QVERIFY2(r.out.contains(QString(kTraceHeader) +
                             "sch.poly_optimize(fusion=\"smart\", tile=[], unroll_jam=[], parallel=True, "
                             "wavefront=False, vectorize=True, "
-                            "machine=\"l1=2K,l2=16K,l3=8M,vector=32,registers=16\", decision=[["),
+                            "machine=\"l1=2K,l2=16K,l3=8M,vector=32,registers=16\", pack=True, parallel_depth=1, "
+                            "decision=[["),
              qPrintable(r.out));
     QVERIFY2(r.out.contains("check: C equal (rtol 1e-5)\n"), qPrintable(r.out));
     // Without vectorization and unroll-and-jam, with the user's tile sizes.
@@ -96,6 +97,43 @@ private Q_SLOTS:
     QCOMPARE(machine.exitCode, 2);
     QCOMPARE(machine.err,
              QString("error: --machine l1=fast: 'fast' is not a positive size (K, M or G suffix allowed)\n"));
+  }
+
+  void optimizePacksAndFusesParallelLoops() {
+    // The NT dense: W is copied transposed first (said in the decisions) and j is
+    // vectorized; --no-pack keeps W; --parallel-depth 2 fuses i's and j's tile loops.
+    writeFile(m_dir.filePath("nt.te"),
+              "A = placeholder((32, 24), \"float32\", name=\"A\")\n"
+              "W = placeholder((48, 24), \"float32\", name=\"W\")\n"
+              "k = reduce_axis((0, 24), name=\"k\")\n"
+              "C = compute((32, 48), lambda i, j: sum(A[i, k] * W[j, k], axis=k), name=\"C\")\n");
+    auto r = runCli(
+        {"poly", m_dir.filePath("nt.te"), "--optimize", "--machine", "l1=2K,l2=16K,vector=32,registers=16", "--check"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("    W_global = T.alloc_buffer((24, 48))\n"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("                W_global[v1, v0] = W[v0, v1]\n"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("T.vectorized("), qPrintable(r.out));
+    QVERIFY2(r.out.contains("#   pack: W (48 x 24) read by C with stride 24 along v_j: copied first into W_global "
+                            "(24 x 48, dimension 0 last), read with stride 1 along v_j; each element is read 32 times "
+                            "(v_i), the copy moves it once (5 KiB)\n"),
+             qPrintable(r.out));
+    QVERIFY2(r.out.contains("check: C equal (rtol 1e-5)\n"), qPrintable(r.out));
+    auto plain = runCli({"poly", m_dir.filePath("nt.te"), "--optimize", "--no-pack", "--machine",
+                         "l1=2K,l2=16K,vector=32,registers=16"});
+    QCOMPARE(plain.exitCode, 0);
+    QVERIFY2(!plain.out.contains("W_global") && !plain.out.contains("#   pack:"), qPrintable(plain.out));
+    QVERIFY2(plain.out.contains("pack=False, parallel_depth=1"), qPrintable(plain.out));
+    auto fused = runCli({"poly", m_dir.filePath("nt.te"), "--optimize", "--parallel-depth", "2", "--tile", "16,16",
+                         "--machine", "l1=2K,l2=16K,vector=32,registers=16", "--check"});
+    QCOMPARE(fused.exitCode, 0);
+    QVERIFY2(fused.out.contains("for i_0_j_0_fused in T.parallel(6):\n"), qPrintable(fused.out));
+    QVERIFY2(fused.out.contains("#   parallel: the tile loops of i, j fused into one parallel loop of 6 tiles\n"),
+             qPrintable(fused.out));
+    QVERIFY2(fused.out.contains("check: C equal (rtol 1e-5)\n"), qPrintable(fused.out));
+    auto bad = runCli({"poly", m_dir.filePath("nt.te"), "--optimize", "--parallel-depth", "0"});
+    QCOMPARE(bad.exitCode, 2);
+    QCOMPARE(bad.err,
+             QString("error: --parallel-depth expects 1 to 8 (1: the outermost coincident tile loop alone)\n"));
   }
 
   void singleTileKeepsLoopNames() {

@@ -2,16 +2,21 @@
 // intra-tile order, register tile, vector and parallel members), golden programs on
 // matmul and a 2-D stencil, every small sample computing what the original computes and
 // legal against its dependences, the decision replaying on another machine model, and
-// bad options refused with their codes.
+// bad options refused with their codes. Packing (packing.h): the model's decision and
+// refusals in words, the NT dense's golden program with its transposed copy, equal to the
+// interpreter and legal; the parallel depth fusing two tile loops into one parallel loop.
 #include "poly_codegen_test_util.h"
 
 #include "core/ir/printer.h"
 #include "core/poly/checked_schedule.h"
 #include "core/poly/legality.h"
+#include "core/poly/packing.h"
 #include "core/poly/poly_optimize.h"
 #include "core/poly/poly_schedule.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/trace_python.h"
+
+#include <fmt/ranges.h>
 
 #include <QtTest>
 
@@ -32,6 +37,10 @@ private Q_SLOTS:
   void goldens();
   void decisionReplays();
   void badOptions();
+  void packModel();
+  void packDenseNt();
+  void packRefusals();
+  void parallelDepth();
 };
 
 namespace {
@@ -57,6 +66,17 @@ poly::MachineModel machine(const char* text) {
   auto m = poly::MachineModel::parse(text);
   if (!m) qFatal("bad machine %s", text);
   return *m;
+}
+
+/// The NT dense of BERT's FFN (Relay's nn.dense): C[i, j] = sum_k A[i, k] * W[j, k].
+std::string denseNt(int m, int n, int k) {
+  return fmt::format("from tvm import te\n"
+                     "M, N, K = {}, {}, {}\n"
+                     "A = te.placeholder((M, K), dtype=\"float32\", name=\"A\")\n"
+                     "W = te.placeholder((N, K), dtype=\"float32\", name=\"W\")\n"
+                     "k = te.reduce_axis((0, K), name=\"k\")\n"
+                     "C = te.compute((M, N), lambda i, j: te.sum(A[i, k] * W[j, k], axis=k), name=\"C\")\n",
+                     m, n, k);
 }
 
 std::string printed(const std::vector<std::int64_t>& v) {
@@ -286,6 +306,161 @@ void TstPolyOptimize::badOptions() {
   QCOMPARE(QString::fromStdString(r.error().code), QString("schedule.poly_auto.bad-option"));
   QVERIFY(sch.func().body.sameAs(f.body));
   QCOMPARE(sch.trace().instructions.size(), std::size_t(0));
+}
+
+void TstPolyOptimize::packModel() {
+  // W (768 x 3072) read with stride 3072 along j, reused 128 times along i: packed with
+  // its first dimension last.
+  poly::PackCandidate c{.buffer = "W",
+                        .block = "C",
+                        .shape = {768, 3072},
+                        .elemBytes = 4,
+                        .dim = 0,
+                        .vectorIter = "v_j",
+                        .vectorExtent = 768,
+                        .reuseIters = {"v_i"},
+                        .reuse = 128};
+  auto p = poly::planPack(c, machine("vector=64"));
+  QVERIFY(p.pack);
+  QCOMPARE(p.order, (std::vector<int>{1, 0}));
+  QCOMPARE(QString::fromStdString(p.note),
+           QString("pack: W (768 x 3072) read by C with stride 3072 along v_j: copied first into W_global (3072 x 768, "
+                   "dimension 0 last), read with stride 1 along v_j; each element is read 128 times (v_i), the copy "
+                   "moves it once (9 MiB)"));
+  // Read 4 times: the copy would cost a quarter of the reads.
+  c.reuse = 4;
+  p = poly::planPack(c, machine("vector=64"));
+  QVERIFY(!p.pack);
+  QCOMPARE(QString::fromStdString(p.note),
+           QString("not packed: W (768 x 3072) read by C with stride 3072 along v_j: each element is read 4 times "
+                   "(v_i), fewer than 8: the copy would not pay"));
+  // j spans less than one vector.
+  c.reuse = 128;
+  c.vectorExtent = 8;
+  p = poly::planPack(c, machine("vector=64"));
+  QVERIFY(!p.pack);
+  QCOMPARE(QString::fromStdString(p.note),
+           QString("not packed: W (768 x 3072) read by C with stride 3072 along v_j: v_j spans 8 elements, less than "
+                   "one vector of 16 lanes"));
+  // A 3-D input: the dimension v indexes moves last, the others keep their order.
+  c.shape = {4, 8, 16};
+  c.dim = 1;
+  c.vectorExtent = 8;
+  p = poly::planPack(c, machine("vector=32"));
+  QVERIFY(p.pack);
+  QCOMPARE(p.order, (std::vector<int>{0, 2, 1}));
+}
+
+void TstPolyOptimize::packDenseNt() {
+  // The NT dense: W is copied transposed into W_global (its own tiled band, first), and
+  // the product's j reads it with stride 1: vectorized, i unrolled and jammed.
+  ir::PrimFunc f = parseTe(denseNt(32, 64, 48));
+  auto candidates = poly::packCandidates(f);
+  QCOMPARE(candidates.size(), std::size_t(1));
+  QCOMPARE(QString::fromStdString(candidates[0].buffer), QString("W"));
+  QCOMPARE(candidates[0].reuse, std::int64_t(32));
+  poly::PolyOptimizeOptions o;
+  o.machine = poly::MachineModel::parse("l1=8K,l2=32K,vector=32,registers=16");
+  auto report = poly::explainPolyOptimize(f, o);
+  QVERIFY2(report.has_value(), report ? "" : renderDiagnostic(report.error()).c_str());
+  schedule::Schedule sch = poly::makeSchedule(f);
+  auto r = poly::polyOptimize(sch, o);
+  QVERIFY2(r.has_value(), r ? "" : renderDiagnostic(r.error()).c_str());
+  QString msg = checkPolyGolden("optimize_dense_nt", ir::printPrimFunc(sch.func()));
+  QVERIFY2(msg.isEmpty(), qPrintable(msg));
+  std::string text = "decisions:\n";
+  for (const auto& line : report->lines)
+    text += "  " + line + "\n";
+  text += "\n" + schedule::traceToPython(sch.trace());
+  msg = checkPolyGolden("optimize_dense_nt", text, ".decisions.txt");
+  QVERIFY2(msg.isEmpty(), qPrintable(msg));
+  const std::string diff = compareRuns(f, sch.func(), 1e-5);
+  QVERIFY2(diff.empty(), diff.c_str());
+  // Legal against the original's dependences; the copy has no original counterpart.
+  auto legal = poly::checkLegality(f, sch.func());
+  QVERIFY2(legal.has_value(), legal ? "" : renderDiagnostic(legal.error()).c_str());
+  QVERIFY(legal->legal);
+  QCOMPARE(legal->unmatched, (std::vector<std::string>{"W_global"}));
+  // The trace replays to the same program.
+  auto replay = poly::replaySchedule(f, sch.trace());
+  QVERIFY2(replay.has_value(), replay ? "" : renderDiagnostic(replay.error()).c_str());
+  QCOMPARE(ir::printPrimFunc(replay->func()), ir::printPrimFunc(sch.func()));
+  // pack=False: no copy, and no vector loop (W moves by a row along j).
+  schedule::Schedule plain = poly::makeSchedule(f);
+  o.pack = false;
+  QVERIFY(poly::polyOptimize(plain, o).has_value());
+  const std::string printedPlain = ir::printPrimFunc(plain.func());
+  QVERIFY(printedPlain.find("W_global") == std::string::npos);
+  QVERIFY(printedPlain.find("T.vectorized") == std::string::npos);
+  QVERIFY(compareRuns(f, plain.func(), 1e-5).empty());
+}
+
+void TstPolyOptimize::packRefusals() {
+  poly::PolyOptimizeOptions o;
+  o.machine = poly::MachineModel::parse("l1=8K,l2=32K,vector=32,registers=16");
+  // Four rows: each element of W is read 4 times; not packed, and said so.
+  ir::PrimFunc f = parseTe(denseNt(4, 64, 48));
+  auto report = poly::explainPolyOptimize(f, o);
+  QVERIFY(report.has_value());
+  QVERIFY(!report->lines.empty());
+  QCOMPARE(QString::fromStdString(report->lines[0]),
+           QString("not packed: W (64 x 48) read by C with stride 48 along v_j: each element is read 4 times (v_i), "
+                   "fewer than 8: the copy would not pay"));
+  schedule::Schedule sch = poly::makeSchedule(f);
+  QVERIFY(poly::polyOptimize(sch, o).has_value());
+  QVERIFY(ir::printPrimFunc(sch.func()).find("W_global") == std::string::npos);
+  QVERIFY(compareRuns(f, sch.func(), 1e-5).empty());
+  // matmul (B[k, j]) and gemm read their inputs with stride 1 along j already: no candidate.
+  QVERIFY(poly::packCandidates(parseTe(smallSample("matmul.te", "M, N, K = 1024, 1024, 1024", "M, N, K = 8, 6, 5")))
+              .empty());
+  QVERIFY(poly::packCandidates(
+              parseTe(smallSample("polybench/gemm.te", "NI, NJ, NK = 200, 220, 240", "NI, NJ, NK = 20, 25, 30")))
+              .empty());
+}
+
+void TstPolyOptimize::parallelDepth() {
+  // parallel_depth=2 with 16 x 32 tiles: i's and j's tile loops (4 x 2 tiles) become one
+  // parallel loop of 8.
+  ir::PrimFunc f = parseTe(smallSample("matmul.te", "M, N, K = 1024, 1024, 1024", "M, N, K = 64, 64, 64"));
+  poly::PolyOptimizeOptions o;
+  o.machine = poly::MachineModel::parse("l1=8K,l2=32K,vector=32,registers=16");
+  o.parallelDepth = 2;
+  {
+    // The model's own tiles leave j one tile of 64: not fused, and said so.
+    auto one = poly::explainPolyOptimize(f, o);
+    QVERIFY(one.has_value());
+    QVERIFY2(std::find(one->lines.begin(), one->lines.end(),
+                       "parallel depth 2: the tile loop of j is not fused into the parallel loop (it has one tile)") !=
+                 one->lines.end(),
+             fmt::format("{}", fmt::join(one->lines, "\n")).c_str());
+  }
+  o.tile = {16, 32};
+  auto report = poly::explainPolyOptimize(f, o);
+  QVERIFY(report.has_value());
+  QVERIFY2(std::find(report->lines.begin(), report->lines.end(),
+                     "parallel: the tile loops of i, j fused into one parallel loop of 8 tiles") != report->lines.end(),
+           fmt::format("{}", fmt::join(report->lines, "\n")).c_str());
+  schedule::Schedule sch = poly::makeSchedule(f);
+  auto r = poly::polyOptimize(sch, o);
+  QVERIFY2(r.has_value(), r ? "" : renderDiagnostic(r.error()).c_str());
+  const std::string text = ir::printPrimFunc(sch.func());
+  QVERIFY2(text.find("for i_0_j_0_fused in T.parallel(8):") != std::string::npos, text.c_str());
+  std::size_t parallels = 0;
+  for (std::size_t at = text.find("T.parallel("); at != std::string::npos; at = text.find("T.parallel(", at + 1))
+    ++parallels;
+  QCOMPARE(parallels, std::size_t(1));
+  QVERIFY(compareRuns(f, sch.func(), 1e-5).empty());
+  auto legal = poly::checkLegality(f, sch.func());
+  QVERIFY(legal.has_value() && legal->legal);
+  // Refused: a depth outside 1..8.
+  schedule::Schedule bad = poly::makeSchedule(f);
+  using schedule::TraceList;
+  auto e =
+      bad.apply("poly_optimize", {}, {"smart", TraceList{}, TraceList{}, true, false, true, "", true, std::int64_t(0)});
+  QVERIFY(!e.has_value());
+  QCOMPARE(QString::fromStdString(e.error().code), QString("schedule.poly_optimize.bad-option"));
+  QCOMPARE(QString::fromStdString(e.error().message),
+           QString("parallel_depth 0 is not between 1 and 8 (1: the outermost coincident tile loop alone)"));
 }
 
 QTEST_GUILESS_MAIN(TstPolyOptimize)
