@@ -1,4 +1,4 @@
-// `compare FILE --a TRACE_A --b TRACE_B [--target T] [--run] [--html OUT]`: two schedules
+// `compare FILE --a TRACE_A --b TRACE_B [--target T] [--run] [--code] [--html OUT]`: two schedules
 // of one program side by side. Each side is a trace file (.py or .json, as `print
 // --trace` takes it), `poly_auto` (the isl scheduler with default options on the
 // original program), `none` (the original program) or nothing (the session's trace for a
@@ -7,12 +7,16 @@
 // (core/ir/program_diff.h), the bands of both schedule trees paired (same member loops,
 // then same statements), every loop's parallelism and the dependences it carries, and with
 // --run both programs built by the target plugin, verified and timed as `run` does
-// (run_measure.h) with the ratio B/A. --html OUT also writes all of it as one
-// self-contained HTML file (inline CSS and SVG).
+// (run_measure.h) with the ratio B/A, and with --code a unified diff of the code the
+// target generates for each side (--format, default C). --html OUT also writes all of it
+// as one self-contained HTML file (inline CSS and SVG). The trees, loops, code and line
+// diff are computed by compare_report.h, shared with the workbench's Compare window.
 #include "cli_options.h"
 #include "cli_support.h"
 #include "commands.h"
 #include "run_measure.h"
+
+#include "app/cli/compare_report.h"
 
 #include "core/ir/printer.h"
 #include "core/ir/program_diff.h"
@@ -36,11 +40,17 @@ namespace loopscape::cli {
 
 namespace {
 
+using compare::Band;
+using compare::bandText;
+using compare::join;
+
 struct CompareOptions {
   std::string file;
   std::string a, b;
   std::string target = "cpu-c";
   bool run = false;
+  bool code = false;
+  std::string format = "c";
   std::string html;
   std::vector<std::string> shapes;
   std::uint64_t seed = 0;
@@ -48,30 +58,6 @@ struct CompareOptions {
   int threads = 0;
   double timeout = 10;
   bool noPeak = false;
-};
-
-/// One band of a schedule tree, as the pairing sees it.
-struct Band {
-  std::string id; ///< the node's position in the tree ("0.0.1")
-  bool permutable = false;
-  std::vector<std::string> members;
-  std::vector<std::string> coincident;
-  std::vector<std::string> statements; ///< statements the band schedules, in order
-};
-
-struct BandPair {
-  std::optional<Band> a, b;
-  std::vector<std::string> sharedMembers;
-  bool sameStatements = false;
-};
-
-struct LoopRow {
-  std::string name;
-  int depth = 0;
-  std::string kind;     ///< as the program marks it: serial, parallel, vectorized, ...
-  bool parallel = true; ///< carries no dependence
-  std::string carries;  ///< "RAW C -> C, WAR C -> C" or "-"
-  bool marked = false;  ///< marked parallel or vectorized although it carries a dependence
 };
 
 struct Measured {
@@ -86,29 +72,26 @@ struct Side {
   std::string label; ///< "A", "B"
   std::string name;  ///< what the schedule is: the trace path, poly_auto, original program
   ir::PrimFunc func;
-  std::vector<Band> bands;
+  std::vector<compare::Band> bands;
   std::string treeError; ///< why there are no bands ("" : none)
-  std::vector<LoopRow> loops;
+  std::vector<compare::LoopRow> loops;
   std::string depsSummary; ///< "5 dependences (RAW 2, WAR 1, WAW 2)" or why not
   std::optional<Measured> measured;
+  std::string code; ///< --code: the generated source, or why there is none
+  bool codeOk = false;
 };
 
 struct Report {
   std::string file;
   Side a, b;
   ir::ProgramDiff diff;
-  std::vector<BandPair> pairs;
+  std::vector<compare::BandPair> pairs;
   std::string target;
   std::string measureMode;
   ir::PrintOptions print; ///< how both programs print (the diff's lines are in this spelling)
+  bool code = false;      ///< --code: both sides' generated code (Side::code) and their diff
+  std::string codeFormat;
 };
-
-std::string join(const std::vector<std::string>& parts, const char* sep = ", ") {
-  std::string out;
-  for (const auto& p : parts)
-    out += (out.empty() ? "" : sep) + p;
-  return out;
-}
 
 // ---- the two programs ----------------------------------------------------------------
 
@@ -137,128 +120,21 @@ std::optional<ir::PrimFunc> scheduleOf(const LoadedProgram& program, const std::
   return applied->func();
 }
 
-// ---- schedule trees ------------------------------------------------------------------
-
-/// Statement names of a band's partial schedule (`[n] -> { S[i] -> [(i)]; T[i, j] -> ... }`).
-std::vector<std::string> statementsOf(const std::string& schedule) {
-  static const std::regex statement(R"((?:\{|;)\s*([A-Za-z_][A-Za-z0-9_]*)\[)");
-  std::vector<std::string> out;
-  for (std::sregex_iterator it(schedule.begin(), schedule.end(), statement), end; it != end; ++it)
-    if (std::find(out.begin(), out.end(), (*it)[1].str()) == out.end()) out.push_back((*it)[1].str());
-  return out;
-}
-
-void collectBands(const poly::TreeNodeView& node, std::vector<Band>& out) {
-  if (node.kind == poly::TreeNodeKind::Band) {
-    Band band;
-    band.id = node.id;
-    band.permutable = node.permutable;
-    for (const auto& m : node.members) {
-      band.members.push_back(m.name);
-      if (m.coincident) band.coincident.push_back(m.name);
-      for (const auto& s : statementsOf(m.schedule))
-        if (std::find(band.statements.begin(), band.statements.end(), s) == band.statements.end())
-          band.statements.push_back(s);
-    }
-    out.push_back(std::move(band));
-  }
-  for (const auto& child : node.children)
-    collectBands(child, out);
-}
+// ---- schedule trees, dependences, code (compare_report.h) ------------------------------
 
 void describeTree(Side& side) {
-  auto tree = poly::describeScheduleTree(side.func);
-  if (!tree) {
-    side.treeError = tree.error().message;
+  auto bands = compare::scheduleBands(side.func);
+  if (!bands) {
+    side.treeError = bands.error().message;
     return;
   }
-  collectBands(tree->root, side.bands);
+  side.bands = std::move(*bands);
 }
-
-/// Bands paired greedily by score: two per shared member loop, one for the same
-/// statements; pairs with no shared member and other statements are not made.
-std::vector<BandPair> pairBands(const std::vector<Band>& a, const std::vector<Band>& b) {
-  std::vector<BandPair> pairs;
-  std::vector<bool> usedA(a.size()), usedB(b.size());
-  for (;;) {
-    int best = 0;
-    std::size_t bi = 0, bj = 0;
-    BandPair bestPair;
-    for (std::size_t i = 0; i < a.size(); ++i)
-      for (std::size_t j = 0; j < b.size() && !usedA[i]; ++j) {
-        if (usedB[j]) continue;
-        BandPair p;
-        for (const auto& m : a[i].members)
-          if (std::find(b[j].members.begin(), b[j].members.end(), m) != b[j].members.end())
-            p.sharedMembers.push_back(m);
-        p.sameStatements = std::set(a[i].statements.begin(), a[i].statements.end()) ==
-                           std::set(b[j].statements.begin(), b[j].statements.end());
-        const int score = 2 * static_cast<int>(p.sharedMembers.size()) + (p.sameStatements ? 1 : 0);
-        if (score > best) {
-          best = score;
-          bi = i;
-          bj = j;
-          bestPair = std::move(p);
-        }
-      }
-    if (best == 0) break;
-    usedA[bi] = usedB[bj] = true;
-    bestPair.a = a[bi];
-    bestPair.b = b[bj];
-    pairs.push_back(std::move(bestPair));
-  }
-  // In the first tree's order, then the second's bands left over.
-  std::stable_sort(pairs.begin(), pairs.end(), [&](const BandPair& x, const BandPair& y) {
-    auto index = [&](const BandPair& p) {
-      return std::find_if(a.begin(), a.end(), [&](const Band& band) { return band.id == p.a->id; }) - a.begin();
-    };
-    return index(x) < index(y);
-  });
-  std::vector<BandPair> out;
-  std::size_t next = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (usedA[i]) {
-      out.push_back(pairs[next++]);
-      continue;
-    }
-    out.push_back(BandPair{a[i], std::nullopt, {}, false});
-  }
-  for (std::size_t j = 0; j < b.size(); ++j)
-    if (!usedB[j]) out.push_back(BandPair{std::nullopt, b[j], {}, false});
-  return out;
-}
-
-// ---- dependences ---------------------------------------------------------------------
 
 void describeDependences(Side& side) {
-  auto report = poly::analyzeDependences(side.func);
-  if (!report) {
-    side.depsSummary = "not available: " + report.error().message;
-    return;
-  }
-  std::map<std::string, int> count;
-  for (const auto& d : report->dependences)
-    ++count[d.kind];
-  side.depsSummary = fmt::format("{} dependences (RAW {}, WAR {}, WAW {})", report->dependences.size(), count["RAW"],
-                                 count["WAR"], count["WAW"]);
-  // The loops of the report are the program's loops in program order.
-  const auto loops = ir::programLoops(side.func);
-  for (std::size_t i = 0; i < report->loops.size(); ++i) {
-    const auto& l = report->loops[i];
-    LoopRow row;
-    row.name = l.name;
-    row.depth = l.depth;
-    row.parallel = l.parallel;
-    if (i < loops.size() && loops[i].name == l.name) row.kind = ir::forKindName(loops[i].kind);
-    std::vector<std::string> carried;
-    for (int d : l.carried) {
-      const auto& dep = report->dependences[static_cast<std::size_t>(d)];
-      carried.push_back(dep.kind + " " + dep.source + " -> " + dep.sink);
-    }
-    row.carries = carried.empty() ? "-" : join(carried);
-    row.marked = !l.parallel && (row.kind == "parallel" || row.kind == "vectorized");
-    side.loops.push_back(std::move(row));
-  }
+  compare::LoopFacts facts = compare::loopFacts(side.func);
+  side.depsSummary = std::move(facts.summary);
+  side.loops = std::move(facts.loops);
 }
 
 // ---- measurements --------------------------------------------------------------------
@@ -307,14 +183,6 @@ int measure(const CompareOptions& opt, const LoadedProgram& program, Report& rep
 
 // ---- text ----------------------------------------------------------------------------
 
-std::string bandText(const Band& band) {
-  std::string out = fmt::format("band {} [{}]", band.id, join(band.members));
-  if (band.permutable) out += " permutable";
-  if (!band.coincident.empty()) out += "; coincident " + join(band.coincident);
-  out += "; statements " + join(band.statements);
-  return out;
-}
-
 std::string renderText(const Report& r) {
   std::string out = fmt::format("compare {}\n  A: {}\n  B: {}\n", r.file, r.a.name, r.b.name);
   out += "\nstructural diff (- only in A, + only in B, ~ changed):\n";
@@ -341,6 +209,12 @@ std::string renderText(const Report& r) {
                          l.parallel ? "none carried: parallel" : "carries " + l.carries,
                          l.marked ? " (marked " + l.kind + " but carries dependences)" : "");
     }
+  }
+  if (r.code) {
+    out += fmt::format("\ngenerated code ({}, {}; - only in A, + only in B):\n", r.target, r.codeFormat);
+    for (const Side* s : {&r.a, &r.b})
+      if (!s->codeOk) out += fmt::format("  {}: no code: {}\n", s->label, s->code);
+    if (r.a.codeOk && r.b.codeOk) out += compare::renderUnifiedDiff(r.a.code, r.b.code, r.a.name, r.b.name);
   }
   if (r.a.measured && r.b.measured) {
     out += fmt::format("\nmeasurements ({}, {}):\n", r.target, r.measureMode);
@@ -389,6 +263,37 @@ std::string programHtml(const Side& side, const ir::ProgramDiff& diff, const ir:
   return out;
 }
 
+/// Both sides' generated code side by side, the lines only in A marked del, only in B add.
+std::string codeHtml(const Report& r) {
+  std::string h =
+      fmt::format("<h2>Generated code ({}, {})</h2>\n", ir::xmlEscape(r.target), ir::xmlEscape(r.codeFormat));
+  if (!r.a.codeOk || !r.b.codeOk) {
+    for (const Side* s : {&r.a, &r.b})
+      if (!s->codeOk) h += fmt::format("<p>{}: no code: <code>{}</code></p>\n", s->label, ir::xmlEscape(s->code));
+    return h;
+  }
+  const auto a = compare::splitLines(r.a.code), b = compare::splitLines(r.b.code);
+  std::set<int> removed, added;
+  for (const auto& e : compare::diffLines(a, b)) {
+    if (e.op == compare::LineOp::Removed) removed.insert(e.a);
+    if (e.op == compare::LineOp::Added) added.insert(e.b);
+  }
+  h +=
+      fmt::format("<p>{} lines only in A, {} only in B.</p>\n<div class=\"programs\">\n", removed.size(), added.size());
+  for (const Side* s : {&r.a, &r.b}) {
+    const auto& lines = s == &r.a ? a : b;
+    const auto& marked = s == &r.a ? removed : added;
+    h += fmt::format("<div><h3>{}: {}</h3><pre class=\"code\">", s->label, ir::xmlEscape(s->name));
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      const int line = static_cast<int>(i + 1);
+      h += fmt::format("<span class=\"ln{}\"><i>{:>3}</i> {}</span>\n",
+                       marked.contains(line) ? (s == &r.a ? " del" : " add") : "", line, ir::xmlEscape(lines[i]));
+    }
+    h += "</pre></div>\n";
+  }
+  return h + "</div>\n";
+}
+
 std::string bandHtml(const std::optional<Band>& band) {
   if (!band) return "<td class=\"none\">&mdash;</td>";
   return fmt::format("<td><code>{}</code></td>", ir::xmlEscape(bandText(*band)));
@@ -402,7 +307,7 @@ body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}
 h1{font-size:1.3em}h2{font-size:1.1em;margin-top:1.6em}
 .programs{display:grid;grid-template-columns:1fr 1fr;gap:1em}
 pre{background:#f7f7f7;border:1px solid #ddd;padding:.5em;overflow-x:auto;font-size:12px;line-height:1.35}
-.ln{display:block}.ln i{color:#999;font-style:normal}
+.ln{display:block;white-space:pre}.ln i{color:#999;font-style:normal}
 .del{background:#fdd}.add{background:#dfd}.chg{background:#ffefc0}
 table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top}
 th{background:#eee}.num{text-align:right}.none{color:#999}.warn{color:#b00}
@@ -459,6 +364,7 @@ th{background:#eee}.num{text-align:right}.none{color:#999}.warn{color:#b00}
     h += "</table></div>\n";
   }
   h += "</div>\n";
+  if (r.code) h += codeHtml(r);
   if (r.a.measured && r.b.measured) {
     h += fmt::format("<h2>Measurements ({}, {})</h2>\n<table><tr><th></th><th>median ms</th><th>GFLOP/s</th>"
                      "<th>% of peak</th><th>verified</th></tr>\n",
@@ -514,7 +420,20 @@ int runCompare(const CompareOptions& opt) {
     describeTree(*s);
     describeDependences(*s);
   }
-  report.pairs = pairBands(report.a.bands, report.b.bands);
+  report.pairs = compare::pairBands(report.a.bands, report.b.bands);
+  report.code = opt.code;
+  report.codeFormat = opt.format;
+  if (opt.code)
+    for (Side* s : {&report.a, &report.b}) {
+      auto code = compare::generatedSource(s->func, opt.target, opt.format);
+      s->codeOk = code.has_value();
+      s->code = code ? std::move(*code) : code.error().message;
+      if (!code && (code.error().code == "codegen.unknown-format" || code.error().code == "codegen.unknown-target" ||
+                    code.error().code.starts_with("codegen.plugin-"))) {
+        printDiagnostic(code.error());
+        return kExitBadInput;
+      }
+    }
   int status = kExitOk;
   if (opt.run) {
     std::fputs("measuring...\n", stderr);
@@ -548,8 +467,13 @@ void registerCompare(CLI::App& app, CommandResult& result) {
                          "(the original program); default: the session's trace, else the original program";
   cmd->add_option("--a", opt->a, std::string("Schedule A: ") + sideHelp);
   cmd->add_option("--b", opt->b, std::string("Schedule B: ") + sideHelp);
-  cmd->add_option("--target", opt->target, "Target plugin of --run (see `targets`)")->capture_default_str();
+  cmd->add_option("--target", opt->target, "Target plugin of --run and --code (see `targets`)")->capture_default_str();
   cmd->add_flag("--run", opt->run, "Build both with the target, verify and time them (as `run --verify`)");
+  cmd->add_flag("--code", opt->code, "Also print a unified diff of the code the target generates for A and B");
+  cmd->add_option("--format", opt->format,
+                  "With --code: the generated code's format (as `print --format`, e.g. c, "
+                  "llvm)")
+      ->capture_default_str();
   cmd->add_option("--html", opt->html, "Also write a self-contained HTML report to this file");
   cmd->add_option("--shape", opt->shapes, "With --run: bind a symbolic size, e.g. --shape n=64 (repeatable)");
   cmd->add_option("--seed", opt->seed, "With --run: seed of the random inputs")->capture_default_str();
@@ -565,11 +489,19 @@ void registerCompare(CLI::App& app, CommandResult& result) {
   cmd->add_flag("--no-peak", opt->noPeak, "With --run: do not measure or show the machine's peak");
   cmd->callback([cmd, opt, &result] {
     for (const char* name : {"--target", "--shape", "--seed", "--repeat", "--threads", "--timeout", "--no-peak"})
-      if (!opt->run && cmd->count(name) > 0) {
-        printDiagnostic(Diagnostic::error("cli.bad-argument", std::string(name) + " only applies with --run"));
+      if (!opt->run && !(opt->code && std::string_view(name) == "--target") && cmd->count(name) > 0) {
+        printDiagnostic(
+            Diagnostic::error("cli.bad-argument", std::string(name) + (std::string_view(name) == "--target"
+                                                                           ? " only applies with --run or --code"
+                                                                           : " only applies with --run")));
         result.exitCode = kExitBadInput;
         return;
       }
+    if (!opt->code && cmd->count("--format") > 0) {
+      printDiagnostic(Diagnostic::error("cli.bad-argument", "--format only applies with --code"));
+      result.exitCode = kExitBadInput;
+      return;
+    }
     result.exitCode = runCompare(*opt);
   });
 }

@@ -4,11 +4,15 @@
 // self-contained file with both programs, the diff's line classes and the tables; a
 // missing trace file is bad input (2) and an illegal step a refused schedule (3), each
 // with its error; --run builds, verifies and times both sides of a small matmul with cpu-c
-// (when the plugin is built) and prints the table with the ratio B/A and an SVG chart.
+// (when the plugin is built) and prints the table with the ratio B/A and an SVG chart;
+// --code prints the unified diff of both sides' generated C (golden file
+// tests/cli/data/compare_code.golden; LS_UPDATE_GOLDEN=1 rewrites it) and puts both codes,
+// their differing lines marked, in the HTML report.
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -130,6 +134,61 @@ private Q_SLOTS:
     QVERIFY(!text.contains("<svg")); // no measurements without --run
   }
 
+  void codeDiffGolden() {
+    const auto r = runCli({"compare", "samples/matmul.te", "--a", "samples/traces/matmul_tile.py", "--b", "poly_auto",
+                           "--code", "--target", "cpu-c"});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(r.err, QString());
+    // The structural part is unchanged by --code; the code diff follows it.
+    QVERIFY(r.out.startsWith(kExpected));
+    const QString golden = QStringLiteral(LS_SOURCE_DIR "/tests/cli/data/compare_code.golden");
+    if (qEnvironmentVariable("LS_UPDATE_GOLDEN") == QStringLiteral("1")) {
+      QFile f(golden);
+      QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+      f.write(r.out.toUtf8());
+    }
+    QCOMPARE(r.out, readAll(golden));
+    QVERIFY(r.out.contains("\ngenerated code (cpu-c, c; - only in A, + only in B):\n"
+                           "--- A: samples/traces/matmul_tile.py\n+++ B: poly_auto\n@@ -"));
+    // The tiled side's parallel loop is only in A, poly_auto's serial i loop only in B.
+    QVERIFY(r.out.contains("\n-  #pragma omp parallel for\n"));
+    QVERIFY(r.out.contains("\n+  for (int64_t i = 0; i < 1024; ++i) {\n"));
+  }
+
+  void codeDiffOfEqualSidesAndErrors() {
+    auto r = runCli({"compare", "samples/matmul.te", "--a", "none", "--b", "poly_auto", "--code"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.endsWith("\ngenerated code (cpu-c, c; - only in A, + only in B):\nno difference\n"),
+             qPrintable(r.out));
+    r = runCli({"compare", "samples/matmul.te", "--a", "none", "--code", "--target", "no-such-target"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("no-such-target"), qPrintable(r.err));
+    QCOMPARE(r.out, QString());
+    r = runCli({"compare", "samples/matmul.te", "--a", "none", "--code", "--format", "no-such-format"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("no-such-format"), qPrintable(r.err));
+    r = runCli({"compare", "samples/matmul.te", "--a", "none", "--format", "llvm"});
+    QCOMPARE(r.exitCode, 2);
+    QCOMPARE(r.err, QString("error: --format only applies with --code\n"));
+  }
+
+  void codeDiffInHtml() {
+    const QString html = m_dir.filePath("code.html");
+    const auto r = runCli({"compare", "samples/matmul.te", "--a", "samples/traces/matmul_tile.py", "--b", "poly_auto",
+                           "--code", "--html", html});
+    QCOMPARE(r.exitCode, 0);
+    const QString text = readAll(html);
+    QVERIFY(text.contains("<h2>Generated code (cpu-c, c)</h2>"));
+    QVERIFY(text.contains("<pre class=\"code\">"));
+    QVERIFY2(text.contains(QRegularExpression("<span class=\"ln del\"><i> *\\d+</i>   #pragma omp parallel "
+                                              "for</span>")),
+             qPrintable(text.mid(text.indexOf("Generated code"), 3000)));
+    QVERIFY(text.contains(QRegularExpression(
+        "<span class=\"ln add\"><i> *\\d+</i>   for \\(int64_t i = 0; i &lt; 1024; \\+\\+i\\) \\{</span>")));
+    // Lines of both: unmarked.
+    QVERIFY(text.contains(QRegularExpression("<span class=\"ln\"><i> *\\d+</i> #include &lt;stdint.h&gt;</span>")));
+  }
+
   void badTraces() {
     auto r = runCli({"compare", "samples/matmul.te", "--a", "no/such/trace.py", "--b", "poly_auto"});
     QCOMPARE(r.exitCode, 2);
@@ -144,7 +203,7 @@ private Q_SLOTS:
         qPrintable(r.err));
     r = runCli({"compare", "samples/matmul.te", "--a", "none", "--target", "cpu-llvm"});
     QCOMPARE(r.exitCode, 2);
-    QCOMPARE(r.err, QString("error: --target only applies with --run\n"));
+    QCOMPARE(r.err, QString("error: --target only applies with --run or --code\n"));
     r = runCli({"compare", "samples/matmul.te", "--a", "none", "--run", "--target", "no-such-target"});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("no-such-target"), qPrintable(r.err));
