@@ -5,7 +5,9 @@
 #include "cli_support.h"
 #include "commands.h"
 
+#include "core/codegen/gpu_bound_loop_check.h"
 #include "core/ir/error_boundary.h"
+#include "core/poly/gpu_bound_loops.h"
 #include "core/poly/poly_schedule.h"
 
 #include <CLI/CLI.hpp>
@@ -37,6 +39,7 @@ int runCli(int argc, char** argv) {
   app.fallthrough();
   loopscape::cli::CommandResult result;
   loopscape::poly::registerPolyInstructionKinds(); // poly_* steps in traces
+  loopscape::codegen::setBoundLoopCheck(loopscape::poly::checkBoundLoopDependences); // GPU bound loops vs dependences
   loopscape::cli::registerPrint(app, result);
   loopscape::cli::registerCheck(app, result);
   loopscape::cli::registerLegal(app, result);

@@ -4,9 +4,11 @@
 #include "app/gui/session_file.h"
 #include "app/gui/step_builder.h"
 #include "app/gui/undo_commands.h"
+#include "core/codegen/gpu_bound_loop_check.h"
 #include "core/frontend/program_source.h"
 #include "core/ir/file_read.h"
 #include "core/poly/checked_schedule.h"
+#include "core/poly/gpu_bound_loops.h"
 #include "core/poly/poly_schedule.h"
 #include "core/schedule/instruction.h"
 #include "core/schedule/schedule_error.h"
@@ -136,6 +138,8 @@ struct Session::LoadResult {
 Session::Session(QObject* parent) : QObject(parent) {
   setObjectName(QStringLiteral("session"));
   poly::registerPolyInstructionKinds(); // idempotent; traces may use the poly family
+  // GPU lowering refuses bound loops that carry a dependence (set once, before any job).
+  if (!codegen::boundLoopCheck()) codegen::setBoundLoopCheck(poly::checkBoundLoopDependences);
   m_undo = new QUndoStack(this);
   m_undo->setObjectName(QStringLiteral("undoStack"));
   m_jobs = new JobRunner(this);

@@ -2,6 +2,7 @@
 #include "core/codegen/lower.h"
 
 #include "core/codegen/cancel.h"
+#include "core/codegen/gpu_bound_loop_check.h"
 #include "core/codegen/lower_blocks.h"
 #include "core/codegen/lower_compact.h"
 #include "core/codegen/lower_cross_thread.h"
@@ -153,6 +154,11 @@ Expected<LoweredFunc> lower(const ir::PrimFunc& func, const LowerOptions& option
     body = std::move(gpu->body);
     out.gpu = std::move(gpu->kernel);
     log("lowerGpuKernel", body);
+
+    // The bound loops against the dependences, once the launch is known to be sound.
+    if (stopped()) return cancelled();
+    if (const BoundLoopCheck& check = boundLoopCheck())
+      if (auto ok = check(func); !ok) return std::unexpected(ok.error());
 
     if (stopped()) return cancelled();
     body = compactOnChipBuffers(body, *out.gpu);

@@ -16,6 +16,8 @@
 //                                   loop -> per-thread part + shared-memory tree
 // and after 2:
 //   2a. lowerGpuKernel       (lower_gpu.h)          bound loops -> one kernel + launch
+//       boundLoopCheck       (gpu_bound_loop_check.h) no bound loop carries a dependence
+//                                                    (when a check is installed)
 //   2b. compactOnChipBuffers (lower_compact.h)      shared/local caches -> tile shape
 // and instead of 7:
 //   7. placeOnChipBuffers   (lower_gpu.h)           shared buffers listed, sizes checked

@@ -4,8 +4,10 @@
 // its barriers and shared memory), and, without a CUDA driver, build() saying that it
 // cannot run. The NVRTC and ptxas parts skip, saying why, without the CUDA toolkit and in
 // the sanitizer build (NVRTC is not loaded into an ASan process).
+#include "core/codegen/gpu_bound_loop_check.h"
 #include "core/codegen/pipeline.h"
 #include "core/frontend/te_frontend.h"
+#include "core/poly/gpu_bound_loops.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/trace_script.h"
 
@@ -72,6 +74,7 @@ private:
 
 private Q_SLOTS:
   void initTestCase() {
+    codegen::setBoundLoopCheck(poly::checkBoundLoopDependences); // as the CLI and the workbench
     qunsetenv("LOOPSCAPE_CUDA_ARCH");
     auto target = m_pipeline.findTarget("cuda");
     QVERIFY2(target, target ? "" : renderDiagnostic(target.error()).c_str());

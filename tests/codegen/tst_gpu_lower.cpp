@@ -2,11 +2,14 @@
 // plugin: the launch taken from the bound extents, the located errors with their exact
 // messages, the caches shrunk to their tiles, the single-thread guard, and the barriers of
 // the shared-memory GEMM (samples/traces/matmul_gpu.py) and of the GPU softmax.
+#include "core/codegen/gpu_bound_loop_check.h"
 #include "core/codegen/lower.h"
 #include "core/codegen/lower_storage_sync.h"
 #include "core/frontend/te_frontend.h"
+#include "core/frontend/tvmscript/tvmscript.h"
 #include "core/ir/printer.h"
 #include "core/ir/visitor.h"
+#include "core/poly/gpu_bound_loops.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/trace_script.h"
 
@@ -89,11 +92,33 @@ j_0, j_1 = sch.split(j, [None, 16])
 sch.reorder(i_0, j_0, i_1, j_1, k)
 )";
 
+ir::PrimFunc parseScript(const std::string& text) {
+  auto p = frontend::parseTvmScript(text, "test.py");
+  if (!p) qFatal("%s", renderDiagnostic(p.error(), text).c_str());
+  auto f = frontend::selectFunction(*p, "", "test.py");
+  if (!f) qFatal("%s", renderDiagnostic(f.error(), text).c_str());
+  return *f;
+}
+
+/// A loop-carried dependence: S(i) reads what S(i - 1) wrote (a prefix sum in place).
+const char* kCarried = R"(# from tvm.script import tir as T
+@T.prim_func
+def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+    for i in T.thread_binding(63, thread="@TAG@"):
+        with T.block("S"):
+            vi = T.axis.spatial(63, i)
+            T.reads(B[vi], A[vi])
+            T.writes(B[vi + 1])
+            B[vi + 1] = B[vi] + A[vi]
+)";
+
 } // namespace
 
 class TestGpuLower : public QObject {
   Q_OBJECT
 private Q_SLOTS:
+  void initTestCase() { codegen::setBoundLoopCheck(poly::checkBoundLoopDependences); }
+
   void launchFromBoundExtents() {
     auto l = lowerGpu(scheduled(kMatmul, std::string(kTileHead) + R"(sch.bind(i_0, "blockIdx.y")
 sch.bind(j_0, "blockIdx.x")
@@ -281,6 +306,40 @@ sch.compute_at(a, k_0)
     QCOMPARE(QString::fromStdString(l.error().message), message);
     QVERIFY(!l.error().references.empty());
     QCOMPARE(QString::fromStdString(l.error().references.front().name), reference);
+  }
+
+  /// A loop bound to blockIdx/threadIdx that carries a dependence is refused (the check of
+  /// core/poly/gpu_bound_loops.h through the hook), naming the loop and the blocks; a
+  /// cross-thread reduction's own dependence is not.
+  void boundLoopCarriesDependence_data() {
+    QTest::addColumn<QString>("tag");
+    QTest::newRow("threadIdx.x") << "threadIdx.x";
+    QTest::newRow("blockIdx.x") << "blockIdx.x";
+  }
+  void boundLoopCarriesDependence() {
+    QFETCH(QString, tag);
+    const std::string program = QString(kCarried).replace("@TAG@", tag).toStdString();
+    auto l = lowerGpu(parseScript(program));
+    QVERIFY(!l);
+    QCOMPARE(QString::fromStdString(l.error().code), QString("codegen.gpu-bound-loop-dependence"));
+    QCOMPARE(QString::fromStdString(l.error().message),
+             QString("loop 'i' is bound to %1 but carries a RAW dependence on 'B' from block 'S' to block 'S': S(i=0) "
+                     "and S(i=1), in different iterations of 'i', touch the same element; the iterations of a bound "
+                     "loop run at the same time on the GPU")
+                 .arg(tag));
+    QCOMPARE(int(l.error().references.size()), 2);
+    QCOMPARE(QString::fromStdString(l.error().references[0].name), QString("i"));
+    QCOMPARE(QString::fromStdString(l.error().references[1].name), QString("S"));
+    // Without the hook the lowering has no dependences to check: it lowers (wrongly).
+    codegen::setBoundLoopCheck({});
+    QVERIFY(lowerGpu(parseScript(program)));
+    codegen::setBoundLoopCheck(poly::checkBoundLoopDependences);
+  }
+  void crossThreadReductionIsNoCarriedDependence() {
+    // softmax_gpu.py binds both reduce loops to threadIdx.x: their dependences on the
+    // reduction outputs are carried by those loops, and allowed.
+    auto l = lowerGpu(scheduled(readSource("samples/softmax.te"), readSource("samples/traces/softmax_gpu.py")));
+    QVERIFY2(l, l ? "" : renderDiagnostic(l.error()).c_str());
   }
 
   void severalKernels() {

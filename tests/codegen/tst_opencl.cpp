@@ -9,11 +9,13 @@
 //
 // The running tests skip, saying why, where no OpenCL platform is usable; the whole test
 // skips in the sanitizer build (see initTestCase).
+#include "core/codegen/gpu_bound_loop_check.h"
 #include "core/codegen/lower.h"
 #include "core/codegen/lower_storage_sync.h"
 #include "core/codegen/pipeline.h"
 #include "core/frontend/te_frontend.h"
 #include "core/ir/mutator.h"
+#include "core/poly/gpu_bound_loops.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/trace_script.h"
 
@@ -133,6 +135,7 @@ private:
 
 private Q_SLOTS:
   void initTestCase() {
+    codegen::setBoundLoopCheck(poly::checkBoundLoopDependences); // as the CLI and the workbench
     auto target = m_pipeline.findTarget("opencl");
     QVERIFY2(target, target ? "" : renderDiagnostic(target.error()).c_str());
     m_target = *target;
