@@ -6,6 +6,9 @@
 #include <QTextBlock>
 #include <QToolTip>
 
+#include <algorithm>
+#include <map>
+
 namespace loopscape::views {
 
 TensorIrView::TensorIrView(QWidget* parent) : QPlainTextEdit(parent) {
@@ -39,6 +42,7 @@ void TensorIrView::setSnapshot(std::shared_ptr<const ProgramSnapshot> snapshot,
     return;
   }
   m_snapshot = std::move(snapshot);
+  m_marks.clear();
   setPlainText(m_snapshot ? QString::fromStdString(m_snapshot->text) : QString());
   verticalScrollBar()->setValue(scroll);
   horizontalScrollBar()->setValue(0);
@@ -87,8 +91,40 @@ void TensorIrView::setDark(bool dark) {
   refreshSelections();
 }
 
+void TensorIrView::setMarks(std::vector<NodeMark> marks) {
+  m_marks = std::move(marks);
+  refreshSelections();
+}
+
 void TensorIrView::refreshSelections() {
   QList<QTextEdit::ExtraSelection> selections;
+  // A line whose every node has the same mark is coloured whole; on a line that holds
+  // several loops (a T.grid) with different marks, or unmarked ones, only the marked names.
+  std::map<int, std::vector<const NodeMark*>> byLine;
+  if (m_snapshot)
+    for (const NodeMark& m : m_marks)
+      if (m.node >= 0 && m.node < static_cast<int>(m_snapshot->nodes.size()))
+        byLine[m_snapshot->nodes[m.node].line].push_back(&m);
+  for (const auto& [line, marks] : byLine) {
+    int nodesOnLine = 0;
+    for (const NodeInfo& n : m_snapshot->nodes)
+      nodesOnLine += n.line == line ? 1 : 0;
+    const bool whole = nodesOnLine == static_cast<int>(marks.size()) &&
+                       std::all_of(marks.begin(), marks.end(),
+                                   [&](const NodeMark* m) { return m->background == marks.front()->background; });
+    for (const NodeMark* m : marks) {
+      QTextEdit::ExtraSelection sel;
+      if (whole) {
+        sel.cursor = QTextCursor(document()->findBlockByNumber(line - 1));
+        sel.format.setProperty(QTextFormat::FullWidthSelection, true);
+      } else {
+        sel.cursor = cursorForNode(m->node);
+      }
+      sel.format.setBackground(m->background);
+      selections.push_back(sel);
+      if (whole) break;
+    }
+  }
   auto add = [&](int index, const QColor& bg) {
     if (!m_snapshot || index < 0) return;
     QTextEdit::ExtraSelection sel;
@@ -154,6 +190,14 @@ void TensorIrView::mouseMoveEvent(QMouseEvent* e) {
 
 QString TensorIrView::describeNode(int index) const {
   if (!m_snapshot || index < 0) return {};
+  for (const NodeMark& m : m_marks)
+    if (m.node == index && !m.note.isEmpty())
+      return describeNodeFacts(index) + QStringLiteral("<hr>") +
+             m.note.toHtmlEscaped().replace(u'\n', QStringLiteral("<br>"));
+  return describeNodeFacts(index);
+}
+
+QString TensorIrView::describeNodeFacts(int index) const {
   const NodeInfo& n = m_snapshot->nodes[index];
   if (n.kind == NodeInfo::Kind::Loop) {
     QString s = QStringLiteral("<b>loop %1</b><br>extent: %2").arg(QString::fromStdString(n.name).toHtmlEscaped(),

@@ -12,6 +12,7 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace loopscape::views {
 
@@ -38,6 +39,17 @@ public:
   /// Colours for the dark theme: the syntax and the selection and hover highlights (at
   /// once, also for the current selection).
   void setDark(bool dark);
+  /// A node's line marked with a background and an explanation (the Compare window's
+  /// structural diff): the whole line is coloured and hovering the node adds `note`.
+  struct NodeMark {
+    int node = -1;
+    QColor background;
+    QString note;
+  };
+  /// Replaces the marks (kept until the next call; cleared by setSnapshot with another
+  /// program).
+  void setMarks(std::vector<NodeMark> marks);
+  const std::vector<NodeMark>& marks() const { return m_marks; }
   /// In pick mode a click reports the node through nodePicked and keeps the selection
   /// (the primitive panel is waiting for a target loop).
   void setPickMode(bool on);
@@ -54,9 +66,11 @@ protected:
 
 private:
   void refreshSelections();
+  QString describeNodeFacts(int index) const;
   QTextCursor cursorForNode(int index) const;
   std::shared_ptr<const ProgramSnapshot> m_snapshot;
   TeHighlighter* m_highlighter;
+  std::vector<NodeMark> m_marks;
   int m_selected = -1;
   int m_hovered = -1;
   bool m_pickMode = false;

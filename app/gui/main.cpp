@@ -10,10 +10,17 @@
 //                    default options first (the dock raised), then render
 //   --profile-model  with --screenshot and a .relay FILE: Run → Profile model first
 //   --group N        with a .relay FILE: open its group N first
+//   --compare-a SPEC --compare-b SPEC
+//                    open the Compare window on two states of FILE (current, step:N,
+//                    poly_auto, best:LOG, none, or a trace file; defaults current and
+//                    poly_auto); with --screenshot the Compare window is what is rendered
+//                    (--compare-tab code|trees|loops|measure picks its tab, --compare-run
+//                    measures both sides first, --select NAME selects on side A)
 //   --export-view NAME --out FILE.png|FILE.svg
 //                    load, lay out, render the one view NAME (tensorir, tree, code,
 //                    profile, roofline, tune, ...: view_export.h) to FILE and exit;
 //                    offscreen as --screenshot
+#include "app/gui/compare_window.h"
 #include "app/gui/main_window.h"
 #include "app/gui/tune_jobs.h"
 #include "app/gui/view_export.h"
@@ -107,6 +114,22 @@ int runWorkbench(int argc, char** argv) {
   const QCommandLineOption groupOption(QStringLiteral("group"),
                                        QStringLiteral("with a .relay FILE: open its group N in the workbench"),
                                        QStringLiteral("N"));
+  const QCommandLineOption compareAOption(
+      QStringLiteral("compare-a"),
+      QStringLiteral("open the Compare window; side A is SPEC: current, step:N, poly_auto, best:LOG, none or a trace "
+                     "file (with --screenshot, the Compare window is rendered)"),
+      QStringLiteral("SPEC"));
+  const QCommandLineOption compareBOption(QStringLiteral("compare-b"),
+                                          QStringLiteral("side B of the Compare window (as --compare-a; default "
+                                                         "poly_auto)"),
+                                          QStringLiteral("SPEC"));
+  const QCommandLineOption compareTabOption(QStringLiteral("compare-tab"),
+                                            QStringLiteral("the Compare window's tab: code, trees, loops, measure"),
+                                            QStringLiteral("NAME"));
+  const QCommandLineOption compareRunOption(QStringLiteral("compare-run"),
+                                            QStringLiteral("with --screenshot: measure both sides of the Compare "
+                                                           "window first"));
+  parser.addOptions({compareAOption, compareBOption, compareTabOption, compareRunOption});
   parser.addOptions({traceOption, funcOption, shotOption, darkOption, selectOption, raiseOption, sizeOption, tuneOption,
                      exportOption, outOption, profileModelOption, groupOption});
   parser.process(app);
@@ -157,6 +180,21 @@ int runWorkbench(int argc, char** argv) {
     return fail(QStringLiteral("--export-view needs --out FILE.png or FILE.svg"));
   if (exportName.isEmpty() && parser.isSet(outOption)) return fail(QStringLiteral("--out needs --export-view NAME"));
 
+  const bool comparing = parser.isSet(compareAOption) || parser.isSet(compareBOption);
+  std::optional<loopscape::gui::CompareSpec> compareA, compareB;
+  if (comparing) {
+    std::string why;
+    compareA = loopscape::gui::parseCompareSpec(
+        parser.isSet(compareAOption) ? parser.value(compareAOption).toStdString() : "current", &why);
+    if (!compareA) return fail(QStringLiteral("--compare-a: %1").arg(QString::fromStdString(why)));
+    compareB = loopscape::gui::parseCompareSpec(
+        parser.isSet(compareBOption) ? parser.value(compareBOption).toStdString() : "poly_auto", &why);
+    if (!compareB) return fail(QStringLiteral("--compare-b: %1").arg(QString::fromStdString(why)));
+    if (files.isEmpty()) return fail(QStringLiteral("--compare-a and --compare-b need a FILE"));
+  } else if (parser.isSet(compareTabOption) || parser.isSet(compareRunOption)) {
+    return fail(QStringLiteral("--compare-tab and --compare-run need --compare-a or --compare-b"));
+  }
+
   if (headlessRender) {
     const QStringList size = parser.value(sizeOption).split(u'x');
     const int width = size.size() == 2 ? size[0].toInt() : 0;
@@ -202,6 +240,39 @@ int runWorkbench(int argc, char** argv) {
       window.waitIdle(24 * 3600 * 1000);
       window.modelView()->picture()->waitRendered();
     }
+    if (comparing) {
+      if (!window.openComparison(*compareA, *compareB))
+        return fail(QStringLiteral("cannot compare: %1").arg(window.compareWindow()->status()));
+      loopscape::gui::CompareWindow* compare = window.compareWindow();
+      compare->resize(width, height);
+      compare->waitIdle(24 * 3600 * 1000);
+      const loopscape::gui::CompareResult* result = compare->result();
+      if (!result) return fail(QStringLiteral("no comparison: %1").arg(compare->status()));
+      for (const auto* side : {&result->a, &result->b})
+        if (!side->ok())
+          return fail(QStringLiteral("cannot compare: %1").arg(QString::fromStdString(side->error).trimmed()));
+      if (parser.isSet(compareTabOption) && !compare->showTab(parser.value(compareTabOption)))
+        return fail(QStringLiteral("--compare-tab: no tab named '%1' (code, trees, loops, measure)")
+                        .arg(parser.value(compareTabOption)));
+      if (parser.isSet(selectOption)) {
+        const auto& snap = compare->programView(true)->snapshot();
+        const int loop = snap->find(loopscape::views::NodeInfo::Kind::Loop, parser.value(selectOption).toStdString());
+        compare->programView(true)->selectNode(
+            loop >= 0 ? loop
+                      : snap->find(loopscape::views::NodeInfo::Kind::Block, parser.value(selectOption).toStdString()));
+      }
+      if (parser.isSet(compareRunOption)) {
+        if (!compare->measure()) return fail(QStringLiteral("--compare-run: cannot measure"));
+        compare->waitIdle(24 * 3600 * 1000);
+      }
+      QApplication::processEvents();
+      if (exportName.isEmpty()) {
+        const QPixmap pixmap = compare->grab();
+        if (pixmap.isNull() || !pixmap.save(shotPath)) return fail(QStringLiteral("cannot write %1").arg(shotPath));
+        std::printf("wrote %s (%dx%d, the Compare window)\n", qPrintable(shotPath), pixmap.width(), pixmap.height());
+        return 0;
+      }
+    }
     if (!exportName.isEmpty()) {
       const QString out = parser.value(outOption);
       QString error;
@@ -220,6 +291,7 @@ int runWorkbench(int argc, char** argv) {
 
   window.show();
   QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });
+  if (comparing) window.openComparison(*compareA, *compareB);
   return app.exec();
 }
 

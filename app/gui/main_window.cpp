@@ -1,6 +1,7 @@
 #include "app/gui/main_window.h"
 
 #include "app/gui/code_jobs.h"
+#include "app/gui/compare_window.h"
 #include "app/gui/tune_jobs.h"
 #include "views/code_view.h"
 #include "views/diagnostics_view.h"
@@ -43,6 +44,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent) : QMainWindow
   createMenus();
   createTuneDock();
   createModelDock();
+  createCompareActions();
   createStatusBar();
   wireSession();
   resize(1500, 920);
@@ -394,6 +396,7 @@ void MainWindow::setDarkTheme(bool dark) {
   m_code->setDark(dark);
   m_profile->setDark(dark);
   m_tune->setDark(dark);
+  if (m_compare) m_compare->setDark(dark);
   if (QAction* a = action(dark ? QStringLiteral("viewDarkTheme") : QStringLiteral("viewLightTheme")))
     a->setChecked(true);
   if (m_options.persistSettings) QSettings().setValue(QStringLiteral("view/dark"), dark);

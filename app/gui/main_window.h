@@ -48,6 +48,8 @@ class TuneView;
 
 namespace loopscape::gui {
 
+class CompareWindow;
+struct CompareSpec;
 class TuneJob;
 
 struct MainWindowOptions {
@@ -90,6 +92,15 @@ public:
   /// File → Save model schedule / Open model schedule.
   bool saveModelScheduleTo(const QString& path);
   bool openModelScheduleFrom(const QString& path);
+  /// The Compare window (main_window_compare.cpp), made on first use.
+  CompareWindow* compareWindow();
+  /// Shows the Compare window on sides `a` and `b` and starts computing them; false when
+  /// there is nothing to compare.
+  bool openComparison(const CompareSpec& a, const CompareSpec& b);
+  /// The Compare window shown at the window's size with a comparison (the last one, else
+  /// the sides chosen in it, current trace against poly_auto at first), waited for: what
+  /// File → Export view and --export-view compare draw.
+  CompareWindow* prepareCompareExport();
   /// Actions by objectName (for tests and the menus).
   QAction* action(const QString& objectName) const;
 
@@ -161,6 +172,7 @@ private:
   void wireProfile();
   void createTuneDock();
   void createModelDock();
+  void createCompareActions();
   /// The Model dock's rows from the session's model, model schedule and the last run.
   void refreshModelRows();
   /// Shows and raises the tune dock, taller when it is too short for its charts.
@@ -194,6 +206,7 @@ private:
   views::TuneView* m_tune = nullptr;
   TuneJob* m_tuneJob = nullptr;
   views::ModelView* m_model = nullptr;
+  CompareWindow* m_compare = nullptr;
   QDockWidget* m_modelDock = nullptr;
   /// The last model run's milliseconds per group (empty: no run of this model).
   std::vector<double> m_modelTimes;

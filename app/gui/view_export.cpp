@@ -1,5 +1,6 @@
 #include "app/gui/view_export.h"
 
+#include "app/gui/compare_window.h"
 #include "app/gui/main_window.h"
 #include "views/code_view.h"
 #include "views/model_view.h"
@@ -50,13 +51,14 @@ bool fail(QString* error, const QString& message) {
 } // namespace
 
 QStringList exportableViewNames() {
-  return {QStringLiteral("tensorir"),     QStringLiteral("tree"),      QStringLiteral("code"),
-          QStringLiteral("profile"),      QStringLiteral("roofline"),  QStringLiteral("tune"),
-          QStringLiteral("tune-scatter"), QStringLiteral("trace"),     QStringLiteral("program"),
-          QStringLiteral("model"),        QStringLiteral("model-time")};
+  return {QStringLiteral("tensorir"),     QStringLiteral("tree"),       QStringLiteral("code"),
+          QStringLiteral("profile"),      QStringLiteral("roofline"),   QStringLiteral("tune"),
+          QStringLiteral("tune-scatter"), QStringLiteral("trace"),      QStringLiteral("program"),
+          QStringLiteral("model"),        QStringLiteral("model-time"), QStringLiteral("compare")};
 }
 
 QWidget* prepareViewForExport(MainWindow& window, const QString& name, bool enlargeDock) {
+  if (name == QLatin1String("compare")) return window.prepareCompareExport();
   QWidget* widget = viewWidget(window, name);
   if (!widget) return nullptr;
   if (name == QLatin1String("profile") || name == QLatin1String("roofline"))

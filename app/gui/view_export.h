@@ -8,6 +8,8 @@
 // roofline plot), tune (the tuning curve), tune-scatter (predicted against measured),
 // trace, program (the program editor). Preparing a view shows and raises its dock (and
 // picks the profile's chart tab), so a hidden view is laid out before it is drawn.
+// compare is the Compare window (compare_window.h; the comparison it shows, else the
+// current trace against poly_auto, computed first).
 #pragma once
 
 #include <QString>
