@@ -87,6 +87,10 @@ PrimitivePanel::PrimitivePanel(QWidget* parent) : QWidget(parent) {
   m_apply = new QPushButton(QStringLiteral("Apply"), this);
   m_apply->setObjectName(QStringLiteral("primitiveApply"));
   m_apply->setToolTip(QStringLiteral("Apply the primitive (Ctrl+Return)"));
+  m_preview = new QPushButton(QStringLiteral("Preview"), this);
+  m_preview->setObjectName(QStringLiteral("primitivePreview"));
+  m_preview->setToolTip(
+      QStringLiteral("Draw the iteration space under the step before applying it (Ctrl+Shift+Return)"));
   // The form and its error scroll below the list, Apply stays in view: on a short screen
   // (1280x800) the dock is shorter than the form, and a plain layout would overlap rows.
   auto* formPane = m_formPane = new QWidget(this);
@@ -107,9 +111,13 @@ PrimitivePanel::PrimitivePanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(m_selectionLabel);
   layout->addWidget(m_list, 2);
   layout->addWidget(scroll, 3);
-  layout->addWidget(m_apply);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(m_preview);
+  buttons->addWidget(m_apply, 1);
+  layout->addLayout(buttons);
   connect(m_list, &QListWidget::currentRowChanged, this, [this] { rebuildForm(); });
   connect(m_apply, &QPushButton::clicked, this, &PrimitivePanel::apply);
+  connect(m_preview, &QPushButton::clicked, this, &PrimitivePanel::preview);
   setSelection(nullptr, -1);
 }
 
@@ -205,6 +213,7 @@ void PrimitivePanel::rebuildForm() {
   m_error->clear();
   const InstructionKind* kind = schedule::findInstructionKind(currentPrimitive().toStdString());
   m_apply->setEnabled(kind != nullptr && selected() != nullptr);
+  m_preview->setEnabled(m_apply->isEnabled());
   if (kind == nullptr || selected() == nullptr) return;
   for (std::size_t i = 0; i < kind->inputNames.size(); ++i) m_fields.push_back(makeInputField(*kind, i));
   for (std::size_t i = 0; i < kind->attrs.size(); ++i) {
@@ -615,6 +624,16 @@ void PrimitivePanel::apply() {
   }
   m_error->clear();
   Q_EMIT applyRequested(std::get<PrimitiveRequest>(r));
+}
+
+void PrimitivePanel::preview() {
+  auto r = buildRequest();
+  if (const QString* err = std::get_if<QString>(&r)) {
+    m_error->setText(*err);
+    return;
+  }
+  m_error->clear();
+  Q_EMIT previewRequested(std::get<PrimitiveRequest>(r));
 }
 
 } // namespace loopscape::views

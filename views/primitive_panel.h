@@ -54,9 +54,13 @@ public:
 public Q_SLOTS:
   /// Builds the request and emits applyRequested (or shows the form error).
   void apply();
+  /// Builds the request and emits previewRequested (or shows the form error).
+  void preview();
 
 Q_SIGNALS:
   void applyRequested(const loopscape::views::PrimitiveRequest& request);
+  /// Preview: show the step's effect (the iteration-space view) without applying it.
+  void previewRequested(const loopscape::views::PrimitiveRequest& request);
   /// A target-loop editor started (true) or stopped (false) waiting for a click.
   void pickingChanged(bool picking);
 
@@ -89,6 +93,7 @@ private:
   QFormLayout* m_form;
   QLabel* m_error;
   QPushButton* m_apply;
+  QPushButton* m_preview;
   std::vector<Field> m_fields;
 };
 
