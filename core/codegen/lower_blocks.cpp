@@ -46,6 +46,10 @@ Stmt seq(std::vector<Stmt> stmts) {
 
 class BlockLowerer final : public StmtMutator {
 protected:
+  // Assumptions are facts for analyses, not code: removed here, as TVM's RemoveAssume does
+  // in its lowering. The interpreter is the one that checks them.
+  Stmt visitAssume(const Assume&, const Stmt&) override { return Evaluate::make(intImm(0)); }
+
   // A For whose perfect nest ends in a reduction block whose reduce loops are exactly
   // this nest: hoist the init above it.
   Stmt visitFor(const For& op, const Stmt& self) override {
@@ -90,7 +94,9 @@ private:
     bool anyReduce = false;
     for (std::size_t i = 0; i < block.iterVars.size(); ++i) {
       const Expr& value = realize.iterValues[i];
-      if (block.iterVars[i].kind == IterKind::Spatial) {
+      const IterKind kind = block.iterVars[i].kind;
+      if (kind != IterKind::Spatial && kind != IterKind::Reduce) return false; // scan, opaque: keep the guard
+      if (kind == IterKind::Spatial) {
         if (usesAny(value, chainVars)) return false;
         continue;
       }

@@ -23,7 +23,7 @@ namespace loopscape::codegen {
 std::string blockMarker(const std::string& blockName, bool init);
 ir::Stmt makeBlockMarker(const std::string& blockName, bool init);
 
-/// The pass. The result has no Block or BlockRealize.
+/// The pass. The result has no Block, BlockRealize or Assume.
 ir::Stmt lowerBlocks(const ir::Stmt& body);
 
 } // namespace loopscape::codegen

@@ -125,6 +125,7 @@ public:
     case StmtKind::IfThenElse:
     case StmtKind::BufferStore:
     case StmtKind::Evaluate:
+    case StmtKind::Assume:
     case StmtKind::Block:
     case StmtKind::BlockRealize: return s;
     }

@@ -60,6 +60,15 @@ template <typename T> struct EvaluateNode final : Exec {
   void exec(Frame& f) const override { (void)value->eval(f); }
 };
 
+struct AssumeNode final : Exec {
+  IntPtr cond;
+  std::string text; ///< the condition as printed
+  const BlockContext* ctx = nullptr;
+  void exec(Frame& f) const override {
+    if (!cond->eval(f)) raise(f, ctx, "interp.assume-violated", fmt::format("T.assume({}) does not hold", text));
+  }
+};
+
 struct NopNode final : Exec {
   void exec(Frame&) const override {}
 };
@@ -611,6 +620,13 @@ ExecPtr Compiler::stmt(const Stmt& s) {
     }
     auto node = std::make_unique<EvaluateNode<float>>();
     node->value = floatExpr<float>(v);
+    return node;
+  }
+  case StmtKind::Assume: {
+    auto node = std::make_unique<AssumeNode>();
+    node->cond = intExpr(s.as<Assume>()->condition);
+    node->text = printExpr(s.as<Assume>()->condition);
+    node->ctx = m_block;
     return node;
   }
   case StmtKind::LetStmt: {

@@ -141,6 +141,11 @@ Stmt StmtMutator::visitIfThenElse(const IfThenElse& op, const Stmt& self) {
   return IfThenElse::make(std::move(c), std::move(t), std::move(e));
 }
 
+Stmt StmtMutator::visitAssume(const Assume& op, const Stmt& self) {
+  Expr c = visitExpr(op.condition);
+  return c.sameAs(op.condition) ? self : Assume::make(std::move(c));
+}
+
 Stmt StmtMutator::visitEvaluate(const Evaluate& op, const Stmt& self) {
   Expr v = mutate(op.value);
   return v.sameAs(op.value) ? self : Evaluate::make(std::move(v));

@@ -16,9 +16,8 @@
   X(IntImm) X(FloatImm) X(StringImm) X(Var) LS_BINARY_KINDS(X) X(Not) X(Select) X(Cast)   \
   X(Call) X(BufferLoad) X(Ramp) X(Broadcast)
 
-#define LS_STMT_KINDS(X)                                                                  \
-  X(For) X(BlockRealize) X(Block) X(BufferStore) X(SeqStmt) X(IfThenElse) X(Evaluate)     \
-  X(LetStmt) X(Allocate)
+#define LS_STMT_KINDS(X)                                                                                               \
+  X(For) X(BlockRealize) X(Block) X(BufferStore) X(SeqStmt) X(IfThenElse) X(Evaluate) X(Assume) X(LetStmt) X(Allocate)
 
 // Math intrinsics of Call: name as printed (T.exp ...), number of arguments.
 #define LS_CALL_OPS(X)                                                                    \

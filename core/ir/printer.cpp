@@ -17,6 +17,7 @@
 
 #include "core/ir/printer.h"
 
+#include "core/ir/script_markers.h"
 #include "core/ir/visitor.h"
 
 #include <algorithm>
@@ -108,7 +109,7 @@ bool isSimpleSymbolicParam(const Buffer& b) {
                      [](const Expr& s) { return s.is<IntImm>() || (s.is<Var>() && s.dtype() == DataType::int32()); });
 }
 
-std::string iterKindLetter(IterKind k) { return k == IterKind::Spatial ? "S" : "R"; }
+std::string iterKindLetter(IterKind k) { return k == IterKind::Spatial ? "S" : "R"; } // remap has no other kinds
 
 class Printer {
 public:
@@ -214,6 +215,7 @@ private:
 
   void stmt(const Stmt& s, int indent, bool concise);
   void forLoop(const For& op, int indent);
+  void launchThread(const For& op, int indent, bool concise);
   void block(const Block& blk, const BlockRealize* realize, int indent);
   void iterVars(const Block& blk, const BlockRealize* realize, int indent);
 
@@ -274,14 +276,20 @@ void Printer::function(const PrimFunc& func) {
   // Body: the implicit root block, as TVM decides it.
   const auto* realize = func.body.as<BlockRealize>();
   const Block* root = realize ? realize->block.as<Block>() : nullptr;
-  bool implicitRoot = false;
-  if (root && realize->iterValues.empty() && isTrue(realize->predicate) && root->annotations.empty() &&
-      root->reads.empty() && root->writes.empty() && !root->init.defined()) {
+  bool implicitRoot = false, noRoot = false;
+  if (root && realize->iterValues.empty() && isTrue(realize->predicate) && root->reads.empty() &&
+      root->writes.empty() && !root->init.defined()) {
     const auto* inner = root->body.as<BlockRealize>();
-    implicitRoot = !root->allocBuffers.empty() || (inner && !inner->blockNode().iterVars.empty()) ||
-                   (!inner && containsBlockRealize(root->body));
+    if (root->annotations.empty())
+      implicitRoot = !root->allocBuffers.empty() || (inner && !inner->blockNode().iterVars.empty()) ||
+                     (!inner && containsBlockRealize(root->body));
+    // The root the reader put around a body without blocks: TVM's function has none.
+    noRoot = root->annotations.size() == 1 && root->annotations.contains(kNoRootAnnotation) &&
+             root->allocBuffers.empty() && !containsBlockRealize(root->body);
   }
-  if (implicitRoot) {
+  if (noRoot) {
+    body(root->body, 1);
+  } else if (implicitRoot) {
     std::string comment = fmt::format("with T.{}({}):", blockFn("block"), quoteString(root->name));
     record(root, emit(1, "# " + comment), 1, 2, comment.size());
     for (const auto& b : root->allocBuffers) {
@@ -297,8 +305,10 @@ void Printer::function(const PrimFunc& func) {
 
 void Printer::body(const Stmt& s, int indent) {
   if (const auto* seq = s.as<SeqStmt>()) {
+    // TVM 0.25-0.27 scope a sequence's statements fully (a sole body statement is concise);
+    // earlier versions let the last statement of a sequence be concise too.
     for (std::size_t i = 0; i < seq->seq.size(); ++i)
-      stmt(seq->seq[i], indent, i + 1 == seq->seq.size());
+      stmt(seq->seq[i], indent, i + 1 == seq->seq.size() && !tirx());
     return;
   }
   stmt(s, indent, true);
@@ -306,7 +316,13 @@ void Printer::body(const Stmt& s, int indent) {
 
 void Printer::stmt(const Stmt& s, int indent, bool concise) {
   switch (s.kind()) {
-  case StmtKind::For: return forLoop(*s.as<For>(), indent);
+  case StmtKind::For: {
+    const For& op = *s.as<For>();
+    if (op.forKind == ForKind::ThreadBinding && isZero(op.min) && op.annotations.size() == 1 &&
+        op.annotations.contains(kLaunchThreadAnnotation))
+      return launchThread(op, indent, concise);
+    return forLoop(op, indent);
+  }
   case StmtKind::BlockRealize: {
     const auto* r = s.as<BlockRealize>();
     return block(r->blockNode(), r, indent);
@@ -338,6 +354,7 @@ void Printer::stmt(const Stmt& s, int indent, bool concise) {
     emit(indent, op->value.is<Call>() ? expr(op->value) : "T.evaluate(" + expr(op->value) + ")");
     return;
   }
+  case StmtKind::Assume: emit(indent, "T.assume(" + expr(s.as<Assume>()->condition) + ")"); return;
   case StmtKind::LetStmt: {
     const auto* op = s.as<LetStmt>();
     std::string rhs = expr(op->value);
@@ -432,12 +449,27 @@ void Printer::forLoop(const For& op, int indent) {
   m_names.popScope();
 }
 
+// TVM 0.13+ print a thread_extent attribute as `x = T.launch_thread("threadIdx.x", 32)`
+// followed by its body where concise scoping is allowed (see body()), else as a
+// `with ... as x:` scope.
+void Printer::launchThread(const For& op, int indent, bool concise) {
+  m_names.pushScope();
+  const std::string var = m_names.define(op.loopVar.get(), op.loopVar.as<Var>()->name);
+  const std::string call = fmt::format("T.launch_thread({}, {})", quoteString(op.threadTag), expr(op.extent));
+  const std::string header = concise ? var + " = " + call : fmt::format("with {} as {}:", call, var);
+  record(&op, emit(indent, header), indent, 0, header.size());
+  m_loops.push_back(&op);
+  body(op.body, concise ? indent : indent + 1);
+  m_loops.pop_back();
+  m_names.popScope();
+}
+
 void Printer::iterVars(const Block& blk, const BlockRealize* realize, int indent) {
   auto remappable = [&](std::size_t i) {
     if (!realize) return false;
     const IterVar& iv = blk.iterVars[i];
     const Expr& value = realize->iterValues[i];
-    if (!value.is<Var>()) return false;
+    if (!value.is<Var>() || (iv.kind != IterKind::Spatial && iv.kind != IterKind::Reduce)) return false;
     return std::any_of(m_loops.begin(), m_loops.end(), [&](const For* l) {
       return l->loopVar.sameAs(value) && detail::exprEqual(l->min, iv.dom.min) &&
              detail::exprEqual(l->extent, iv.dom.extent);
@@ -449,7 +481,7 @@ void Printer::iterVars(const Block& blk, const BlockRealize* realize, int indent
                           ? expr(iv.dom.extent)
                           : "(" + expr(iv.dom.min) + ", " + expr(detail::addFolded(iv.dom.min, iv.dom.extent)) + ")";
     std::string args = realize ? dom + ", " + expr(realize->iterValues[i]) : dom;
-    std::string kind = iv.kind == IterKind::Spatial ? "spatial" : "reduce";
+    std::string kind = iterKindName(iv.kind);
     std::string lhs = m_names.define(iv.var.get(), iv.var.as<Var>()->name);
     emit(indent, fmt::format("{} = T.axis.{}({})", lhs, kind, args));
   };

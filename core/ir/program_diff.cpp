@@ -91,7 +91,8 @@ public:
     case StmtKind::LetStmt: visit(s.as<LetStmt>()->body); return;
     case StmtKind::Allocate: visit(s.as<Allocate>()->body); return;
     case StmtKind::BufferStore:
-    case StmtKind::Evaluate: return;
+    case StmtKind::Evaluate:
+    case StmtKind::Assume: return;
     }
     LS_UNREACHABLE("bad StmtKind");
   }
@@ -350,7 +351,7 @@ private:
       const std::string nx = ix.var.as<Var>()->name, ny = iy.var.as<Var>()->name;
       if (nx != ny) changes.push_back("iterator " + nx + " renamed -> " + ny);
       auto domain = [](const IterVar& v, const VarMap& map) {
-        return std::string(v.kind == IterKind::Spatial ? "spatial" : "reduce") + " " +
+        return std::string(iterKindName(v.kind)) + " " +
                rangeText(Range::fromMinExtent(substitute(v.dom.min, map), substitute(v.dom.extent, map)));
       };
       diffText("iterator " + ny, domain(ix, m_rename), domain(iy, {}), changes);

@@ -23,6 +23,16 @@ const char* forKindName(ForKind kind) {
   LS_UNREACHABLE("bad ForKind");
 }
 
+const char* iterKindName(IterKind kind) {
+  switch (kind) {
+  case IterKind::Spatial: return "spatial";
+  case IterKind::Reduce: return "reduce";
+  case IterKind::Scan: return "scan";
+  case IterKind::Opaque: return "opaque";
+  }
+  LS_UNREACHABLE("bad IterKind");
+}
+
 Stmt For::make(Expr loopVar, Expr min, Expr extent, ForKind forKind, Stmt body, std::string threadTag,
                Annotations annotations) {
   LS_ASSERT(loopVar.is<Var>(), "For loop variable must be a Var");
@@ -116,6 +126,14 @@ Stmt IfThenElse::make(Expr condition, Stmt thenCase, Stmt elseCase) {
   node->condition = std::move(condition);
   node->thenCase = std::move(thenCase);
   node->elseCase = std::move(elseCase);
+  return Stmt(std::move(node));
+}
+
+Stmt Assume::make(Expr condition) {
+  LS_ASSERT(condition.defined() && condition.dtype().isBool() && condition.dtype().isScalar(),
+            "Assume condition must be a scalar bool");
+  auto node = std::make_shared<Assume>();
+  node->condition = std::move(condition);
   return Stmt(std::move(node));
 }
 

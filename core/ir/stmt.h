@@ -57,6 +57,11 @@ enum class ForKind : std::uint8_t { Serial, Parallel, Vectorized, Unrolled, Thre
 /// "serial", "parallel", "vectorized", "unroll", "thread_binding".
 const char* forKindName(ForKind kind);
 
+/// The annotation that marks a ThreadBinding loop read from TVM's `T.launch_thread` (its
+/// thread_extent attribute: the same meaning as a thread-bound loop from 0); the printer
+/// writes such a loop back as `T.launch_thread` and never prints the annotation.
+inline constexpr const char* kLaunchThreadAnnotation = "tir.launch_thread";
+
 struct For final : StmtNode {
   static constexpr StmtKind kKind = StmtKind::For;
   Expr loopVar; ///< a Var
@@ -70,7 +75,12 @@ struct For final : StmtNode {
   For() : StmtNode(kKind) {}
 };
 
-enum class IterKind : std::uint8_t { Spatial, Reduce };
+/// TensorIR's block iterator kinds. Scan (an ordered iterator whose iterations depend on one
+/// another) and opaque (nothing known) iterators are neither data-parallel nor reductions:
+/// primitives that need one of those refuse them.
+enum class IterKind : std::uint8_t { Spatial, Reduce, Scan, Opaque };
+/// "spatial", "reduce", "scan", "opaque".
+const char* iterKindName(IterKind kind);
 
 /// A block iterator: a Var with its domain and kind.
 struct IterVar {
@@ -135,6 +145,16 @@ struct Evaluate final : StmtNode {
   Expr value;
   static Stmt make(Expr value);
   Evaluate() : StmtNode(kKind) {}
+};
+
+/// TVM's `T.assume(condition)`: a fact the program states (about its sizes or its data) that
+/// compilers may use. Loopscape's interpreter checks it: a false assumption is an error, not
+/// undefined behaviour.
+struct Assume final : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Assume;
+  Expr condition; ///< bool
+  static Stmt make(Expr condition);
+  Assume() : StmtNode(kKind) {}
 };
 
 struct LetStmt final : StmtNode {

@@ -302,8 +302,7 @@ private:
         Scope s(*this, "iterator " + u.var.as<Var>()->name);
         if (!var(u.var, v.var) || !range(u.dom, v.dom)) return false;
         if (u.kind != v.kind)
-          return differ("kind", "the iterator kinds differ", u.kind == IterKind::Spatial ? "spatial" : "reduce",
-                        v.kind == IterKind::Spatial ? "spatial" : "reduce");
+          return differ("kind", "the iterator kinds differ", iterKindName(u.kind), iterKindName(v.kind));
       }
       if (x->allocBuffers.size() != y->allocBuffers.size())
         return differ("T.alloc_buffer", "the blocks allocate different numbers of buffers",
@@ -352,6 +351,7 @@ private:
       return stmt(x->elseCase, y->elseCase);
     }
     case StmtKind::Evaluate: return expr(a.as<Evaluate>()->value, b.as<Evaluate>()->value);
+    case StmtKind::Assume: return expr(a.as<Assume>()->condition, b.as<Assume>()->condition);
     case StmtKind::LetStmt: {
       const auto *x = a.as<LetStmt>(), *y = b.as<LetStmt>();
       Scope s(*this, "let " + x->var.as<Var>()->name);

@@ -216,6 +216,7 @@ private:
     stmt(op.elseCase);
   }
   void visitEvaluate(const Evaluate& op, const Stmt&) override { expr(op.value); }
+  void visitAssume(const Assume& op, const Stmt&) override { expr(op.condition); }
   void visitLetStmt(const LetStmt& op, const Stmt&) override {
     expr(op.var);
     expr(op.value);

@@ -83,6 +83,7 @@ void StmtVisitor::visitIfThenElse(const IfThenElse& op, const Stmt&) {
 }
 
 void StmtVisitor::visitEvaluate(const Evaluate& op, const Stmt&) { visitExpr(op.value); }
+void StmtVisitor::visitAssume(const Assume& op, const Stmt&) { visitExpr(op.condition); }
 
 void StmtVisitor::visitLetStmt(const LetStmt& op, const Stmt&) {
   visitExpr(op.var);

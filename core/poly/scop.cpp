@@ -196,7 +196,8 @@ private:
       return out;
     }
     case ir::StmtKind::Allocate: return walk(s.as<ir::Allocate>()->body);
-    case ir::StmtKind::Evaluate: return std::nullopt;
+    case ir::StmtKind::Evaluate:
+    case ir::StmtKind::Assume: return std::nullopt;
     case ir::StmtKind::BufferStore:
     case ir::StmtKind::Block: {
       Diagnostic d = Diagnostic::error("poly.unsupported",
@@ -339,6 +340,7 @@ public:
       return;
     }
     case ir::StmtKind::Evaluate: expr(s.as<ir::Evaluate>()->value); return;
+    case ir::StmtKind::Assume: expr(s.as<ir::Assume>()->condition); return; // its loads are reads
     case ir::StmtKind::Allocate: stmt(s.as<ir::Allocate>()->body); return;
     default: break;
     }
@@ -499,7 +501,7 @@ isl::schedule Extractor::makeStatement(const ir::Stmt& realizeStmt, bool isInit)
       auto lo = sp.toPwAff(sub(iv.dom.min));
       domain = domain.intersect(v->eq_set(*lo));
     }
-    if (!isInit || iv.kind == ir::IterKind::Spatial) {
+    if (!isInit || iv.kind != ir::IterKind::Reduce) {
       values.push_back(*v);
       st.iterators.push_back(iv);
     }

@@ -56,7 +56,8 @@ void IrTree::index(const ir::Stmt& s, TreeNode* parent, const ir::Stmt& realize)
   case ir::StmtKind::LetStmt: index(s.as<ir::LetStmt>()->body, parent, {}); return;
   case ir::StmtKind::Allocate: index(s.as<ir::Allocate>()->body, parent, {}); return;
   case ir::StmtKind::BufferStore:
-  case ir::StmtKind::Evaluate: return;
+  case ir::StmtKind::Evaluate:
+  case ir::StmtKind::Assume: return;
   }
 }
 

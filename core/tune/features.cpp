@@ -234,7 +234,8 @@ private:
       walk(op.body, std::move(state));
       return;
     }
-    case ir::StmtKind::Evaluate: return;
+    case ir::StmtKind::Evaluate:
+    case ir::StmtKind::Assume: return;
     }
     LS_UNREACHABLE("bad StmtKind");
   }

@@ -26,7 +26,7 @@ Role roleIn(const TreeNode& block, const ir::ExprNode* loopVar) {
     bool uses = false;
     ir::forEachExpr(realize->iterValues[i], [&](const ir::Expr& e) { uses |= e.get() == loopVar; });
     if (!uses) continue;
-    if (b.iterVars[i].kind == ir::IterKind::Reduce) return Role::Reduce;
+    if (b.iterVars[i].kind != ir::IterKind::Spatial) return Role::Reduce; // scan and opaque are not parallel
     role = Role::Spatial;
   }
   return role;

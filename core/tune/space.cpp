@@ -56,7 +56,7 @@ std::pair<std::int64_t, std::int64_t> iterProducts(const ir::Block& b) {
   std::int64_t spatial = 1, reduce = 1;
   for (const auto& iv : b.iterVars) {
     const std::int64_t e = ir::asConstInt(iv.dom.extent).value_or(1);
-    (iv.kind == ir::IterKind::Reduce ? reduce : spatial) *= std::max<std::int64_t>(e, 1);
+    (iv.kind == ir::IterKind::Spatial ? spatial : reduce) *= std::max<std::int64_t>(e, 1);
     spatial = std::min<std::int64_t>(spatial, std::int64_t{1} << 40);
     reduce = std::min<std::int64_t>(reduce, std::int64_t{1} << 40);
   }

@@ -3,11 +3,14 @@
 #include "core/codegen/lower.h"
 #include "core/codegen/lower_storage_sync.h"
 #include "core/ir/functor.h"
+#include "core/ir/visitor.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <numeric>
 #include <limits>
 #include <map>
 #include <set>
@@ -68,10 +71,11 @@ public:
       params.push_back((cl() ? "long " : "long long ") + name);
     }
     m_indent = 1;
+    findVectorBuffers(func.body);
     for (const Buffer& b : k.shared) {
       std::int64_t n = b->shape[0].as<IntImm>()->value;
-      line(fmt::format("{} {} {}[{}];", cl() ? "__local" : "__shared__", type(b->dtype), m_names.of(b.get(), b->name),
-                       n));
+      line(fmt::format("{} {}{} {}[{}]{};", cl() ? "__local" : "__shared__", alignedPrefix(b), type(b->dtype),
+                       m_names.of(b.get(), b->name), n, alignedSuffix(b)));
     }
     static const char* const clIndex[2] = {"get_group_id", "get_local_id"};
     static const char* const cuIndex[2] = {"blockIdx", "threadIdx"};
@@ -121,7 +125,7 @@ private:
   }
 
   std::string type(DataType t) {
-    if (t.lanes() != 1) fail("vector type " + t.str());
+    if (t.lanes() != 1 && m_lane < 0) fail("vector type " + t.str());
     t = t.element();
     switch (t.code()) {
     case DataType::Code::Bool: return "bool";
@@ -167,6 +171,10 @@ private:
     }
     case StmtKind::BufferStore: {
       const BufferStore& st = *s.as<BufferStore>();
+      if (auto* ramp = st.indices[0].as<Ramp>()) {
+        vectorStore(st, *ramp);
+        return;
+      }
       line(fmt::format("{}[{}] = {};", m_names.of(st.buffer.get(), st.buffer->name), expr(st.indices[0]),
                        expr(st.value)));
       return;
@@ -194,6 +202,7 @@ private:
       if (auto* str = s.as<Evaluate>()->value.as<StringImm>()) line("// block " + str->value);
       return;
     }
+    case StmtKind::Assume: return; // lowering removes assumptions, as TVM's RemoveAssume
     case StmtKind::LetStmt: {
       const LetStmt& l = *s.as<LetStmt>();
       line("{");
@@ -215,7 +224,8 @@ private:
       std::string name = m_names.of(a.buffer.get(), a.buffer->name);
       line("{");
       ++m_indent;
-      line(fmt::format("{} {}[{}];", type(a.buffer->dtype), name, n->value));
+      line(fmt::format("{}{} {}[{}]{};", alignedPrefix(a.buffer), type(a.buffer->dtype), name, n->value,
+                       alignedSuffix(a.buffer)));
       line(fmt::format("for (int ls_z = 0; ls_z < {}; ++ls_z) {}[ls_z] = 0;", n->value, name));
       stmt(a.body);
       --m_indent;
@@ -356,15 +366,138 @@ private:
     }
   }
   std::string visitBufferLoad(const BufferLoad& op, const Expr&) override {
+    if (auto* ramp = op.indices[0].as<Ramp>(); ramp && m_lane >= 0) {
+      auto it = m_hoisted.find(vectorKey(op.buffer, ramp->base));
+      if (it != m_hoisted.end()) return it->second + "." + kLaneNames[m_lane];
+    }
     return m_names.of(op.buffer.get(), op.buffer->name) + "[" + expr(op.indices[0]) + "]";
   }
-  std::string visitRamp(const Ramp&, const Expr&) override {
-    fail("a vector index (Ramp)");
-    return "0";
+  std::string visitRamp(const Ramp& op, const Expr&) override {
+    if (m_lane < 0) {
+      fail("a vector index (Ramp) outside a vector store");
+      return "0";
+    }
+    if (m_lane == 0) return expr(op.base);
+    if (auto stride = asConstInt(op.stride))
+      return "(" + expr(op.base) + " + " + expr(intImm(*stride * m_lane, op.stride.dtype())) + ")";
+    return "(" + expr(op.base) + " + " + bin(op.stride, intImm(m_lane, op.stride.dtype()), "*") + ")";
   }
-  std::string visitBroadcast(const Broadcast&, const Expr&) override {
-    fail("a vector value (Broadcast)");
-    return "0";
+  std::string visitBroadcast(const Broadcast& op, const Expr&) override {
+    if (m_lane < 0) {
+      fail("a vector value (Broadcast) outside a vector store");
+      return "0";
+    }
+    return expr(op.value);
+  }
+
+  // ---- vector accesses ---------------------------------------------------------------
+  // A store with a Ramp index (lower_vectorize.h) prints as one block: every aligned
+  // contiguous vector load of its value first, as one float2/float4 load into a `ls_vN`,
+  // then the value lane by lane (`ls_r.x = ...`), then one vector store when the store is
+  // aligned itself, else one scalar store per lane. Aligned: the element type is a 32-bit
+  // int, uint or float, 2 or 4 lanes, stride 1, and the base index is a known multiple of
+  // the lanes (parameters are allocated aligned; on-chip buffers accessed by vectors are
+  // declared aligned to the vector size). OpenCL uses vloadN/vstoreN, CUDA a floatN pointer.
+  static constexpr const char* kLaneNames[4] = {"x", "y", "z", "w"};
+
+  /// A multiple that `e` is known to be (0: e is 0, a multiple of everything).
+  static std::int64_t knownMultiple(const Expr& e) {
+    if (auto* i = e.as<IntImm>()) return i->value < 0 ? -i->value : i->value;
+    if (auto* a = e.as<Add>()) return std::gcd(knownMultiple(a->a), knownMultiple(a->b));
+    if (auto* a = e.as<Sub>()) return std::gcd(knownMultiple(a->a), knownMultiple(a->b));
+    if (auto* m = e.as<Mul>()) return knownMultiple(m->a) * knownMultiple(m->b);
+    if (auto* c = e.as<Cast>()) return c->value.dtype().isInteger() ? knownMultiple(c->value) : 1;
+    return 1;
+  }
+  static bool vectorAccess(const Buffer& b, const Ramp& r) {
+    const DataType t = b->dtype;
+    const bool scalar32 = t.bits() == 32 && t.lanes() == 1 && (t.isFloat() || t.isInt() || t.isUInt());
+    return scalar32 && (r.lanes == 2 || r.lanes == 4) && isConstInt(r.stride, 1) && knownMultiple(r.base) % r.lanes == 0;
+  }
+  std::string vectorType(DataType t, int lanes) {
+    const std::string scalar = t.isFloat() ? "float" : t.isInt() ? "int" : cl() ? "uint" : "uint";
+    return scalar + std::to_string(lanes);
+  }
+  std::string vectorKey(const Buffer& b, const Expr& base) {
+    const int lane = m_lane;
+    m_lane = -1;
+    std::string key = m_names.of(b.get(), b->name) + "@" + expr(base);
+    m_lane = lane;
+    return key;
+  }
+  /// The buffers some vector access uses (their on-chip declarations get the alignment).
+  void findVectorBuffers(const Stmt& body) {
+    auto note = [&](const Buffer& b, const Expr& index) {
+      if (auto* r = index.as<Ramp>(); r && vectorAccess(b, *r))
+        m_vectorAlign[b.get()] = std::max<int>(m_vectorAlign[b.get()], r->lanes * 4);
+    };
+    struct Finder final : StmtVisitor {
+      std::function<void(const Buffer&, const Expr&)> note;
+      void visitBufferLoad(const BufferLoad& op, const Expr& self) override {
+        note(op.buffer, op.indices[0]);
+        StmtVisitor::visitBufferLoad(op, self);
+      }
+      void visitBufferStore(const BufferStore& op, const Stmt& self) override {
+        note(op.buffer, op.indices[0]);
+        StmtVisitor::visitBufferStore(op, self);
+      }
+    } finder;
+    finder.note = note;
+    finder(body);
+  }
+  std::string alignedPrefix(const Buffer& b) {
+    auto it = m_vectorAlign.find(b.get());
+    return it == m_vectorAlign.end() || cl() ? "" : fmt::format("__align__({}) ", it->second);
+  }
+  std::string alignedSuffix(const Buffer& b) {
+    auto it = m_vectorAlign.find(b.get());
+    return it == m_vectorAlign.end() || !cl() ? "" : fmt::format(" __attribute__((aligned({})))", it->second);
+  }
+
+  void vectorStore(const BufferStore& st, const Ramp& ramp) {
+    const int lanes = ramp.lanes;
+    const std::string name = m_names.of(st.buffer.get(), st.buffer->name);
+    line("{");
+    ++m_indent;
+    // 1. The aligned vector loads of the value, once each.
+    m_hoisted.clear();
+    int loads = 0;
+    std::vector<std::pair<Buffer, const Ramp*>> found;
+    forEachExpr(st.value, [&](const Expr& e) {
+      auto* load = e.as<BufferLoad>();
+      if (!load) return;
+      if (auto* r = load->indices[0].as<Ramp>(); r && vectorAccess(load->buffer, *r))
+        found.emplace_back(load->buffer, r);
+    });
+    for (const auto& [b, r] : found) {
+      std::string key = vectorKey(b, r->base);
+      if (m_hoisted.contains(key)) continue;
+      std::string var = fmt::format("ls_v{}", loads++);
+      std::string vt = vectorType(b->dtype, r->lanes);
+      std::string at = "(" + m_names.of(b.get(), b->name) + " + " + expr(r->base) + ")";
+      line(cl() ? fmt::format("const {} {} = vload{}(0, {});", vt, var, r->lanes, at)
+                : fmt::format("const {} {} = *(const {}*){};", vt, var, vt, at));
+      m_hoisted[key] = var;
+    }
+    // 2. The value lane by lane, then the store.
+    if (vectorAccess(st.buffer, ramp)) {
+      std::string vt = vectorType(st.buffer->dtype, lanes);
+      line(vt + " ls_r;");
+      for (m_lane = 0; m_lane < lanes; ++m_lane)
+        line(fmt::format("ls_r.{} = {};", kLaneNames[m_lane], expr(st.value)));
+      m_lane = -1;
+      std::string at = "(" + name + " + " + expr(ramp.base) + ")";
+      line(cl() ? fmt::format("vstore{}(ls_r, 0, {});", lanes, at) : fmt::format("*({}*){} = ls_r;", vt, at));
+    } else {
+      // Each lane reads only its own element of what the store writes (lower_vectorize.h),
+      // so lane by lane is the vector's meaning.
+      for (m_lane = 0; m_lane < lanes; ++m_lane)
+        line(fmt::format("{}[{}] = {};", name, expr(st.indices[0]), expr(st.value)));
+      m_lane = -1;
+    }
+    m_hoisted.clear();
+    --m_indent;
+    line("}");
   }
 
   Dialect m_dialect;
@@ -375,6 +508,9 @@ private:
   std::string m_out;
   std::map<std::string, std::string> m_helpers;
   std::optional<Diagnostic> m_error;
+  int m_lane = -1; ///< the lane a vector store's value is printed for, or -1
+  std::map<std::string, std::string> m_hoisted;       ///< "<buffer>@<base>" -> its ls_vN
+  std::map<const BufferNode*, int> m_vectorAlign;     ///< bytes, for on-chip declarations
 };
 
 } // namespace

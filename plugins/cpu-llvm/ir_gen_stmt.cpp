@@ -77,6 +77,7 @@ void IrGen::stmt(const Stmt& s) {
     if (!value.is<IntImm>() && !value.is<StringImm>() && !value.is<FloatImm>()) expr(value); // pure: for errors only
     return;
   }
+  case StmtKind::Assume: return; // lowering removes assumptions, as TVM's RemoveAssume
   case StmtKind::LetStmt: {
     const auto* let = s.as<LetStmt>();
     llvm::Value* v = expr(let->value);

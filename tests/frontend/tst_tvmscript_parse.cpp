@@ -329,6 +329,47 @@ def main(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
         << "t.py:3:23: error: a tuple assignment declares size variables only (N, M = T.int32(), T.int32())\n"
            "      N, M = T.int32(), A[0]\n"
            "                        ^~~~\n";
+    QTest::newRow("unknown iterator kind")
+        << head + "    for i in range(4):\n        with T.block(\"B\"):\n            v = T.axis.frob(4, i)\n           "
+                  " B[v] = A[v]\n"
+        << "t.py:5:17: error: unknown iterator kind T.axis.frob (expected spatial, reduce, scan, opaque or remap)\n"
+           "              v = T.axis.frob(4, i)\n"
+           "                  ^~~~~~~~~~~~~~~~~\n";
+    QTest::newRow("remap of a scan kind")
+        << head + "    for i in range(4):\n        with T.block(\"B\"):\n"
+                  "            v, = T.axis.remap(\"C\", [i])\n            B[v] = A[v]\n"
+        << "t.py:5:31: error: iterator kind 'C' of T.axis.remap: expected S or R\n"
+           "              v, = T.axis.remap(\"C\", [i])\n"
+           "                                ^~~\n";
+    QTest::newRow("launch of a buffer")
+        << head + "    bx = T.launch_thread(A, 4)\n    B[bx] = A[bx]\n"
+        << "t.py:3:26: error: T.launch_thread takes a thread tag (\"threadIdx.x\") or a "
+           "variable from T.env_thread\n"
+           "      bx = T.launch_thread(A, 4)\n"
+           "                           ^\n";
+    QTest::newRow("thread variable before its launch")
+        << head + "    bx = T.env_thread(\"blockIdx.x\")\n    B[bx] = A[0]\n"
+        << "t.py:4:7: error: thread variable 'bx' is used outside T.launch_thread(bx, ...)\n"
+           "      B[bx] = A[0]\n"
+           "        ^~\n";
+    QTest::newRow("assumption of a float") << head + "    T.assume(A[0])\n    B[0] = A[0]\n"
+                                           << "t.py:3:14: error: T.assume must be a bool, got float32\n"
+                                              "      T.assume(A[0])\n"
+                                              "               ^~~~\n";
+    QTest::newRow("launch without extent") << head + "    bx = T.launch_thread(\"blockIdx.x\")\n    B[bx] = A[bx]\n"
+                                           << "t.py:3:10: error: T.launch_thread takes 2 positional arguments, got 1\n"
+                                              "      bx = T.launch_thread(\"blockIdx.x\")\n"
+                                              "           ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n";
+    QTest::newRow("launch renamed")
+        << head +
+               "    tx = T.env_thread(\"threadIdx.x\")\n    with T.launch_thread(tx, 4) as ty:\n        B[ty] = A[ty]\n"
+        << "t.py:4:36: error: T.launch_thread(tx, ...) is named 'ty'\n"
+           "      with T.launch_thread(tx, 4) as ty:\n"
+           "                                     ^~\n";
+    QTest::newRow("empty thread tag") << head + "    tx = T.launch_thread(\"\", 4)\n    B[tx] = A[tx]\n"
+                                      << "t.py:3:26: error: the thread tag must not be empty\n"
+                                         "      tx = T.launch_thread(\"\", 4)\n"
+                                         "                           ^~\n";
     QTest::newRow("syntax error") << head + "    for i in range(4)\n        T.evaluate(0)\n"
                                   << "t.py:3:22: error: expected ':', found end of line\n"
                                      "      for i in range(4)\n"

@@ -3,6 +3,7 @@
 #include "core/frontend/tvmscript/tvms_builder.h"
 
 #include "core/ir/resource_limits.h"
+#include "core/ir/script_markers.h"
 #include "core/syntax/parser.h"
 
 #include <fmt/format.h>
@@ -91,6 +92,17 @@ bool isDecorator(const Builder& b, const syntax::Node& d, std::string_view path,
   return true;
 }
 
+/// `n = TypeVar("n")`: how TVM 0.27 declares an int64 size of the functions below.
+bool isTypeVarSize(const syntax::Stmt& s) {
+  if (s.targets.size() != 1 || s.targets[0]->kind != syntax::NodeKind::Name || !s.value) return false;
+  const syntax::Node& v = *s.value;
+  if (v.kind != syntax::NodeKind::Call || v.kids.size() != 2) return false;
+  const syntax::Node& fn = *v.kids[0];
+  const bool typeVar = (fn.kind == syntax::NodeKind::Name && fn.text == "TypeVar") ||
+                       (fn.kind == syntax::NodeKind::Attribute && fn.text == "TypeVar");
+  return typeVar && v.kids[1]->kind == syntax::NodeKind::Str && v.kids[1]->text == s.targets[0]->text;
+}
+
 } // namespace
 
 TvmScriptProgram Builder::module(const syntax::Module& m) {
@@ -138,8 +150,14 @@ TvmScriptProgram Builder::module(const syntax::Module& m) {
       }
       break;
     case syntax::StmtKind::Pass: break;
+    case syntax::StmtKind::Assign:
+      if (isTypeVarSize(s)) {
+        m_moduleSizes.insert_or_assign(s.targets[0]->text, ir::DataType::int64());
+        break;
+      }
+      [[fallthrough]];
     case syntax::StmtKind::Expr:
-      if (s.value->kind == syntax::NodeKind::Str) break; // a docstring
+      if (s.kind == syntax::StmtKind::Expr && s.value->kind == syntax::NodeKind::Str) break; // a docstring
       [[fallthrough]];
     default:
       fail("unsupported",
@@ -166,6 +184,8 @@ void Builder::scanDeclaredSizes(const syntax::Stmt& def) {
   };
   for (const auto& p : def.params)
     if (auto t = integerType(p.annotation.get())) m_declaredSizes.emplace(p.name, *t);
+  for (const auto& [name, t] : m_moduleSizes)
+    m_declaredSizes.emplace(name, t);
   for (const auto& s : def.body) {
     if (s.kind != syntax::StmtKind::Assign || s.targets.size() != 1 || !s.value) continue;
     const syntax::Node& target = *s.targets[0];
@@ -269,8 +289,13 @@ ir::PrimFunc Builder::function(const syntax::Stmt& def) {
     fail("block", "T.alloc_buffer outside the root block of a function that spells its root block out", def.nameLoc);
   if (!explicitRoot) {
     if (!body) body = ir::Evaluate::make(ir::intImm(0));
-    body = ir::BlockRealize::make({}, ir::boolImm(true),
-                                  ir::Block::make("root", {}, {}, {}, body, {}, std::move(rootAllocs)));
+    // TVM gives a function without blocks or root allocations no root block; Loopscape's
+    // functions always have one, marked so that the printer leaves it out again.
+    ir::Annotations rootAnnotations;
+    if (rootAllocs.empty() && !containsBlock(body)) rootAnnotations[ir::kNoRootAnnotation] = ir::intImm(1);
+    body = ir::BlockRealize::make(
+        {}, ir::boolImm(true),
+        ir::Block::make("root", {}, {}, {}, body, {}, std::move(rootAllocs), std::move(rootAnnotations)));
   }
   func.body = body;
   popScope();

@@ -24,10 +24,10 @@ struct Failure {
 
 /// What a name stands for.
 struct Binding {
-  enum class Kind : std::uint8_t { Value, Buffer, Handle, Module } kind = Kind::Value;
+  enum class Kind : std::uint8_t { Value, Buffer, Handle, Module, EnvThread } kind = Kind::Value;
   ir::Expr value;    ///< Value: a Var (loop, iterator, size) or any expression
   ir::Buffer buffer; ///< Buffer
-  std::string path;  ///< Module: "tir" or "ir"; Handle: the parameter's name
+  std::string path;  ///< Module: "tir" or "ir"; Handle: the parameter's name; EnvThread: its tag
 };
 
 /// A call's arguments by position and keyword.
@@ -99,6 +99,9 @@ private:
   ir::Stmt forLoop(const syntax::Stmt& s);
   ir::Stmt store(const syntax::Stmt& s);
   ir::Stmt let(const syntax::Stmt& s, std::span<const syntax::Stmt> rest, std::size_t& used);
+  /// `T.launch_thread(tag or env thread, extent)` over `body` (the rest of the scope or a
+  /// with body), named `name` when the script names it.
+  ir::Stmt launchThread(const syntax::Node& call, const syntax::Node* name, std::span<const syntax::Stmt> body);
 
   std::string m_file;
   std::vector<std::map<std::string, Binding, std::less<>>> m_scopes;
@@ -108,6 +111,9 @@ private:
   /// body), read before its signature: TVM prints a size first as a string in a shape
   /// (`T.Buffer(("n", 8))`), then by name, and declares its type after the signature.
   std::map<std::string, ir::DataType, std::less<>> m_declaredSizes;
+  /// Sizes the module declares for every function: TVM 0.27 writes an int64 size as
+  /// `n = TypeVar("n")` before the functions that use it.
+  std::map<std::string, ir::DataType, std::less<>> m_moduleSizes;
   void scanDeclaredSizes(const syntax::Stmt& def);
   /// A size variable named in a shape (string or name): declared or already created.
   ir::Expr shapeSize(const std::string& name, const SourceLocation& loc);
@@ -119,6 +125,9 @@ private:
   /// The init of the block whose body is being walked (`with T.init():` sets it).
   ir::Stmt* m_init = nullptr;
 };
+
+/// Whether `s` holds a block.
+bool containsBlock(const ir::Stmt& s);
 
 /// A block's read and write regions as its body accesses them (for a block without
 /// T.reads/T.writes): one point region per buffer with one distinct index tuple, the hull

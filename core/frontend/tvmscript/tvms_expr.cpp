@@ -135,6 +135,7 @@ ir::Expr Builder::expr(const Node& n) {
   case NodeKind::False: return ir::boolImm(false);
   case NodeKind::Name: {
     const Binding* b = lookup(n.text);
+    if (!b && m_moduleSizes.contains(n.text)) return shapeSize(n.text, n.loc);
     if (!b) fail("undefined", fmt::format("name '{}' is not defined", quoteForMessage(n.text)), n.loc);
     switch (b->kind) {
     case Binding::Kind::Value: return b->value;
@@ -143,6 +144,9 @@ ir::Expr Builder::expr(const Node& n) {
     case Binding::Kind::Handle:
       fail("type", fmt::format("'{}' is a T.handle; bind it to a buffer with T.match_buffer first", n.text), n.loc);
     case Binding::Kind::Module: fail("type", fmt::format("'{}' is a module, not a value", n.text), n.loc);
+    case Binding::Kind::EnvThread:
+      fail("undefined", fmt::format("thread variable '{}' is used outside T.launch_thread({}, ...)", n.text, n.text),
+           n.loc);
     }
     break;
   }

@@ -31,6 +31,14 @@ std::optional<ir::ForKind> loopKind(std::string_view fn) {
   return std::nullopt;
 }
 
+const std::string& nameTarget(const syntax::Stmt& s, std::string_view what) {
+  if (s.targets.size() != 1 || s.targets[0]->kind != NodeKind::Name)
+    fail("unsupported", fmt::format("{} is assigned to one name", what), s.loc);
+  return s.targets[0]->text;
+}
+
+} // namespace
+
 bool containsBlock(const ir::Stmt& s) {
   bool found = false;
   struct Finder final : ir::StmtVisitor {
@@ -42,14 +50,6 @@ bool containsBlock(const ir::Stmt& s) {
   finder.visitStmt(s);
   return found;
 }
-
-const std::string& nameTarget(const syntax::Stmt& s, std::string_view what) {
-  if (s.targets.size() != 1 || s.targets[0]->kind != NodeKind::Name)
-    fail("unsupported", fmt::format("{} is assigned to one name", what), s.loc);
-  return s.targets[0]->text;
-}
-
-} // namespace
 
 ir::Stmt Builder::stmts(std::span<const syntax::Stmt> body) {
   std::vector<ir::Stmt> out;
@@ -81,7 +81,18 @@ ir::Stmt Builder::stmt(std::span<const syntax::Stmt> rest, std::size_t& used) {
       m_func->attrs = annotations(*args(v, "T.func_attr", 1, 1, {}).positional[0]);
       return {};
     }
-    if (*path == "evaluate") return ir::Evaluate::make(expr(*args(v, "T.evaluate", 1, 1, {}).positional[0]));
+    if (*path == "assume") return ir::Assume::make(boolExpr(*args(v, "T.assume", 1, 1, {}).positional[0], "T.assume"));
+    if (*path == "evaluate") {
+      // `T.evaluate(T.assume(c))`, as TVM before 0.13 printed an assumption, is one.
+      const Node& value = *args(v, "T.evaluate", 1, 1, {}).positional[0];
+      if (value.kind == NodeKind::Call && tirPath(*value.kids[0]) == "assume")
+        return ir::Assume::make(boolExpr(*args(value, "T.assume", 1, 1, {}).positional[0], "T.assume"));
+      return ir::Evaluate::make(expr(value));
+    }
+    if (*path == "launch_thread") {
+      used = rest.size();
+      return launchThread(v, nullptr, rest.subspan(1));
+    }
     if (*path == "reads" || *path == "writes" || *path == "where" || *path == "block_attr" || *path == "sblock_attr")
       fail("block", fmt::format("T.{} appears only at the start of a block, before its statements", *path), v.loc);
     fail("unsupported", fmt::format("T.{} is not a statement Loopscape reads", *path), v.kids[0]->loc);
@@ -112,6 +123,17 @@ ir::Stmt Builder::stmt(std::span<const syntax::Stmt> rest, std::size_t& used) {
         const std::string& name = nameTarget(s, "a size variable");
         bind(name, Binding{Binding::Kind::Value, sizeVar(name, *t, target.loc), {}, {}});
         return {};
+      }
+      if (*path == "env_thread") {
+        const std::string& name = nameTarget(s, "T.env_thread");
+        const std::string tag = stringArg(*args(v, "T.env_thread", 1, 1, {}).positional[0], "a thread tag");
+        if (tag.empty()) fail("loop", "the thread tag must not be empty", v.loc);
+        bind(name, Binding{Binding::Kind::EnvThread, {}, {}, tag});
+        return {};
+      }
+      if (*path == "launch_thread") {
+        used = rest.size();
+        return launchThread(v, &target, rest.subspan(1));
       }
       if (*path == "var") {
         const std::string& name = nameTarget(s, "a size variable");
@@ -209,6 +231,7 @@ ir::Stmt Builder::stmt(std::span<const syntax::Stmt> rest, std::size_t& used) {
       popScope();
       return {};
     }
+    if (*path == "launch_thread") return launchThread(ctx, s.items[0].target.get(), s.body);
     if (*path == "LetStmt") {
       Args a = args(ctx, "T.LetStmt", 1, 1, {"var"});
       ir::Expr value = expr(*a.positional[0]);
@@ -402,6 +425,48 @@ ir::Stmt Builder::forLoop(const syntax::Stmt& s) {
   return body;
 }
 
+ir::Stmt Builder::launchThread(const Node& call, const Node* name, std::span<const syntax::Stmt> body) {
+  // TVM's thread_extent attribute: the body runs once per thread of the tag, with the
+  // variable its index: a thread-bound loop from 0, marked to print back as written.
+  Args a = args(call, "T.launch_thread", 2, 2, {});
+  const Node& thread = *a.positional[0];
+  std::string tag, varName;
+  if (thread.kind == NodeKind::Str) {
+    tag = thread.text;
+  } else {
+    const Binding* env = thread.kind == NodeKind::Name ? lookup(thread.text) : nullptr;
+    if (!env || env->kind != Binding::Kind::EnvThread)
+      fail("loop", "T.launch_thread takes a thread tag (\"threadIdx.x\") or a variable from T.env_thread", thread.loc);
+    tag = env->path;
+    varName = thread.text;
+  }
+  if (tag.empty()) fail("loop", "the thread tag must not be empty", thread.loc);
+  if (name && name->kind != NodeKind::Name) fail("unsupported", "a launched thread is named by one name", name->loc);
+  if (name && !varName.empty() && name->text != varName)
+    fail("loop", fmt::format("T.launch_thread({}, ...) is named '{}'", varName, name->text), name->loc);
+  if (name) varName = name->text;
+  if (varName.empty()) {
+    varName = tag;
+    std::replace(varName.begin(), varName.end(), '.', '_');
+  }
+  ir::Expr extent = intExpr(*a.positional[1], "a thread extent");
+  if (loops.size() + 1 > static_cast<std::size_t>(ir::resourceLimits().maxNestingDepth))
+    fail("too-deep", fmt::format("loops nest deeper than {}", ir::resourceLimits().maxNestingDepth), call.loc);
+  pushScope();
+  ir::Expr var = ir::Var::make(varName, extent.dtype());
+  const ir::Expr zero = ir::makeConst(extent.dtype(), 0);
+  bind(varName, Binding{Binding::Kind::Value, var, {}, {}});
+  loops.push_back({var, zero, extent});
+  ir::Stmt* savedInit = m_init;
+  m_init = nullptr;
+  ir::Stmt inner = orNoOp(stmts(body));
+  m_init = savedInit;
+  loops.pop_back();
+  popScope();
+  return ir::For::make(var, zero, extent, ir::ForKind::ThreadBinding, inner, tag,
+                       {{ir::kLaunchThreadAnnotation, ir::intImm(1)}});
+}
+
 ir::Stmt Builder::block(const syntax::Stmt& with, const Node& call, const std::string& fn) {
   Args a = args(call, fn, 1, 1, {"no_realize"});
   const std::string name = stringArg(*a.positional[0], "a block name");
@@ -469,7 +534,8 @@ ir::Stmt Builder::block(const syntax::Stmt& with, const Node& call, const std::s
           made.emplace_back(targets[k], iv);
           values.push_back(value);
         }
-      } else if (axis == "spatial" || axis == "reduce" || axis == "S" || axis == "R") {
+      } else if (axis == "spatial" || axis == "reduce" || axis == "scan" || axis == "opaque" || axis == "S" ||
+                 axis == "R") {
         if (targets.size() != 1) fail("block", fmt::format("T.axis.{} declares one iterator", axis), st.loc);
         Args r = args(*v, "T.axis." + axis, noRealize ? 1 : 2, 2, {});
         const Node& dom = *r.positional[0];
@@ -492,11 +558,14 @@ ir::Stmt Builder::block(const syntax::Stmt& with, const Node& call, const std::s
           if (!value.dtype().isInteger()) fail("type", "an iterator's value must be an integer", r.positional[1]->loc);
           values.push_back(value.dtype() == t ? value : ir::Cast::make(t, value));
         }
-        made.emplace_back(targets[0],
-                          ir::IterVar{ir::Var::make(targets[0]->text, t), range,
-                                      axis == "spatial" || axis == "S" ? ir::IterKind::Spatial : ir::IterKind::Reduce});
+        const ir::IterKind kind = axis == "spatial" || axis == "S"  ? ir::IterKind::Spatial
+                                  : axis == "reduce" || axis == "R" ? ir::IterKind::Reduce
+                                  : axis == "scan"                  ? ir::IterKind::Scan
+                                                                    : ir::IterKind::Opaque;
+        made.emplace_back(targets[0], ir::IterVar{ir::Var::make(targets[0]->text, t), range, kind});
       } else {
-        fail("unsupported", fmt::format("T.axis.{} iterators are not supported (only spatial and reduce)", axis),
+        fail("unknown",
+             fmt::format("unknown iterator kind T.axis.{} (expected spatial, reduce, scan, opaque or remap)", axis),
              v->loc);
       }
       for (auto& [target, iv] : made) {

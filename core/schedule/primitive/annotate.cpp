@@ -87,7 +87,11 @@ bool writesBuffer(const ir::Block& b, const ir::BufferNode* buf) {
 /// directly under the loop); empty if it is one of them.
 std::string compactDataflowViolation(const ir::Block& block, const std::vector<const TreeNode*>& siblings) {
   bool hasReduce = false;
-  for (const auto& iv : block.iterVars) hasReduce |= iv.kind == ir::IterKind::Reduce;
+  for (const auto& iv : block.iterVars) {
+    if (iv.kind != ir::IterKind::Spatial && iv.kind != ir::IterKind::Reduce)
+      return fmt::format("it has the {} iterator '{}'", ir::iterKindName(iv.kind), iv.var.as<ir::Var>()->name);
+    hasReduce |= iv.kind == ir::IterKind::Reduce;
+  }
   for (const auto& w : block.writes) {
     for (const auto* other : siblings) {
       if (other->block() == &block) continue;
@@ -154,13 +158,14 @@ Expected<void> checkParallelizable(const Schedule& sch, const TreeNode& loop, st
   for (const auto* realize : realizes) {
     const ir::Block& block = realize->blockNode();
     for (std::size_t i = 0; i < realize->iterValues.size(); ++i) {
-      if (block.iterVars[i].kind == ir::IterKind::Spatial || allowReduce) continue;
+      const ir::IterKind kind = block.iterVars[i].kind;
+      if (kind == ir::IterKind::Spatial || (allowReduce && kind == ir::IterKind::Reduce)) continue;
       if (usesAnyVar(realize->iterValues[i], self))
         return Unexpected(scheduleError(
             prim, "reduce-iter",
-            fmt::format("the loop '{}' is bound to the reduce iterator '{}' of block '{}'; {} needs a loop that "
+            fmt::format("the loop '{}' is bound to the {} iterator '{}' of block '{}'; {} needs a loop that "
                         "only feeds spatial (data-parallel) iterators",
-                        name, block.iterVars[i].var.as<ir::Var>()->name, block.name,
+                        name, ir::iterKindName(kind), block.iterVars[i].var.as<ir::Var>()->name, block.name,
                         prim == "bind" ? "binding to this thread axis" : std::string(prim)),
             {loopRef(name), blockRef(block.name)}));
     }

@@ -70,11 +70,15 @@ std::vector<ir::Buffer> buffersOf(const std::vector<ir::BufferRegion>& regions) 
   return out;
 }
 
+/// Why `b` is not a complete block: "is a reduction block (...)" or, for a scan or opaque
+/// iterator, "is not a complete block (...)".
 std::optional<std::string> reductionReason(const ir::Block& b) {
   for (const auto& iv : b.iterVars)
-    if (iv.kind == ir::IterKind::Reduce)
-      return fmt::format("it has the reduce iterator '{}'", iv.var.as<ir::Var>()->name);
-  if (b.init.defined()) return std::string("it has an init statement");
+    if (iv.kind != ir::IterKind::Spatial)
+      return fmt::format("is {} block (it has the {} iterator '{}')",
+                         iv.kind == ir::IterKind::Reduce ? "a reduction" : "not a complete", ir::iterKindName(iv.kind),
+                         iv.var.as<ir::Var>()->name);
+  if (b.init.defined()) return std::string("is a reduction block (it has an init statement)");
   return std::nullopt;
 }
 
@@ -179,9 +183,7 @@ Expected<std::vector<RV>> computeInline(Schedule& sch, const std::vector<TraceVa
   // 1. complete, not reduction.
   if (auto why = reductionReason(blk))
     return fail("reduction-block",
-                fmt::format("compute_inline: block '{}' is a reduction block ({}); only a complete block can be "
-                            "inlined",
-                            name, *why));
+                fmt::format("compute_inline: block '{}' {}; only a complete block can be inlined", name, *why));
   // 2. one output buffer.
   const auto written = buffersOf(blk.writes);
   if (written.size() != 1)
@@ -265,9 +267,7 @@ Expected<std::vector<RV>> reverseComputeInline(Schedule& sch, const std::vector<
   // 1. not a reduction.
   if (auto why = reductionReason(blk))
     return fail("reduction-block",
-                fmt::format("reverse_compute_inline: block '{}' is a reduction block ({}); only a complete block can "
-                            "be inlined",
-                            name, *why));
+                fmt::format("reverse_compute_inline: block '{}' {}; only a complete block can be inlined", name, *why));
   // 2. stage pipeline.
   if (auto v = stagePipelineViolation(tree, *scope))
     return fail("not-stage-pipeline",

@@ -53,6 +53,10 @@ std::optional<std::string> reductionBlockProblem(const IrTree& tree, const TreeN
   const std::string& name = block.name;
   if (!block.init.defined())
     return fmt::format("the block '{}' is not a reduction block: it has no init statement (T.init())", name);
+  for (const auto& iv : block.iterVars)
+    if (iv.kind != ir::IterKind::Spatial && iv.kind != ir::IterKind::Reduce)
+      return fmt::format("the block '{}' is not a reduction block: it has the {} iterator '{}'", name,
+                         ir::iterKindName(iv.kind), iv.var.as<ir::Var>()->name);
   // Dominant: the only writer of its outputs among the blocks of its scope.
   const TreeNode* scope = tree.scopeBlock(node);
   if (scope) {

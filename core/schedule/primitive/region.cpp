@@ -304,8 +304,8 @@ std::optional<std::string> otherWriter(const ir::Block& block, const std::vector
 
 std::optional<std::string> completeViolation(const ir::Block& block, const std::vector<const TreeNode*>& siblings) {
   for (const auto& iv : block.iterVars)
-    if (iv.kind == ir::IterKind::Reduce)
-      return fmt::format("it has the reduce iterator '{}'", iv.var.as<ir::Var>()->name);
+    if (iv.kind != ir::IterKind::Spatial)
+      return fmt::format("it has the {} iterator '{}'", ir::iterKindName(iv.kind), iv.var.as<ir::Var>()->name);
   if (auto why = otherWriter(block, siblings)) return why;
   for (const auto& r : block.reads)
     if (touches(block.writes, r.buffer.get()))
@@ -319,6 +319,9 @@ std::optional<std::string> completeOrReductionViolation(const ir::Block& block,
   bool hasReduce = false;
   for (const auto& iv : block.iterVars) hasReduce |= iv.kind == ir::IterKind::Reduce;
   if (!hasReduce) return completeViolation(block, siblings);
+  for (const auto& iv : block.iterVars)
+    if (iv.kind != ir::IterKind::Spatial && iv.kind != ir::IterKind::Reduce)
+      return fmt::format("it has the {} iterator '{}'", ir::iterKindName(iv.kind), iv.var.as<ir::Var>()->name);
   if (!block.init.defined()) return "it has reduce iterators but no init statement";
   if (realize)
     for (const auto& v : realize->iterValues)

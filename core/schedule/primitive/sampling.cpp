@@ -229,7 +229,7 @@ bool isDataParallel(const TreeNode& loop) {
   for (const auto* realize : realizesBelow(loop.loop()->body)) {
     const auto& block = realize->blockNode();
     for (std::size_t i = 0; i < realize->iterValues.size(); ++i)
-      if (block.iterVars[i].kind == ir::IterKind::Reduce && usesAnyVar(realize->iterValues[i], self)) return false;
+      if (block.iterVars[i].kind != ir::IterKind::Spatial && usesAnyVar(realize->iterValues[i], self)) return false;
   }
   return true;
 }
