@@ -5,6 +5,7 @@
 #include "app/gui/tune_jobs.h"
 #include "views/code_view.h"
 #include "views/diagnostics_view.h"
+#include "views/iteration_space_view.h"
 #include "views/primitive_panel.h"
 #include "views/profile_view.h"
 #include "views/program_editor.h"
@@ -44,6 +45,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent) : QMainWindow
   createMenus();
   createTuneDock();
   createModelDock();
+  createSpaceDock();
   createCompareActions();
   createStatusBar();
   wireSession();
@@ -397,6 +399,7 @@ void MainWindow::setDarkTheme(bool dark) {
   m_profile->setDark(dark);
   m_tune->setDark(dark);
   if (m_compare) m_compare->setDark(dark);
+  m_space->setDark(dark);
   if (QAction* a = action(dark ? QStringLiteral("viewDarkTheme") : QStringLiteral("viewLightTheme")))
     a->setChecked(true);
   if (m_options.persistSettings) QSettings().setValue(QStringLiteral("view/dark"), dark);

@@ -22,6 +22,8 @@
 #include <QMainWindow>
 
 #include <functional>
+#include <memory>
+#include <stop_token>
 
 class QAction;
 class QActionGroup;
@@ -36,6 +38,7 @@ namespace loopscape::views {
 class CodeView;
 class ModelView;
 class DiagnosticsView;
+class IterationSpaceView;
 class PrimitivePanel;
 class ProfileView;
 class ProgramEditor;
@@ -51,6 +54,7 @@ namespace loopscape::gui {
 class CompareWindow;
 struct CompareSpec;
 class TuneJob;
+struct SpaceJobResult;
 
 struct MainWindowOptions {
   /// Never show modal questions (screenshots, tests): unsaved changes are kept in the
@@ -67,7 +71,7 @@ struct MainWindowOptions {
 class MainWindow : public QMainWindow {
   Q_OBJECT
 public:
-  static constexpr int kStateVersion = 5; ///< bumped when the set of docks changes
+  static constexpr int kStateVersion = 6; ///< bumped when the set of docks changes
   explicit MainWindow(MainWindowOptions options = {}, QWidget* parent = nullptr);
   ~MainWindow() override;
 
@@ -84,6 +88,10 @@ public:
   views::TuneView* tuneView() const { return m_tune; }
   TuneJob* tuneJob() const { return m_tuneJob; }
   views::ModelView* modelView() const { return m_model; }
+  views::IterationSpaceView* iterationSpaceView() const { return m_space; }
+  /// Shows the iteration space under `request`'s step, before it is applied (the Preview
+  /// buttons); false when it is not for the current program (main_window_space.cpp).
+  bool previewStep(const views::PrimitiveRequest& request);
   /// Compiles and runs the session's model with its model schedule in the background
   /// (Run → Profile model) on the Profile dock's target; the Model dock's table and chart
   /// show the per-group times. False when there is no model or a run is going.
@@ -173,6 +181,11 @@ private:
   void createTuneDock();
   void createModelDock();
   void createCompareActions();
+  /// The Iteration space dock and its jobs (main_window_space.cpp).
+  void createSpaceDock();
+  void refreshSpace();
+  std::shared_ptr<std::stop_source> startSpaceJob();
+  void runSpaceJob(const QString& label, std::function<SpaceJobResult(std::stop_token)> work);
   /// The Model dock's rows from the session's model, model schedule and the last run.
   void refreshModelRows();
   /// Shows and raises the tune dock, taller when it is too short for its charts.
@@ -208,6 +221,11 @@ private:
   views::ModelView* m_model = nullptr;
   CompareWindow* m_compare = nullptr;
   QDockWidget* m_modelDock = nullptr;
+  views::IterationSpaceView* m_space = nullptr;
+  QDockWidget* m_spaceDock = nullptr;
+  bool m_spaceStale = true;
+  std::uint64_t m_spaceGeneration = 0;
+  std::shared_ptr<std::stop_source> m_spaceStop; ///< stops the running space job
   /// The last model run's milliseconds per group (empty: no run of this model).
   std::vector<double> m_modelTimes;
   bool m_modelProfiling = false;

@@ -3,6 +3,7 @@
 #include "app/gui/compare_window.h"
 #include "app/gui/main_window.h"
 #include "views/code_view.h"
+#include "views/iteration_space_view.h"
 #include "views/model_view.h"
 #include "views/profile_view.h"
 #include "views/program_editor.h"
@@ -40,6 +41,7 @@ QWidget* viewWidget(const MainWindow& window, const QString& name) {
   if (name == QLatin1String("model")) return window.modelView()->picture();
   if (name == QLatin1String("model-time"))
     return window.modelView()->findChild<QChartView*>(QStringLiteral("modelChartView"));
+  if (name == QLatin1String("space")) return window.iterationSpaceView()->canvas();
   return nullptr;
 }
 
@@ -54,7 +56,8 @@ QStringList exportableViewNames() {
   return {QStringLiteral("tensorir"),     QStringLiteral("tree"),       QStringLiteral("code"),
           QStringLiteral("profile"),      QStringLiteral("roofline"),   QStringLiteral("tune"),
           QStringLiteral("tune-scatter"), QStringLiteral("trace"),      QStringLiteral("program"),
-          QStringLiteral("model"),        QStringLiteral("model-time"), QStringLiteral("compare")};
+          QStringLiteral("model"),        QStringLiteral("model-time"), QStringLiteral("compare"),
+          QStringLiteral("space")};
 }
 
 QWidget* prepareViewForExport(MainWindow& window, const QString& name, bool enlargeDock) {

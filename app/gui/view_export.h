@@ -6,8 +6,10 @@
 // The views, by name: tensorir (the TensorIR text), tree (the schedule-tree picture),
 // code (the code view), profile (the profile's bar chart), roofline (the profile's
 // roofline plot), tune (the tuning curve), tune-scatter (predicted against measured),
-// trace, program (the program editor). Preparing a view shows and raises its dock (and
-// picks the profile's chart tab), so a hidden view is laid out before it is drawn.
+// trace, program (the program editor), model and model-time (a Relay model's graph and
+// its times), space (the iteration-space picture; its slice is computed first).
+// Preparing a view shows and raises its dock (and picks the profile's chart tab), so a
+// hidden view is laid out before it is drawn.
 // compare is the Compare window (compare_window.h; the comparison it shows, else the
 // current trace against poly_auto, computed first).
 #pragma once

@@ -106,7 +106,8 @@ private Q_SLOTS:
              (QStringList{QStringLiteral("tensorir"), QStringLiteral("tree"), QStringLiteral("code"),
                           QStringLiteral("profile"), QStringLiteral("roofline"), QStringLiteral("tune"),
                           QStringLiteral("tune-scatter"), QStringLiteral("trace"), QStringLiteral("program"),
-                          QStringLiteral("model"), QStringLiteral("model-time"), QStringLiteral("compare")}));
+                          QStringLiteral("model"), QStringLiteral("model-time"), QStringLiteral("compare"),
+                          QStringLiteral("space")}));
     for (const QString& name : gui::exportableViewNames())
       for (const char* suffix : {"png", "svg"})
         QTest::newRow(qPrintable(name + u'.' + QLatin1String(suffix))) << name << QString::fromLatin1(suffix);
