@@ -37,6 +37,17 @@ Expected<OptimizedSchedule> optimizeIslSchedule(const Scop& scop, const Dependen
                                                 const PolyOptimizeOptions& options, const MachineModel& machine,
                                                 const std::vector<std::vector<std::int64_t>>* decided);
 
+/// The program poly_optimize schedules: `func` after packing (options.pack, packing.h)
+/// and the vector tails' separation (options.vectorize, tail_split.h). `changed` says
+/// whether it differs from `func`; `notes` are both steps' decisions in words.
+struct PreparedProgram {
+  ir::PrimFunc func;
+  std::vector<std::string> notes;
+  bool changed = false;
+};
+Expected<PreparedProgram> prepareForOptimize(const ir::PrimFunc& func, const PolyOptimizeOptions& options,
+                                             const MachineModel& machine);
+
 /// decompose_reduction on every block with an init, at the outermost loop that feeds one
 /// of its reduce iterators; `renamed` gets the names of the blocks that became `<b>_update`.
 Expected<ir::PrimFunc> hoistReductionInits(const ir::PrimFunc& func, std::vector<std::string>* renamed);

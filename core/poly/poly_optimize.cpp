@@ -6,6 +6,7 @@
 #include "core/poly/isl_util.h"
 #include "core/poly/packing.h"
 #include "core/poly/poly_auto_detail.h"
+#include "core/poly/tail_split.h"
 #include "core/poly/tree_transform.h"
 
 #include "core/ir/mutator.h"
@@ -306,22 +307,68 @@ Expected<OptimizedSchedule> optimizeIslSchedule(const Scop& scop, const Dependen
                            std::move(walk.fuseGroups)};
 }
 
-Expected<ir::PrimFunc> hoistReductionInits(const ir::PrimFunc& func, std::vector<std::string>* renamed) {
-  schedule::Schedule scratch(func);
-  std::vector<std::string> names;
-  for (const schedule::TreeNode* block : scratch.tree().blocks())
-    if (block->block()->init.defined() && block->realize.defined()) names.push_back(block->block()->name);
-  // A block decompose_reduction refuses (e.g. a loop fused from a spatial and a reduce
-  // dimension bounds the spatial loops below it) keeps its init in place.
-  for (const auto& name : names) {
-    const schedule::TreeNode* block = scratch.tree().findBlock(name);
-    const schedule::TreeNode* loop = block ? reductionLoop(scratch.tree(), *block) : nullptr;
-    if (!loop) continue;
-    schedule::BlockRV blockRV{scratch.defineBlock(name)};
-    schedule::LoopRV loopRV{scratch.defineLoop(loop->loop()->loopVar)};
-    if (schedule::decomposeReduction(scratch, blockRV, loopRV) && renamed) renamed->push_back(name);
+Expected<PreparedProgram> prepareForOptimize(const ir::PrimFunc& func, const PolyOptimizeOptions& options,
+                                             const MachineModel& machine) {
+  PreparedProgram out{func, {}, false};
+  if (options.pack) {
+    auto p = packInputs(out.func, machine);
+    if (!p) return Unexpected(p.error());
+    out.notes = std::move(p->notes);
+    if (p->packed > 0) out.func = std::move(p->func), out.changed = true;
   }
-  return scratch.func();
+  if (options.vectorize) {
+    TailSplitResult t = splitVectorTails(out.func, machine);
+    out.notes.insert(out.notes.end(), t.notes.begin(), t.notes.end());
+    if (t.split > 0) out.func = std::move(t.func), out.changed = true;
+  }
+  return out;
+}
+
+Expected<ir::PrimFunc> hoistReductionInits(const ir::PrimFunc& func, std::vector<std::string>* renamed) {
+  // Each top-level nest on its own: decompose_reduction wants the block to be the only
+  // writer of its buffer in the scope, and a vector tail's copy (tail_split.h) writes the
+  // same buffer in a nest of its own; the hoisting is local to the nest either way.
+  const auto* rootRealize = func.body.as<ir::BlockRealize>();
+  if (!rootRealize) return func;
+  const ir::Block& root = rootRealize->blockNode();
+  std::vector<ir::Stmt> items;
+  if (const auto* seq = root.body.as<ir::SeqStmt>())
+    items = seq->seq;
+  else
+    items.push_back(root.body);
+  auto withBody = [&](ir::Stmt body) {
+    ir::PrimFunc f = func;
+    f.body = ir::BlockRealize::make(rootRealize->iterValues, rootRealize->predicate,
+                                    ir::Block::make(root.name, root.iterVars, root.reads, root.writes, std::move(body),
+                                                    root.init, root.allocBuffers, root.annotations));
+    return f;
+  };
+  bool changed = false;
+  for (auto& item : items) {
+    schedule::Schedule scratch(items.size() == 1 ? func : withBody(item));
+    std::vector<std::string> names;
+    for (const schedule::TreeNode* block : scratch.tree().blocks())
+      if (block->block()->init.defined() && block->realize.defined()) names.push_back(block->block()->name);
+    // A block decompose_reduction refuses (e.g. a loop fused from a spatial and a reduce
+    // dimension bounds the spatial loops below it, or another block of the nest writes
+    // its buffer) keeps its init in place.
+    bool decomposed = false;
+    for (const auto& name : names) {
+      const schedule::TreeNode* block = scratch.tree().findBlock(name);
+      const schedule::TreeNode* loop = block ? reductionLoop(scratch.tree(), *block) : nullptr;
+      if (!loop) continue;
+      schedule::BlockRV blockRV{scratch.defineBlock(name)};
+      schedule::LoopRV loopRV{scratch.defineLoop(loop->loop()->loopVar)};
+      if (!schedule::decomposeReduction(scratch, blockRV, loopRV)) continue;
+      decomposed = true;
+      if (renamed) renamed->push_back(name);
+    }
+    if (!decomposed) continue;
+    if (items.size() == 1) return scratch.func();
+    item = scratch.func().rootBlock().body;
+    changed = true;
+  }
+  return changed ? withBody(ir::SeqStmt::make(items)) : func;
 }
 
 namespace {
@@ -423,20 +470,16 @@ ir::PrimFunc fuseParallelLoops(const ir::PrimFunc& func, const std::vector<std::
 Expected<PolyOptimizeReport> explainPolyOptimize(const ir::PrimFunc& func, const PolyOptimizeOptions& options) {
   PolyOptimizeReport report;
   report.machine = options.machine.value_or(MachineModel::host());
-  PackResult packed{func, {}, 0};
-  if (options.pack) {
-    auto p = packInputs(func, report.machine);
-    if (!p) return Unexpected(p.error());
-    packed = std::move(*p);
-  }
-  auto scop = extractScop(packed.func);
+  auto packed = prepareForOptimize(func, options, report.machine);
+  if (!packed) return Unexpected(packed.error());
+  auto scop = extractScop(packed->func);
   if (!scop) return Unexpected(scop.error());
   try {
     auto deps = computeDependences(*scop);
     if (!deps) return Unexpected(deps.error());
     auto optimized = optimizeIslSchedule(*scop, *deps, options, report.machine, nullptr);
     if (!optimized) return Unexpected(optimized.error());
-    report.lines = std::move(packed.notes);
+    report.lines = std::move(packed->notes);
     report.lines.insert(report.lines.end(), optimized->notes.begin(), optimized->notes.end());
     return report;
   } catch (const isl::exception& e) {

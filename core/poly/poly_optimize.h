@@ -14,7 +14,9 @@
 // Before the scheduler, with pack=True (packing.h), an input a reduction reads with a
 // non-unit stride along the output's contiguous iterator, and reuses enough, is copied
 // into a buffer with that dimension last (the NT dense's weight is transposed), so the
-// vector loop reads it with stride 1.
+// vector loop reads it with stride 1. With vectorize=True, a nest whose vector member's
+// extent is not a multiple of the machine's lanes is split into a full part and a tail
+// copy `<block>_tail` (tail_split.h), so the full part gets whole vectors.
 // then the program is regenerated and each reduction's init is hoisted out of its
 // reduction loops (decompose_reduction at the outermost loop that feeds a reduce
 // iterator: scalar replacement, so the compiler keeps the register tile's accumulators in

@@ -401,12 +401,13 @@ Expected<std::vector<RV>> applyOptimize(Schedule& sch, const std::vector<TraceVa
       decided->push_back(*sizes);
     }
   }
-  // Packing rewrites the program before the scheduler runs on it (packing.h).
+  // Packing and the vector tails' separation rewrite the program before the scheduler
+  // runs on it (packing.h, tail_split.h).
   std::optional<ir::PrimFunc> packed;
-  if (o.pack) {
-    auto p = packInputs(sch.func(), machine);
+  {
+    auto p = detail::prepareForOptimize(sch.func(), o, machine);
     if (!p) return Unexpected(p.error());
-    if (p->packed > 0) packed = std::move(p->func);
+    if (p->changed) packed = std::move(p->func);
   }
   std::vector<std::vector<std::int64_t>> made;
   std::vector<std::vector<std::string>> fuseGroups;

@@ -4,7 +4,9 @@
 // legal against its dependences, the decision replaying on another machine model, and
 // bad options refused with their codes. Packing (packing.h): the model's decision and
 // refusals in words, the NT dense's golden program with its transposed copy, equal to the
-// interpreter and legal; the parallel depth fusing two tile loops into one parallel loop.
+// interpreter and legal; the parallel depth fusing two tile loops into one parallel loop;
+// the vector tail's separation (tail_split.h) on gemm: golden, equal, legal, and where it
+// does not apply.
 #include "poly_codegen_test_util.h"
 
 #include "core/ir/printer.h"
@@ -41,6 +43,8 @@ private Q_SLOTS:
   void packDenseNt();
   void packRefusals();
   void parallelDepth();
+  void tailSplitGemm();
+  void tailSplitRefusals();
 };
 
 namespace {
@@ -461,6 +465,63 @@ void TstPolyOptimize::parallelDepth() {
   QCOMPARE(QString::fromStdString(e.error().code), QString("schedule.poly_optimize.bad-option"));
   QCOMPARE(QString::fromStdString(e.error().message),
            QString("parallel_depth 0 is not between 1 and 8 (1: the outermost coincident tile loop alone)"));
+}
+
+void TstPolyOptimize::tailSplitGemm() {
+  // PolyBench gemm with NJ = 25 on 8 lanes: AB and C_out run j in [0, 24), fused, with
+  // 8-lane vectors, and copies AB_tail and C_out_tail the last column; both inits are
+  // hoisted (each nest alone).
+  ir::PrimFunc f = parseTe(smallSample("polybench/gemm.te", "NI, NJ, NK = 200, 220, 240", "NI, NJ, NK = 16, 25, 12"));
+  poly::PolyOptimizeOptions o;
+  o.machine = poly::MachineModel::parse("l1=8K,l2=32K,vector=32,registers=16");
+  auto report = poly::explainPolyOptimize(f, o);
+  QVERIFY2(report.has_value(), report ? "" : renderDiagnostic(report.error()).c_str());
+  QVERIFY(!report->lines.empty());
+  QCOMPARE(QString::fromStdString(report->lines[0]),
+           QString("tail: AB's j (25 iterations) is not a multiple of 8 lanes: AB runs j in [0, 24) (full vectors) "
+                   "and a copy AB_tail the last 1"));
+  schedule::Schedule sch = poly::makeSchedule(f);
+  auto r = poly::polyOptimize(sch, o);
+  QVERIFY2(r.has_value(), r ? "" : renderDiagnostic(r.error()).c_str());
+  const std::string text = ir::printPrimFunc(sch.func());
+  QString msg = checkPolyGolden("optimize_gemm_tail", text);
+  QVERIFY2(msg.isEmpty(), qPrintable(msg));
+  std::string decisions = "decisions:\n";
+  for (const auto& line : report->lines)
+    decisions += "  " + line + "\n";
+  decisions += "\n" + schedule::traceToPython(sch.trace());
+  msg = checkPolyGolden("optimize_gemm_tail", decisions, ".decisions.txt");
+  QVERIFY2(msg.isEmpty(), qPrintable(msg));
+  QVERIFY(text.find("T.init()") == std::string::npos);
+  for (const char* block : {"AB_init", "AB_update", "AB_tail_init", "AB_tail_update"})
+    QVERIFY2(text.find(fmt::format("with T.block(\"{}\")", block)) != std::string::npos, block);
+  const std::string diff = compareRuns(f, sch.func(), 1e-5);
+  QVERIFY2(diff.empty(), diff.c_str());
+  auto legal = poly::checkLegality(f, sch.func());
+  QVERIFY2(legal.has_value(), legal ? "" : renderDiagnostic(legal.error()).c_str());
+  QVERIFY(legal->legal);
+  QCOMPARE(legal->unmatched, (std::vector<std::string>{"AB_tail_init", "AB_tail_update", "C_out_tail"}));
+  auto replay = poly::replaySchedule(f, sch.trace());
+  QVERIFY2(replay.has_value(), replay ? "" : renderDiagnostic(replay.error()).c_str());
+  QCOMPARE(ir::printPrimFunc(replay->func()), text);
+}
+
+void TstPolyOptimize::tailSplitRefusals() {
+  poly::PolyOptimizeOptions o;
+  o.machine = poly::MachineModel::parse("l1=8K,l2=32K,vector=32,registers=16");
+  // NJ = 12 is less than two vectors of 8: no tail copy (j keeps 4 lanes).
+  ir::PrimFunc small =
+      parseTe(smallSample("polybench/gemm.te", "NI, NJ, NK = 200, 220, 240", "NI, NJ, NK = 16, 12, 12"));
+  schedule::Schedule a = poly::makeSchedule(small);
+  QVERIFY(poly::polyOptimize(a, o).has_value());
+  QVERIFY(ir::printPrimFunc(a.func()).find("AB_tail") == std::string::npos);
+  // Without vectorization nothing is separated.
+  ir::PrimFunc f = parseTe(smallSample("polybench/gemm.te", "NI, NJ, NK = 200, 220, 240", "NI, NJ, NK = 16, 25, 12"));
+  schedule::Schedule b = poly::makeSchedule(f);
+  o.vectorize = false;
+  QVERIFY(poly::polyOptimize(b, o).has_value());
+  QVERIFY(ir::printPrimFunc(b.func()).find("AB_tail") == std::string::npos);
+  QVERIFY(compareRuns(f, b.func(), 1e-5).empty());
 }
 
 QTEST_GUILESS_MAIN(TstPolyOptimize)
