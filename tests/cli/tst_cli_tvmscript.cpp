@@ -109,6 +109,57 @@ private Q_SLOTS:
     QVERIFY(QFile::exists(dir.filePath("out/kernel.h")));
   }
 
+  void loweredKernelsScansAndTuning() {
+    // A kernel TVM has lowered (launched threads, an assumption) and a scan: printed back
+    // as written, checked by the interpreter; a CPU target refuses the bound threads by
+    // name; tune takes a TVMScript file like a .te one.
+    QTemporaryDir dir;
+    const QString kernel = dir.filePath("k.py");
+    const char* kernelText = R"(# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@T.prim_func(s_tir=True)
+def k(A: T.Buffer((128,), "float32"), B: T.Buffer((128,), "float32")):
+    T.assume(A[0] < T.float32(1000.0))
+    with T.launch_thread("blockIdx.x", 4) as bx:
+        tx = T.launch_thread("threadIdx.x", 32)
+        B[bx * 32 + tx] = A[bx * 32 + tx] * T.float32(2.0)
+)";
+    writeFile(kernel, kernelText);
+    auto print = runCli({"print", kernel});
+    QVERIFY2(print.exitCode == 0, qPrintable(print.err));
+    QCOMPARE(print.out, QString::fromUtf8(kernelText));
+    auto check = runCli({"check", kernel});
+    QVERIFY2(check.exitCode == 0, qPrintable(check.out + check.err));
+    QVERIFY2(check.out.contains(QRegularExpression("\noutput B\\s+float32\\s+\\(128,\\)")), qPrintable(check.out));
+    auto cpu = runCli({"run", kernel, "--target", "cpu-c"});
+    QCOMPARE(cpu.exitCode, 2);
+    QVERIFY2(cpu.err.contains("error: loop 'bx' is bound to blockIdx.x, but target device 'cpu' has no GPU threads"),
+             qPrintable(cpu.err));
+
+    const QString scan = dir.filePath("scan.py");
+    writeFile(scan, R"(@T.prim_func
+def scan(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+    for i in range(8):
+        with T.block("B"):
+            v = T.axis.scan(8, i)
+            B[v] = T.if_then_else(v == 0, A[v], B[v - 1] + A[v])
+)");
+    auto legal = runCli({"legal", scan, "--trace", "samples/traces/matmul_tile.py"});
+    QCOMPARE(legal.exitCode, 3);
+    auto run = runCli({"run", scan, "--target", "cpu-c", "--verify", "--repeat", "1", "--number", "1", "--no-peak"});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
+    QVERIFY2(run.out.contains(QRegularExpression("\noutput B\\s+float32\\s+\\(8,\\)\\s+ok ")), qPrintable(run.out));
+
+    const QString module = dir.filePath("m.py");
+    writeFile(module, kModule);
+    auto tune = runCli({"tune", module, "--target", "cpu-c", "--trials", "2", "--batch", "2", "--model", "random",
+                        "--curve", dir.filePath("curve.csv")});
+    QVERIFY2(tune.exitCode == 0, qPrintable(tune.out + tune.err));
+    QVERIFY2(tune.out.startsWith("# tuned main on cpu-c: 2 candidates measured, 0 failed\n"), qPrintable(tune.out));
+    QVERIFY2(tune.out.contains("verified against the reference"), qPrintable(tune.out));
+  }
+
   void printsInTheDialectOfTheFile() {
     // A tirx file prints in tirx, a .te file in tir; --dialect chooses either.
     auto tirx = runCli({"print", "tests/cli/data/tvm_pairs/rfactor/before.py"});
