@@ -188,6 +188,11 @@ Expected<LoweredFunc> lower(const ir::PrimFunc& func, const LowerOptions& option
     body = std::move(*placed);
     log("placeOnChipBuffers", body);
 
+    // float2/float4 accesses: the printers turn an aligned vector access into one access.
+    if (stopped()) return cancelled();
+    body = vectorizeLoops(body, std::min(options.maxVectorLanes, kGpuMaxVectorLanes), out.remarks);
+    log("vectorizeLoops", body);
+
     if (stopped()) return cancelled();
     body = insertSharedBarriers(body, *out.gpu);
     log("insertSharedBarriers", body);

@@ -21,6 +21,9 @@
 //   2b. compactOnChipBuffers (lower_compact.h)      shared/local caches -> tile shape
 // and instead of 7:
 //   7. placeOnChipBuffers   (lower_gpu.h)           shared buffers listed, sizes checked
+//   7a. vectorizeLoops      (lower_vectorize.h)     at most kGpuMaxVectorLanes lanes: the
+//                                                    GPU printers make an aligned
+//                                                    contiguous access one float2/float4
 //   8. insertSharedBarriers (lower_storage_sync.h)  barriers for shared buffers
 //
 // With LowerOptions::trace the IR is logged after every pass (ir::printStmt). A stop
@@ -38,6 +41,10 @@
 #include <string_view>
 
 namespace loopscape::codegen {
+
+/// The widest vector of a GPU kernel (float4, int4); a longer Vectorized loop falls back
+/// to a Serial loop with a remark.
+inline constexpr int kGpuMaxVectorLanes = 4;
 
 struct LowerOptions {
   /// The device the code is for (Target::deviceKind()): "cpu" refuses ThreadBinding loops

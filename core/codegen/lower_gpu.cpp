@@ -296,7 +296,7 @@ Expected<void> checkMemory(const OnChip& scan, const GpuLimits& limits, GpuKerne
 }
 
 /// Removes the bound loops (their variables become axes), the shared Allocates, turns
-/// vthread and Vectorized loops into Serial loops and guards stores (lowered_func.h).
+/// vthread loops into Serial loops and guards stores (lowered_func.h).
 class KernelRewrite final : public StmtMutator {
 public:
   KernelRewrite(GpuKernel& kernel, std::vector<Remark>& remarks) : m_kernel(kernel), m_remarks(remarks) {
@@ -317,12 +317,8 @@ public:
 
 protected:
   Stmt visitFor(const For& op, const Stmt& self) override {
-    if (op.forKind == ForKind::Vectorized ||
-        (op.forKind == ForKind::ThreadBinding && parseTag(op.threadTag)->first == 2)) {
-      m_remarks.push_back(
-          {loopName(op), op.forKind == ForKind::Vectorized
-                             ? "vectorize is not lowered for GPU targets: the loop runs serially in each thread"
-                             : "the vthread loop runs serially in each thread"});
+    if (op.forKind == ForKind::ThreadBinding && parseTag(op.threadTag)->first == 2) {
+      m_remarks.push_back({loopName(op), "the vthread loop runs serially in each thread"});
       return For::make(op.loopVar, op.min, op.extent, ForKind::Serial, mutate(op.body), {}, op.annotations);
     }
     if (op.forKind != ForKind::ThreadBinding) return StmtMutator::visitFor(op, self);

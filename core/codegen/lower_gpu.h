@@ -31,7 +31,8 @@
 //                                    target's limit (GpuLimits); gpu-grid-limit likewise
 //   codegen.gpu-shared-limit         the shared buffers over the per-block limit, or of
 //                                    symbolic size; gpu-local-limit for "local" per thread
-// vthread loops become Serial loops, Vectorized loops Serial loops (with a remark each).
+// vthread loops become Serial loops (with a remark each); Vectorized loops are left for
+// vectorizeLoops (lower.h), which the GPU lowering runs with at most 4 lanes.
 #pragma once
 
 #include "core/codegen/lowered_func.h"

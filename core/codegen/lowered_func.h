@@ -29,7 +29,8 @@
 // describes; every plugin prints the same form):
 //   * no ThreadBinding loop remains: a loop bound to a tag was replaced by its body, its
 //     variable by the tag's index variable of `gpu->axes` (plus the loop's min);
-//     vthread loops became Serial loops;
+//     vthread loops became Serial loops; Vectorized loops are vectorized as for a CPU
+//     (Ramp/Broadcast, vector loads and stores with a Ramp index), with at most 4 lanes;
 //   * "shared" buffers are listed in `gpu->shared` (allocated once per thread block, not
 //     zero-filled) and have no Allocate; "local" buffers are Allocates inside the body
 //     (per thread, zero-filled); every other intermediate was refused;

@@ -10,9 +10,9 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
-#include <numeric>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <set>
 #include <unordered_map>
 
@@ -412,10 +412,11 @@ private:
   static bool vectorAccess(const Buffer& b, const Ramp& r) {
     const DataType t = b->dtype;
     const bool scalar32 = t.bits() == 32 && t.lanes() == 1 && (t.isFloat() || t.isInt() || t.isUInt());
-    return scalar32 && (r.lanes == 2 || r.lanes == 4) && isConstInt(r.stride, 1) && knownMultiple(r.base) % r.lanes == 0;
+    return scalar32 && (r.lanes == 2 || r.lanes == 4) && isConstInt(r.stride, 1) &&
+           knownMultiple(r.base) % r.lanes == 0;
   }
   std::string vectorType(DataType t, int lanes) {
-    const std::string scalar = t.isFloat() ? "float" : t.isInt() ? "int" : cl() ? "uint" : "uint";
+    const std::string scalar = t.isFloat() ? "float" : t.isInt() ? "int" : "uint";
     return scalar + std::to_string(lanes);
   }
   std::string vectorKey(const Buffer& b, const Expr& base) {
@@ -508,9 +509,9 @@ private:
   std::string m_out;
   std::map<std::string, std::string> m_helpers;
   std::optional<Diagnostic> m_error;
-  int m_lane = -1; ///< the lane a vector store's value is printed for, or -1
-  std::map<std::string, std::string> m_hoisted;       ///< "<buffer>@<base>" -> its ls_vN
-  std::map<const BufferNode*, int> m_vectorAlign;     ///< bytes, for on-chip declarations
+  int m_lane = -1;                                ///< the lane a vector store's value is printed for, or -1
+  std::map<std::string, std::string> m_hoisted;   ///< "<buffer>@<base>" -> its ls_vN
+  std::map<const BufferNode*, int> m_vectorAlign; ///< bytes, for on-chip declarations
 };
 
 } // namespace

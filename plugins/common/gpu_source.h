@@ -13,7 +13,9 @@
 // the kernel (`int i_0 = (int)get_group_id(0);`). Arithmetic follows the interpreter:
 // integer floordiv/floormod round toward negative infinity (helper functions), min/max
 // are `a < b ? a : b`, "local" Allocates are zero-filled arrays; binary operators are
-// fully parenthesised. float16 and vector (Ramp/Broadcast) expressions are refused.
+// fully parenthesised. A vector store (a Ramp index, from a Vectorized loop) prints lane
+// by lane with float2/float4 loads and stores where the access is contiguous and aligned
+// (gpu_source.cpp says when); float16 and vector expressions elsewhere are refused.
 #pragma once
 
 #include "core/codegen/lowered_func.h"

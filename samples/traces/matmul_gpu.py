@@ -4,7 +4,9 @@
 # is tiled by 16 and each k tile of A and B is copied into shared memory (A_shared,
 # B_shared) by all threads of the block together (fused, split and bound copy loops).
 # The lowering shrinks the caches to their tiles (64 x 16, 16 x 64, 4 x 4) and places the
-# barriers (after the copies, and before the next k tile overwrites them).
+# barriers (after the copies, and before the next k tile overwrites them). Each thread
+# writes its 4 x 4 tile back one row at a time as a float4 (the vectorized ax1_1: a
+# vload4/vstore4 in OpenCL, a float4 load and store in CUDA).
 # loopscape-cli print samples/matmul.te --trace samples/traces/matmul_gpu.py --format opencl
 b = sch.get_block("C")
 i, j, k = sch.get_loops(b)
@@ -24,6 +26,7 @@ ax1_0, ax1_1 = sch.split(ax1, [16, None])
 sch.reorder(ax0_0, ax1_0, ax0_1, ax1_1)
 sch.bind(ax0_0, "threadIdx.y")
 sch.bind(ax1_0, "threadIdx.x")
+sch.vectorize(ax1_1)
 a_shared = sch.cache_read(b, 0, "shared")
 sch.compute_at(a_shared, k_0)
 _, _, _, ax0, ax1 = sch.get_loops(a_shared)

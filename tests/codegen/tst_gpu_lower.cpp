@@ -138,7 +138,7 @@ sch.bind(j_1, "threadIdx.x")
     QVERIFY(l->gpu->shared.empty());
   }
 
-  void vthreadAndVectorizeRunSerially() {
+  void vthreadRunsSeriallyVectorizeVectorizes() {
     auto l = lowerGpu(scheduled(kMatmul, R"(b = sch.get_block("C")
 i, j, k = sch.get_loops(b)
 i_0, i_1, i_2 = sch.split(i, [None, 2, 16])
@@ -159,14 +159,29 @@ sch.vectorize(j_2)
     QVERIFY(vthread);
     QCOMPARE(vthread->forKind, ir::ForKind::Serial);
     QCOMPARE(vthread->extent.as<ir::IntImm>()->value, std::int64_t(2));
-    const ir::For* vector = findLoop(l->body, "j_2");
-    QVERIFY(vector);
-    QCOMPARE(vector->forKind, ir::ForKind::Serial);
-    QCOMPARE(int(l->remarks.size()), 2);
+    // The vectorized loop is gone: its body works on 4 lanes (C and B contiguous in j_2).
+    QVERIFY(!findLoop(l->body, "j_2"));
+    const std::string text = ir::printStmt(l->body);
+    QVERIFY2(text.find("T.Broadcast(A[") != std::string::npos, text.c_str());
+    QCOMPARE(int(l->remarks.size()), 1);
     QCOMPARE(QString::fromStdString(l->remarks[0].loop), QString("i_1"));
     QCOMPARE(QString::fromStdString(l->remarks[0].message), QString("the vthread loop runs serially in each thread"));
-    QCOMPARE(QString::fromStdString(l->remarks[1].message),
-             QString("vectorize is not lowered for GPU targets: the loop runs serially in each thread"));
+  }
+  void vectorizeWiderThanFourFallsBack() {
+    auto l = lowerGpu(scheduled(kMatmul, R"(b = sch.get_block("C")
+i, j, k = sch.get_loops(b)
+j_0, j_1 = sch.split(j, [None, 8])
+sch.reorder(i, j_0, k, j_1)
+sch.bind(i, "blockIdx.x")
+sch.bind(j_0, "threadIdx.x")
+sch.vectorize(j_1)
+)"));
+    QVERIFY2(l, l ? "" : renderDiagnostic(l.error()).c_str());
+    const ir::For* vector = findLoop(l->body, "j_1");
+    QVERIFY(vector);
+    QCOMPARE(vector->forKind, ir::ForKind::Serial);
+    QCOMPARE(int(l->remarks.size()), 1);
+    QCOMPARE(QString::fromStdString(l->remarks[0].loop), QString("j_1"));
   }
 
   void errors_data() {
