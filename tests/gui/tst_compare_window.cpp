@@ -5,7 +5,8 @@
 // `compare` prints them; the loops tables list each side's loops with what they carry;
 // selecting a loop or block on one side selects its match on the other (nothing for a
 // loop only on one side) and the loops tables' rows; a trace step, a trace file and a
-// tuning log's best record are sides too, and a missing trace file is an error shown in
+// tuning log's best record are sides too, scrolling one side's program or code keeps the
+// matching lines level on the other, and a missing trace file is an error shown in
 // the window. Measure builds, verifies and times both sides of a 64^3 matmul with cpu-c in
 // the background and fills the table and the bar chart (a fixed injected peak). The
 // headless --compare-a/--compare-b screenshot and --export-view compare write images of
@@ -26,10 +27,12 @@
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBlock>
 
 #include <map>
 
@@ -230,7 +233,61 @@ private Q_SLOTS:
     QCOMPARE(name(a), std::string("k"));
   }
 
+  void scrollingKeepsMatchingLinesLevel() {
+    // conv + bias + ReLU fused by TVM's primitives against poly_auto: long programs that
+    // scroll in a small window.
+    gui::MainWindow& w = *m_window;
+    QVERIFY(w.openPath(QStringLiteral(LS_SOURCE_DIR "/samples/conv_bias_relu.te")));
+    QVERIFY(settle(w));
+    QVERIFY(w.loadTracePath(QStringLiteral(LS_SOURCE_DIR "/docs/tutorial/conv_fuse_tvm.py")));
+    QVERIFY(settle(w));
+    gui::CompareWindow& cw = *compareWindow();
+    cw.resize(900, 500);
+    QVERIFY(cw.compareWithPolyAuto());
+    QVERIFY(cw.waitIdle(120000));
+    QVERIFY(cw.result()->a.ok() && cw.result()->b.ok());
+    views::TensorIrView* a = cw.programView(true);
+    views::TensorIrView* b = cw.programView(false);
+    // Block conv2d_nchw at the top of A: B scrolls so that its conv2d_nchw is at the top.
+    const auto& snapA = *a->snapshot();
+    const auto& snapB = *b->snapshot();
+    auto lineOf = [](const views::ProgramSnapshot& snap, views::NodeInfo::Kind kind, const char* name) {
+      return snap.nodes[std::size_t(snap.find(kind, name))].line;
+    };
+    const int convA = lineOf(snapA, views::NodeInfo::Kind::Block, "conv2d_nchw");
+    const int convB = lineOf(snapB, views::NodeInfo::Kind::Block, "conv2d_nchw");
+    QVERIFY(convA != convB);
+    QVERIFY(b->verticalScrollBar()->maximum() >= convB - 1);
+    a->verticalScrollBar()->setValue(convA - 1);
+    QCOMPARE(b->verticalScrollBar()->value(), convB - 1);
+    // And back: B's loop ff (deeper there, matched with A's ff) at its top brings A's.
+    const int ffA = lineOf(snapA, views::NodeInfo::Kind::Loop, "ff");
+    const int ffB = lineOf(snapB, views::NodeInfo::Kind::Loop, "ff");
+    QVERIFY(ffA != ffB);
+    QVERIFY(a->verticalScrollBar()->maximum() >= ffA - 1);
+    b->verticalScrollBar()->setValue(ffB - 1);
+    QCOMPARE(a->verticalScrollBar()->value(), ffA - 1);
+    // The code: a line both sides have, at the top of A, is at the top of B.
+    QPlainTextEdit* codeA = cw.codeView(true);
+    QPlainTextEdit* codeB = cw.codeView(false);
+    int sameA = 0, sameB = 0;
+    for (const auto& e : cw.result()->codeDiff)
+      if (e.op == compare::LineOp::Same && e.a > 20 && e.a != e.b) {
+        sameA = e.a;
+        sameB = e.b;
+        break;
+      }
+    QVERIFY(sameA > 0);
+    QVERIFY(codeB->verticalScrollBar()->maximum() >= sameB - 1);
+    codeA->verticalScrollBar()->setValue(sameA - 1);
+    QCOMPARE(codeB->verticalScrollBar()->value(), sameB - 1);
+    QCOMPARE(codeA->document()->findBlockByNumber(sameA - 1).text(),
+             codeB->document()->findBlockByNumber(sameB - 1).text());
+    cw.resize(1400, 900);
+  }
+
   void stepsFilesAndRecordsAreSides() {
+    openTiledMatmul();
     gui::CompareWindow& cw = *compareWindow();
     const int steps = m_window->session()->state()->trace->stepCount;
     // The trace file is the current trace: no structural difference.
