@@ -29,7 +29,7 @@ namespace {
 constexpr double kLeft = 44, kTop = 36, kRight = 14, kBottom = 24; ///< margins for the axis labels
 constexpr double kMinScale = 0.25, kMaxScale = 96, kFitMaxScale = 44;
 /// Below kReadable pixels per instance, fitting takes the short axis at up to kReadableFit.
-constexpr double kReadable = 4, kReadableFit = 30;
+constexpr double kReadable = 4, kReadableFit = 40;
 
 QColor mix(const QColor& a, const QColor& b, double t) {
   return QColor::fromRgbF(static_cast<float>(a.redF() + (b.redF() - a.redF()) * t),
@@ -334,9 +334,13 @@ void IterationSpaceCanvas::paintEvent(QPaintEvent*) {
     for (const poly::SpaceInstance& inst : s.instances)
       if (inst.order == m_time) currentWave = inst.wavefront;
   const QColor pending = mix(text, base, 0.55);
+  // Numbers inside the dots when they fit: the font is sized for the widest key.
   QFont numbers = font();
-  numbers.setPointSizeF(std::clamp(m_scale * 0.22, 6.0, 11.0));
-  const bool labels = m_scale >= 24;
+  numbers.setPointSizeF(11);
+  const QString widest = QString(QString::number(std::max<std::int64_t>(0, keyCount() - 1)).size(), u'8');
+  const double fullWidth = QFontMetricsF(numbers).horizontalAdvance(widest);
+  numbers.setPointSizeF(std::min(11.0, 11.0 * (2 * r - 2) / std::max(1.0, fullWidth)));
+  const bool labels = m_scale >= 20 && numbers.pointSizeF() >= 5.5;
   if (labels) p.setFont(numbers);
   for (int i = 0; i < static_cast<int>(s.instances.size()); ++i) {
     const QPointF c = instancePosition(i);
@@ -399,7 +403,12 @@ void IterationSpaceCanvas::paintEvent(QPaintEvent*) {
       p.setPen(QPen(kViolated, 2.5));
       p.setBrush(Qt::NoBrush);
       p.drawEllipse(c, ring, ring);
-      p.drawText(QRectF(c.x() + ring * 0.7, c.y() - ring * 0.7 - 16, 20, 16), Qt::AlignLeft | Qt::AlignBottom, name);
+      // The letter on a patch of background, readable over the arrows.
+      const QFontMetricsF fm(bold);
+      const QRectF box(c.x() + ring * 0.6, c.y() - ring * 0.6 - fm.height(), fm.horizontalAdvance(name) + 4,
+                       fm.height());
+      p.fillRect(box, base);
+      p.drawText(box, Qt::AlignCenter, name);
     }
   }
 
@@ -865,17 +874,16 @@ void IterationSpaceView::setDrawing(std::shared_ptr<const SpaceDrawing> drawing)
     m_banner->setPalette(pal);
     const QString step = QString::fromStdString(drawing->stepText).toHtmlEscaped();
     const QString verdict = QString::fromStdString(drawing->verdict).toHtmlEscaped();
+    // The link's colour is the span's: QLabel ignores a style on the anchor itself.
+    const QString link =
+        QStringLiteral("<a href=\"back\"><span style=\"color:%1\">Back to the current schedule</span></a>")
+            .arg(m_dark ? QStringLiteral("#9cd0ff") : QStringLiteral("#0645ad"));
+    const QString ringed =
+        drawing->counterexample ? QStringLiteral("The violated dependence is red, its pair S → T ringed. ") : QString();
     m_banner->setText(
         drawing->illegal
-            ? QStringLiteral("<b>Preview of %1: refused.</b> %2 %3<a href=\"back\">Back to the current schedule</a>")
-                  .arg(step, verdict,
-                       drawing->counterexample
-                           ? QStringLiteral("The violated dependence is red, its pair S → T ringed. ")
-                           : QString())
-            : QStringLiteral(
-                  "<b>Preview of %1</b>: the order after the step (%2). <a href=\"back\">Back to the current "
-                  "schedule</a>")
-                  .arg(step, verdict));
+            ? QStringLiteral("<b>Preview of %1: refused.</b> %2 %3%4").arg(step, verdict, ringed, link)
+            : QStringLiteral("<b>Preview of %1</b>: the order after the step (%2). %3").arg(step, verdict, link));
     m_banner->show();
   } else {
     m_banner->hide();

@@ -280,6 +280,21 @@ private Q_SLOTS:
       }
       QVERIFY2(red, qPrintable(QStringLiteral("instance %1 has no red ring").arg(index)));
     }
+    // LS_SPACE_SHOTS=DIR writes the window with the preview at two sizes, light and dark.
+    if (const QString dir = qEnvironmentVariable("LS_SPACE_SHOTS"); !dir.isEmpty()) {
+      for (const QSize size : {QSize(1280, 800), QSize(1600, 1000)})
+        for (const bool dark : {false, true}) {
+          w.setDarkTheme(dark);
+          w.resize(size);
+          QApplication::processEvents();
+          w.grab().save(QStringLiteral("%1/preview_%2x%3%4.png")
+                            .arg(dir)
+                            .arg(size.width())
+                            .arg(size.height())
+                            .arg(dark ? QStringLiteral("_dark") : QString()));
+        }
+      w.setDarkTheme(false);
+    }
     auto* banner = view->findChild<QLabel*>(QStringLiteral("spacePreviewBanner"));
     QVERIFY(banner && banner->isVisible());
     QVERIFY2(banner->text().contains(QStringLiteral("refused")), qPrintable(banner->text()));
