@@ -9,12 +9,14 @@
 // does not apply.
 #include "poly_codegen_test_util.h"
 
+#include "core/frontend/tvmscript/tvmscript.h"
 #include "core/ir/printer.h"
 #include "core/poly/checked_schedule.h"
 #include "core/poly/legality.h"
 #include "core/poly/packing.h"
 #include "core/poly/poly_optimize.h"
 #include "core/poly/poly_schedule.h"
+#include "core/poly/tail_split.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/trace_python.h"
 
@@ -506,7 +508,44 @@ void TstPolyOptimize::tailSplitGemm() {
   QCOMPARE(ir::printPrimFunc(replay->func()), text);
 }
 
+namespace {
+
+/// A one-block sweep over 38 columns (4 steps): `A[vj] = A[vj] <op> ...`.
+ir::PrimFunc sweep(const char* update) {
+  const std::string text = fmt::format("# from tvm.script import tir as T\n\n"
+                                       "@T.prim_func\n"
+                                       "def main(A: T.Buffer((39,), \"float32\"), X: T.Buffer((4, 39), \"float32\")):\n"
+                                       "    for t, j in T.grid(4, 38):\n"
+                                       "        with T.block(\"sweep\"):\n"
+                                       "            vt, vj = T.axis.remap(\"SS\", [t, j])\n"
+                                       "            T.reads(A[vj:vj + 2], X[vt, vj:vj + 2])\n"
+                                       "            T.writes(A[vj])\n"
+                                       "            A[vj] = {}\n",
+                                       update);
+  auto program = frontend::parseTvmScript(text, "sweep.py");
+  if (!program) qFatal("%s", renderDiagnostic(program.error()).c_str());
+  auto f = frontend::selectFunction(*program, "", "sweep.py");
+  if (!f) qFatal("%s", renderDiagnostic(f.error()).c_str());
+  return *f;
+}
+
+} // namespace
+
 void TstPolyOptimize::tailSplitRefusals() {
+  // A block reading its output at another element (A[vj + 1], updated at the step before)
+  // is not split: running all steps of j < 32 before those of the tail would read
+  // A[32] before its update. Reading only the element it writes, it is split, and the
+  // optimised program equals the original.
+  const auto m8 = machine("vector=32,registers=16");
+  QCOMPARE(poly::splitVectorTails(sweep("A[vj] * T.float32(0.5) + A[vj + 1]"), m8).split, 0);
+  ir::PrimFunc acc = sweep("A[vj] * T.float32(0.5) + X[vt, vj + 1]");
+  auto split = poly::splitVectorTails(acc, m8);
+  QCOMPARE(split.split, 1);
+  QCOMPARE(QString::fromStdString(split.notes.at(0)),
+           QString("tail: sweep's j (38 iterations) is not a multiple of 8 lanes: sweep runs j in [0, 32) (full "
+                   "vectors) and a copy sweep_tail the last 6"));
+  QVERIFY(compareRuns(acc, split.func, 0.0).empty());
+
   poly::PolyOptimizeOptions o;
   o.machine = poly::MachineModel::parse("l1=8K,l2=32K,vector=32,registers=16");
   // NJ = 12 is less than two vectors of 8: no tail copy (j keeps 4 lanes).
