@@ -118,8 +118,14 @@ CompareWindow::CompareWindow(Session* session, QWidget* parent)
   m_polyButton->setToolTip(
       QStringLiteral("The classic comparison: the current (Halide/TVM-style) trace against the isl scheduler's "
                      "poly_auto on the same program"));
+  auto* exportButton = new QToolButton;
+  exportButton->setObjectName(QStringLiteral("compareExportButton"));
+  exportButton->setText(QStringLiteral("Export…"));
+  exportButton->setToolTip(QStringLiteral("Export this window as PNG or SVG (File → Export view, Ctrl+Alt+E)"));
+  connect(exportButton, &QToolButton::clicked, this, [this] { Q_EMIT exportRequested(); });
   top->addWidget(m_compareButton);
   top->addWidget(m_polyButton);
+  top->addWidget(exportButton);
   layout->addLayout(top);
   m_status = new QLabel;
   m_status->setObjectName(QStringLiteral("compareStatus"));

@@ -96,6 +96,8 @@ Q_SIGNALS:
   void comparisonReady();
   /// Both sides were measured (or the measurement stopped); measuredRows() has the rows.
   void measurementFinished();
+  /// The Export… button: File → Export view of this window (the main window connects it).
+  void exportRequested();
 
 private:
   QWidget* makeSideChooser(bool first);

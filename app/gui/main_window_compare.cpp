@@ -1,7 +1,8 @@
 // MainWindow: the Compare window (compare_window.h). Run → Compare… (Ctrl+Shift+D) opens
 // it with its last choice; Run → Compare with poly_auto (Ctrl+Shift+J, also a button on
 // the Run tool bar) opens it on the classic comparison, the current trace against
-// poly_auto on the same program. The window is made on first use and follows the theme.
+// poly_auto on the same program. The window is made on first use and follows the theme;
+// File → Export view (its Export… button, Ctrl+Alt+E in it) exports the whole window.
 #include "app/gui/compare_window.h"
 #include "app/gui/main_window.h"
 
@@ -16,6 +17,9 @@ CompareWindow* MainWindow::compareWindow() {
     m_compare = new CompareWindow(m_session, this);
     m_compare->setDark(m_dark);
     m_compare->resize(size());
+    // File → Export view (Ctrl+Alt+E) works in the Compare window too, and exports it.
+    m_compare->addAction(action(QStringLiteral("fileExportView")));
+    connect(m_compare, &CompareWindow::exportRequested, action(QStringLiteral("fileExportView")), &QAction::trigger);
   }
   return m_compare;
 }
@@ -31,7 +35,7 @@ bool MainWindow::openComparison(const CompareSpec& a, const CompareSpec& b) {
 
 CompareWindow* MainWindow::prepareCompareExport() {
   CompareWindow* w = compareWindow();
-  w->resize(size());
+  if (!w->isVisible()) w->resize(size()); // headless: the window's size; shown: as the user sized it
   w->show();
   if (!w->result() && !w->isBusy()) w->compare();
   w->waitIdle(24 * 3600 * 1000);

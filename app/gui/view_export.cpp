@@ -86,6 +86,8 @@ QWidget* prepareViewForExport(MainWindow& window, const QString& name, bool enla
 
 QString focusedViewName(const MainWindow& window) {
   const QWidget* focus = QApplication::focusWidget();
+  // Anywhere in the Compare window (its own top-level window): the whole window.
+  if (focus && qobject_cast<const CompareWindow*>(focus->window())) return QStringLiteral("compare");
   for (const QString& name : exportableViewNames()) {
     const QWidget* view = viewWidget(window, name);
     if (!view || !focus || (focus != view && !view->isAncestorOf(focus))) continue;

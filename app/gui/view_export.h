@@ -33,7 +33,8 @@ QStringList exportableViewNames();
 QWidget* prepareViewForExport(MainWindow& window, const QString& name, bool enlargeDock = false);
 
 /// The view that has the keyboard focus (the profile dock's shown chart tab decides
-/// between profile and roofline); "tensorir" when the focus is in none of them.
+/// between profile and roofline; anywhere in the Compare window: compare); "tensorir"
+/// when the focus is in none of them.
 QString focusedViewName(const MainWindow& window);
 
 /// Draws `widget` into `path`: SVG for a ".svg" path, else PNG. False with `error` set

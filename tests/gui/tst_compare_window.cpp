@@ -10,11 +10,12 @@
 // the window. Measure builds, verifies and times both sides of a 64^3 matmul with cpu-c in
 // the background and fills the table and the bar chart (a fixed injected peak). The
 // headless --compare-a/--compare-b screenshot and --export-view compare write images of
-// the requested size.
+// the requested size; File → Export view exports the Compare window when it has the focus.
 #include "gui_helpers.h"
 
 #include "app/gui/code_jobs.h"
 #include "app/gui/compare_window.h"
+#include "app/gui/view_export.h"
 #include "core/poly/checked_schedule.h"
 #include "core/poly/poly_schedule.h"
 #include "core/schedule/trace_json.h"
@@ -33,6 +34,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBlock>
+#include <QToolButton>
 
 #include <map>
 
@@ -409,6 +411,23 @@ private Q_SLOTS:
     QVERIFY(cw.findChild<QLabel*>(QStringLiteral("compareMeasureStatus"))
                 ->text()
                 .startsWith(QStringLiteral("B/A median time: ")));
+  }
+
+  void exportFromTheWindow() {
+    gui::CompareWindow& cw = *compareWindow();
+    cw.resize(1100, 700);
+    QApplication::setActiveWindow(&cw);
+    cw.programView(true)->setFocus();
+    QApplication::processEvents();
+    QCOMPARE(QApplication::focusWidget(), static_cast<QWidget*>(cw.programView(true)));
+    QCOMPARE(gui::focusedViewName(*m_window), QStringLiteral("compare"));
+    const QString png = m_dir.filePath(QStringLiteral("window.png"));
+    QString error;
+    QVERIFY2(gui::exportView(*m_window, QStringLiteral("compare"), png, &error), qPrintable(error));
+    QCOMPARE(cw.size(), QSize(1100, 700)); // a shown window keeps the size the user gave it
+    QCOMPARE(QImage(png).size(), QSize(1100, 700) * cw.devicePixelRatioF());
+    QVERIFY(cw.actions().contains(m_window->action(QStringLiteral("fileExportView"))));
+    QVERIFY(cw.findChild<QToolButton*>(QStringLiteral("compareExportButton")));
   }
 
   void headlessScreenshotAndExport() {
