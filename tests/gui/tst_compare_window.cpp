@@ -8,7 +8,8 @@
 // tuning log's best record are sides too, scrolling one side's program or code keeps the
 // matching lines level on the other, and a missing trace file is an error shown in
 // the window. Measure builds, verifies and times both sides of a 64^3 matmul with cpu-c in
-// the background and fills the table and the bar chart (a fixed injected peak). The
+// the background and fills the table and the bar chart (a fixed injected peak); a
+// symbolic size unbound in Sizes is an error row, bound it is measured. The
 // headless --compare-a/--compare-b screenshot and --export-view compare write images of
 // the requested size; File → Export view exports the Compare window when it has the focus.
 #include "gui_helpers.h"
@@ -25,6 +26,7 @@
 
 #include <QImage>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
@@ -411,6 +413,43 @@ private Q_SLOTS:
     QVERIFY(cw.findChild<QLabel*>(QStringLiteral("compareMeasureStatus"))
                 ->text()
                 .startsWith(QStringLiteral("B/A median time: ")));
+  }
+
+  void symbolicSizesAreBoundForMeasuring() {
+    bool usable = false;
+    for (const views::TargetEntry& t : gui::availableTargets())
+      usable = usable || (t.enabled && t.name == QStringLiteral("cpu-c"));
+    if (!usable) QSKIP("the cpu-c plugin is not usable in this build");
+    gui::MainWindow& w = *m_window;
+    QVERIFY(w.openPath(QStringLiteral(LS_SOURCE_DIR "/samples/dense_dynamic.te")));
+    QVERIFY(settle(w));
+    gui::CompareWindow& cw = *compareWindow();
+    cw.setSpecs(gui::CompareSpec{gui::CompareSpec::Kind::Original, {}, 0},
+                gui::CompareSpec{gui::CompareSpec::Kind::PolyAuto, {}, 0});
+    QVERIFY(cw.compare());
+    QVERIFY(cw.waitIdle(120000));
+    QVERIFY(cw.result()->a.ok() && cw.result()->b.ok());
+    auto* sizes = cw.findChild<QLineEdit*>(QStringLiteral("compareSizes"));
+    // Without a value for n: each side's row says so, nothing is timed.
+    sizes->clear();
+    QVERIFY(cw.measure());
+    QVERIFY(cw.waitIdle(120000));
+    QCOMPARE(cw.measuredRows().size(), std::size_t(2));
+    for (const views::ProfileRow& row : cw.measuredRows()) {
+      QCOMPARE(row.status, views::ProfileRow::Status::Error);
+      QCOMPARE(row.message, std::string("sizes: the symbolic size 'n' has no value; enter it in Sizes (e.g. n=64)"));
+    }
+    QCOMPARE(cw.measureTable()->item(0, 5)->text(),
+             QStringLiteral("sizes: the symbolic size 'n' has no value; enter it in Sizes (e.g. n=64)"));
+    QVERIFY(cw.chart()->barRects().empty());
+    // n = 16: both verified and timed.
+    sizes->setText(QStringLiteral("n=16"));
+    QVERIFY(cw.measure());
+    QVERIFY(cw.waitIdle(300000));
+    QCOMPARE(cw.measuredRows().size(), std::size_t(2));
+    for (const views::ProfileRow& row : cw.measuredRows())
+      QVERIFY2(row.status == views::ProfileRow::Status::Verified, row.message.c_str());
+    QCOMPARE(cw.chart()->barRects().size(), std::size_t(2));
   }
 
   void exportFromTheWindow() {
