@@ -4,6 +4,9 @@
 
 #include "core/ir/checked_arith.h"
 #include "core/ir/mutator.h"
+#include "core/ir/op.h"
+#include "core/ir/simplify.h"
+#include "core/ir/substitute.h"
 #include "core/ir/visitor.h"
 
 #include <fmt/format.h>
@@ -43,6 +46,69 @@ ir::Analyzer analyzerAt(const TreeNode& node) {
 }
 
 namespace {
+
+bool isSum(const ir::Expr& e) { return e.is<ir::Add>() || e.is<ir::Sub>(); }
+
+/// A binding in the form TVM's iterator-map simplification leaves it: the analyzer's
+/// canonical form, except that a floordiv/floormod of a sum of loop terms (a split of a
+/// fused loop: TVM's IterSplit of a fused IterMark) is kept rather than distributed, and
+/// `x // c1 % c2` is written `x % (c1 * c2) // c1`. Both forms have the same value.
+class BindingForm final : public ir::ExprMutator {
+public:
+  explicit BindingForm(ir::Analyzer& analyzer) : m_analyzer(analyzer) {}
+
+  ir::Expr operator()(const ir::Expr& v) {
+    ir::Expr opaque = mutate(v);
+    if (m_kept.empty()) return m_analyzer.simplify(v);
+    ir::Expr simplified = m_analyzer.simplify(opaque);
+    ir::VarMap back;
+    for (const auto& [placeholder, value] : m_kept)
+      back[placeholder.get()] = value;
+    ir::Expr out = ir::substitute(simplified, back);
+    for (const auto& kept : m_kept)
+      m_analyzer.unbind(kept.first);
+    m_kept.clear();
+    return out;
+  }
+
+protected:
+  // Each kept floordiv/floormod of a sum becomes a placeholder variable bound to its
+  // range, so that the analyzer treats it as one term.
+  ir::Expr visitFloorDiv(const ir::FloorDiv& op, const ir::Expr& self) override { return divMod(self, op.a, op.b); }
+  ir::Expr visitFloorMod(const ir::FloorMod& op, const ir::Expr& self) override { return divMod(self, op.a, op.b); }
+
+private:
+  ir::Expr divMod(const ir::Expr& e, const ir::Expr& a, const ir::Expr& b) {
+    const bool div = e.is<ir::FloorDiv>();
+    const auto c = ir::asConstInt(b);
+    // (x // c1) % c2 where x // c1 may reach c2: x % (c1 * c2) // c1.
+    if (const auto* d = a.as<ir::FloorDiv>(); !div && c && *c > 0 && d) {
+      const auto c1 = ir::asConstInt(d->b);
+      ir::Expr x = m_analyzer.simplify(mutate(d->a));
+      if (c1 && *c1 > 0 && m_analyzer.bound(ir::floordiv(x, d->b)).max.value_or(*c) >= *c)
+        return keep(ir::floordiv(ir::floormod(x, ir::makeConst(b.dtype(), *c1 * *c)), d->b));
+    }
+    ir::Expr inner = m_analyzer.simplify(mutate(a));
+    auto make = [&](const ir::Expr& x) { return div ? ir::floordiv(x, b) : ir::floormod(x, b); };
+    if (!c || *c <= 0) return make(inner);
+    if (!isSum(inner)) return make(inner);
+    const ir::IntBound range = m_analyzer.bound(inner);
+    if (range.min && *range.min >= 0 && range.max && *range.max < *c) // decided by the bounds
+      return div ? ir::makeConst(e.dtype(), 0) : inner;
+    return keep(make(inner));
+  }
+
+  ir::Expr keep(const ir::Expr& value) {
+    ir::Expr placeholder = ir::Var::make("kept" + std::to_string(m_kept.size()), value.dtype());
+    m_analyzer.bindBound(placeholder, m_analyzer.bound(value));
+    m_kept.emplace_back(placeholder, value);
+    return placeholder;
+  }
+
+  ir::Analyzer& m_analyzer;
+  std::vector<std::pair<ir::Expr, ir::Expr>> m_kept;
+};
+
 class BindingSimplifier final : public ir::StmtMutator {
 public:
   explicit BindingSimplifier(ir::Analyzer analyzer) : m_analyzer(std::move(analyzer)) {}
@@ -59,7 +125,7 @@ protected:
     for (const auto& v : op.iterValues) {
       // A binding that is a loop variable stays one, as in TVM: the loop of a unit
       // extent keeps `T.axis.spatial(1, nn)` rather than becoming the constant 0.
-      values.push_back(v.is<ir::Var>() ? v : m_analyzer.simplify(v));
+      values.push_back(v.is<ir::Var>() ? v : BindingForm(m_analyzer)(v));
       changed |= !values.back().sameAs(v);
     }
     ir::Expr pred = m_analyzer.simplify(op.predicate);
