@@ -8,6 +8,7 @@
 #include "core/codegen/lower_cross_thread.h"
 #include "core/codegen/lower_flatten.h"
 #include "core/codegen/lower_gpu.h"
+#include "core/codegen/lower_gpu_split.h"
 #include "core/codegen/lower_storage_sync.h"
 #include "core/codegen/lower_thread_check.h"
 #include "core/codegen/lower_unroll.h"
@@ -133,6 +134,27 @@ Expected<LoweredFunc> lower(const ir::PrimFunc& func, const LowerOptions& option
 
   if (stopped()) return cancelled();
   if (auto ok = checkThreadBindings(func.body, options.deviceKind); !ok) return std::unexpected(ok.error());
+
+  // Several kernels: each lowered alone, launched in order (lower_gpu_split.h).
+  if (options.deviceKind == "gpu") {
+    auto kernels = splitGpuKernels(func);
+    if (!kernels) return std::unexpected(kernels.error());
+    if (kernels->size() > 1) {
+      for (std::size_t i = 0; i < kernels->size(); ++i) {
+        auto one = lower((*kernels)[i], options);
+        if (!one) return std::unexpected(one.error());
+        if (i == 0) {
+          out = std::move(*one);
+          continue;
+        }
+        one->name = out.name + "_" + std::to_string(i);
+        out.remarks.insert(out.remarks.end(), one->remarks.begin(), one->remarks.end());
+        one->remarks.clear();
+        out.moreKernels.push_back(std::move(*one));
+      }
+      return out;
+    }
+  }
 
   ir::Stmt body = func.body;
   if (options.deviceKind == "gpu") {

@@ -11,7 +11,10 @@
 //   6. simplify             (core/ir/simplify.h)    canonical affine indices
 //   7. vectorizeLoops       (lower_vectorize.h)     Vectorized loops -> Ramp/Broadcast
 //                                                    (CPU device kinds only)
-// and for device kind "gpu", before 2:
+// and for device kind "gpu", first:
+//   0. splitGpuKernels      (lower_gpu_split.h)     several bound top loops -> one
+//                                                    lowering per kernel (moreKernels)
+// and before 2:
 //   1a. lowerCrossThreadReductions (lower_cross_thread.h) reductions over a threadIdx
 //                                   loop -> per-thread part + shared-memory tree
 // and after 2:

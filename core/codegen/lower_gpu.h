@@ -18,8 +18,8 @@
 //   codegen.gpu-unbound-loop         a loop left unbound outside the kernel (it encloses a
 //                                    bound loop), named with its block
 //   codegen.gpu-no-binding           a block outside every bound loop
-//   codegen.gpu-several-kernels      two statements at the top each bound (one kernel
-//                                    per function for now)
+//   codegen.gpu-several-kernels      two statements at the top each bound (lower() splits
+//                                    such a function into kernels first, lower_gpu_split.h)
 //   codegen.gpu-bad-thread-tag       a tag other than blockIdx/threadIdx/vthread .x/.y/.z
 //   codegen.gpu-dynamic-extent       a bound loop whose min or extent is not a constant,
 //                                    or whose extent is below 1

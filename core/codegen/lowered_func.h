@@ -90,6 +90,11 @@ struct LoweredFunc {
   std::vector<Remark> remarks;
   /// Set for a GPU target: `body` is the device kernel of this launch (see above).
   std::optional<GpuKernel> gpu;
+  /// For a GPU target, the kernels launched after this one, in order (lower_gpu_split.h):
+  /// each a whole LoweredFunc of one kernel with the same params, flatParams and
+  /// sizeVars, named "<name>_1", "<name>_2", ...; their remarks are in `remarks`. Each
+  /// kernel finishes before the next starts.
+  std::vector<LoweredFunc> moreKernels;
 };
 
 } // namespace loopscape::codegen

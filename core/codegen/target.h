@@ -37,7 +37,7 @@
 namespace loopscape::codegen {
 
 /// Bumped whenever Target, Kernel, LoweredFunc, BuildOptions or the IR node layout changes.
-inline constexpr int kTargetAbiVersion = 5;
+inline constexpr int kTargetAbiVersion = 6;
 
 /// What a GPU target allows one kernel (TVM's VerifyGPUCode limits); the GPU lowering
 /// (lower_gpu.h) checks a kernel against them. Zero means "no limit known".

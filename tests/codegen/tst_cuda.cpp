@@ -7,6 +7,7 @@
 #include "core/codegen/gpu_bound_loop_check.h"
 #include "core/codegen/pipeline.h"
 #include "core/frontend/te_frontend.h"
+#include "core/frontend/tvmscript/tvmscript.h"
 #include "core/poly/gpu_bound_loops.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/trace_script.h"
@@ -70,6 +71,28 @@ j_0, j_1, j_2 = sch.split(j, [None, 8, 4])
 sch.bind(i, "blockIdx.x")
 sch.bind(j_1, "threadIdx.x")
 sch.vectorize(j_2)
+)";
+
+/// Two kernels (bound top loops) in one function.
+const char* kTwoKernels = R"(# from tvm.script import tir as T
+@T.prim_func
+def main(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"), C: T.Buffer((64, 64), "float32")):
+    for i in T.thread_binding(64, thread="blockIdx.x"):
+        for j in T.thread_binding(64, thread="threadIdx.x"):
+            with T.block("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(A[vi, vj])
+                T.writes(B[vi, vj])
+                B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i in T.thread_binding(32, thread="blockIdx.x"):
+        for j in T.thread_binding(64, thread="threadIdx.x"):
+            for r in range(2):
+                with T.block("C"):
+                    vi = T.axis.spatial(64, i * 2 + r)
+                    vj = T.axis.spatial(64, j)
+                    T.reads(B[63 - vj, vi])
+                    T.writes(C[vi, vj])
+                    C[vi, vj] = B[63 - vj, vi] + T.float32(1)
 )";
 
 } // namespace
@@ -151,6 +174,25 @@ extern "C" __global__ void __launch_bounds__(256) main_kernel(float* __restrict_
     // Two iterations of j_0 (unrolled or not), each two v4 loads and one v4 store.
     QVERIFY2(count("ld.global.nc.v4.f32") >= 2 && count("st.global.v4.f32") >= 1, ptx->c_str());
     QCOMPARE(count("ld.global.nc.v4.f32"), 2 * count("st.global.v4.f32"));
+  }
+
+  /// Two kernels of one function: both in the CUDA C, both entries accepted by ptxas.
+  void severalKernels() {
+    auto parsed = frontend::parseTvmScript(kTwoKernels, "two.py");
+    QVERIFY(parsed);
+    auto f = frontend::selectFunction(*parsed, "", "two.py");
+    QVERIFY(f);
+    auto l = m_pipeline.lower(*m_target, *f);
+    QVERIFY2(l, l ? "" : renderDiagnostic(l.error()).c_str());
+    auto text = m_pipeline.source(*m_target, *l, "cuda", BuildOptions{});
+    QVERIFY2(text, text ? "" : renderDiagnostic(text.error()).c_str());
+    QVERIFY2(text->find("extern \"C\" __global__ void __launch_bounds__(64) main_kernel_1(") != std::string::npos,
+             text->c_str());
+    if (!m_skip.isEmpty()) QSKIP(qPrintable(m_skip));
+    auto usage = m_pipeline.source(*m_target, *l, "ptxas", BuildOptions{});
+    QVERIFY2(usage, usage ? "" : renderDiagnostic(usage.error()).c_str());
+    QVERIFY2(usage->find("Compiling entry function 'main_kernel' for 'sm_80'") != std::string::npos, usage->c_str());
+    QVERIFY2(usage->find("Compiling entry function 'main_kernel_1' for 'sm_80'") != std::string::npos, usage->c_str());
   }
 
   void ptxGolden() {
