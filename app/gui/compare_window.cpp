@@ -377,6 +377,8 @@ void CompareWindow::display(std::shared_ptr<const CompareResult> result) {
     if (!side.note.empty()) title += QStringLiteral(" <small>(%1)</small>").arg(qs(side.note).toHtmlEscaped());
     (first ? m_titleA : m_titleB)->setText(title);
   }
+  setWindowTitle(
+      QStringLiteral("Compare %1: %2 vs %3 — Loopscape").arg(m_session->displayName(), qs(r.a.name), qs(r.b.name)));
   applyMarks();
   if (!r.a.ok() || !r.b.ok()) {
     setStatus(QStringLiteral("<span style='color:#c33'>Side %1 has no program: %2</span>")

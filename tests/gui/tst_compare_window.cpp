@@ -9,7 +9,8 @@
 // matching lines level on the other, and a missing trace file is an error shown in
 // the window. Measure builds, verifies and times both sides of a 64^3 matmul with cpu-c in
 // the background and fills the table and the bar chart (a fixed injected peak); a
-// symbolic size unbound in Sizes is an error row, bound it is measured. The
+// symbolic size unbound in Sizes is an error row, bound it is measured; Cancel stops a
+// measurement with a cancelled row. The
 // headless --compare-a/--compare-b screenshot and --export-view compare write images of
 // the requested size; File → Export view exports the Compare window when it has the focus.
 #include "gui_helpers.h"
@@ -413,6 +414,19 @@ private Q_SLOTS:
     QVERIFY(cw.findChild<QLabel*>(QStringLiteral("compareMeasureStatus"))
                 ->text()
                 .startsWith(QStringLiteral("B/A median time: ")));
+    // Cancel right after Measure: side A's run stops with a cancelled row, B never starts.
+    QVERIFY(cw.measure());
+    auto* cancel = cw.findChild<QPushButton*>(QStringLiteral("compareCancelButton"));
+    QVERIFY(cancel->isEnabled());
+    QTest::mouseClick(cancel, Qt::LeftButton);
+    QVERIFY(cw.waitIdle(120000));
+    QCOMPARE(finished.count(), 2);
+    QCOMPARE(cw.measuredRows().size(), std::size_t(1));
+    QCOMPARE(cw.measuredRows()[0].status, views::ProfileRow::Status::Cancelled);
+    QVERIFY2(cw.measuredRows()[0].message.starts_with("cancelled"), cw.measuredRows()[0].message.c_str());
+    QCOMPARE(cw.measureTable()->item(1, 5)->text(), QStringLiteral("—"));
+    QVERIFY(!cancel->isEnabled());
+    QVERIFY(button->isEnabled());
   }
 
   void symbolicSizesAreBoundForMeasuring() {
