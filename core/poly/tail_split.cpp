@@ -31,9 +31,42 @@ void blockNames(const ir::Stmt& s, std::set<std::string>& out, std::map<const ir
       blockNames(x, out, writers);
 }
 
-/// One nest split into its full and tail parts, or nothing.
+bool uses(const ir::Expr& e, const ir::ExprNode* var) {
+  bool found = false;
+  ir::forEachExpr(e, [&](const ir::Expr& x) { found = found || x.get() == var; });
+  return found;
+}
+
+/// Whether every access of the block moves by one element (or not at all) when `var`
+/// advances: `var` only in the last index, alone or plus a term without it (a vector
+/// member, as tile_model.h would find it).
+bool contiguousAlong(const ir::Block& b, const ir::ExprNode* var) {
+  bool ok = true;
+  auto indices = [&](const std::vector<ir::Expr>& idx) {
+    for (std::size_t k = 0; k + 1 < idx.size(); ++k)
+      if (uses(idx[k], var)) ok = false;
+    if (idx.empty() || !uses(idx.back(), var) || idx.back().get() == var) return;
+    const auto* add = idx.back().as<ir::Add>();
+    if (!add || !((add->a.get() == var && !uses(add->b, var)) || (add->b.get() == var && !uses(add->a, var))))
+      ok = false;
+  };
+  auto visit = [&](const ir::Stmt& stmt) {
+    if (const auto* store = stmt.as<ir::BufferStore>()) indices(store->indices);
+    ir::forEachExpr(stmt, [&](const ir::Expr& e) {
+      if (const auto* load = e.as<ir::BufferLoad>()) indices(load->indices);
+    });
+  };
+  visit(b.body);
+  if (b.init.defined()) visit(b.init);
+  return ok;
+}
+
+/// One nest split into its full and tail parts, or nothing. Reductions are split, and
+/// blocks that read the output of a split reduction (`splitOutputs`; a consumer the isl
+/// scheduler may fuse with it), so that both parts of a fused band stay boxes.
 std::vector<ir::Stmt> splitNest(const ir::Stmt& nest, std::int64_t lanes, std::set<std::string>& names,
-                                const std::map<const ir::BufferNode*, int>& writers, std::vector<std::string>& notes) {
+                                const std::map<const ir::BufferNode*, int>& writers,
+                                std::set<const ir::BufferNode*>& splitOutputs, std::vector<std::string>& notes) {
   std::vector<const ir::For*> loops;
   ir::Stmt s = nest;
   while (const auto* f = s.as<ir::For>()) {
@@ -70,6 +103,11 @@ std::vector<ir::Stmt> splitNest(const ir::Stmt& nest, std::int64_t lanes, std::s
   for (std::size_t i = 0; i < b.iterVars.size(); ++i)
     if (b.iterVars[i].var.get() == store->indices.back().get()) v = static_cast<int>(i);
   if (v < 0 || b.iterVars[v].kind != ir::IterKind::Spatial) return {};
+  if (!contiguousAlong(b, b.iterVars[v].var.get())) return {};
+  if (!b.init.defined() && std::none_of(b.reads.begin(), b.reads.end(), [&](const ir::BufferRegion& r) {
+        return splitOutputs.contains(r.buffer.get());
+      }))
+    return {};
   const ir::Expr& binding = realize->iterValues[v];
   const auto loopAt =
       std::find_if(loops.begin(), loops.end(), [&](const ir::For* f) { return f->loopVar.get() == binding.get(); });
@@ -109,6 +147,7 @@ std::vector<ir::Stmt> splitNest(const ir::Stmt& nest, std::int64_t lanes, std::s
     head = ir::For::make(f.loopVar, f.min, isL ? ir::intImm(full, type) : f.extent, f.forKind, head, f.threadTag,
                          f.annotations);
   }
+  splitOutputs.insert(store->buffer.get());
   notes.push_back(fmt::format("tail: {}'s {} ({} iterations) is not a multiple of {} lanes: {} runs {} in [0, {}) "
                               "(full vectors) and a copy {} the last {}",
                               b.name, l.loopVar.as<ir::Var>()->name, *extent, lanes, b.name,
@@ -126,6 +165,7 @@ TailSplitResult splitVectorTails(const ir::PrimFunc& func, const MachineModel& m
   std::set<std::string> names;
   std::map<const ir::BufferNode*, int> writers;
   blockNames(root.body, names, writers);
+  std::set<const ir::BufferNode*> splitOutputs;
   std::vector<ir::Stmt> items;
   if (const auto* seq = root.body.as<ir::SeqStmt>())
     items = seq->seq;
@@ -142,7 +182,7 @@ TailSplitResult splitVectorTails(const ir::PrimFunc& func, const MachineModel& m
     if (const auto* r = s.as<ir::BlockRealize>())
       if (const auto* store = r->blockNode().body.as<ir::BufferStore>()) elemBytes = store->buffer->dtype.bytes();
     const std::int64_t lanes = std::max(1, machine.vectorBytes / std::max(1, elemBytes));
-    if (lanes >= 4) parts = splitNest(item, lanes, names, writers, result.notes);
+    if (lanes >= 4) parts = splitNest(item, lanes, names, writers, splitOutputs, result.notes);
     if (parts.empty()) {
       out.push_back(item);
       continue;

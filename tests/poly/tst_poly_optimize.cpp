@@ -510,21 +510,24 @@ void TstPolyOptimize::tailSplitGemm() {
 
 namespace {
 
-/// A one-block sweep over 38 columns (4 steps): `A[vj] = A[vj] <op> ...`.
-ir::PrimFunc sweep(const char* update) {
-  const std::string text = fmt::format("# from tvm.script import tir as T\n\n"
-                                       "@T.prim_func\n"
-                                       "def main(A: T.Buffer((39,), \"float32\"), X: T.Buffer((4, 39), \"float32\")):\n"
-                                       "    for t, j in T.grid(4, 38):\n"
-                                       "        with T.block(\"sweep\"):\n"
-                                       "            vt, vj = T.axis.remap(\"SS\", [t, j])\n"
-                                       "            T.reads(A[vj:vj + 2], X[vt, vj:vj + 2])\n"
-                                       "            T.writes(A[vj])\n"
-                                       "            A[vj] = {}\n",
-                                       update);
-  auto program = frontend::parseTvmScript(text, "sweep.py");
+/// A reduction over k into A[i, j] (4 x 38 of a 5 x 38 buffer): `A[vi, vj] = A[vi, vj] + <term>`.
+ir::PrimFunc accumulation(const char* term) {
+  const std::string text =
+      fmt::format("# from tvm.script import tir as T\n\n"
+                  "@T.prim_func\n"
+                  "def main(A: T.Buffer((5, 38), \"float32\"), X: T.Buffer((2, 38), \"float32\")):\n"
+                  "    for i, j, k in T.grid(4, 38, 2):\n"
+                  "        with T.block(\"acc\"):\n"
+                  "            vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"
+                  "            T.reads(A[vi:vi + 2, 0:38], X[vk, vj])\n"
+                  "            T.writes(A[vi, vj])\n"
+                  "            with T.init():\n"
+                  "                A[vi, vj] = T.float32(0)\n"
+                  "            A[vi, vj] = A[vi, vj] + {}\n",
+                  term);
+  auto program = frontend::parseTvmScript(text, "acc.py");
   if (!program) qFatal("%s", renderDiagnostic(program.error()).c_str());
-  auto f = frontend::selectFunction(*program, "", "sweep.py");
+  auto f = frontend::selectFunction(*program, "", "acc.py");
   if (!f) qFatal("%s", renderDiagnostic(f.error()).c_str());
   return *f;
 }
@@ -532,18 +535,20 @@ ir::PrimFunc sweep(const char* update) {
 } // namespace
 
 void TstPolyOptimize::tailSplitRefusals() {
-  // A block reading its output at another element (A[vj + 1], updated at the step before)
-  // is not split: running all steps of j < 32 before those of the tail would read
-  // A[32] before its update. Reading only the element it writes, it is split, and the
-  // optimised program equals the original.
+  // A reduction reading its output at another element (A[vi + 1, 0], which the original
+  // reads before row vi + 1 is computed) is not split: the head would compute A[1, 0]
+  // before the tail's row 0 reads it. Reading only the element it writes, it is split, and
+  // the split program equals the original.
   const auto m8 = machine("vector=32,registers=16");
-  QCOMPARE(poly::splitVectorTails(sweep("A[vj] * T.float32(0.5) + A[vj + 1]"), m8).split, 0);
-  ir::PrimFunc acc = sweep("A[vj] * T.float32(0.5) + X[vt, vj + 1]");
+  QCOMPARE(poly::splitVectorTails(accumulation("X[vk, vj] * A[vi + 1, 0]"), m8).split, 0);
+  // The NT dense without packing: W[j, k] moves by a row along j, no vector member to split.
+  QCOMPARE(poly::splitVectorTails(parseTe(denseNt(32, 25, 16)), m8).split, 0);
+  ir::PrimFunc acc = accumulation("X[vk, vj]");
   auto split = poly::splitVectorTails(acc, m8);
   QCOMPARE(split.split, 1);
   QCOMPARE(QString::fromStdString(split.notes.at(0)),
-           QString("tail: sweep's j (38 iterations) is not a multiple of 8 lanes: sweep runs j in [0, 32) (full "
-                   "vectors) and a copy sweep_tail the last 6"));
+           QString("tail: acc's j (38 iterations) is not a multiple of 8 lanes: acc runs j in [0, 32) (full "
+                   "vectors) and a copy acc_tail the last 6"));
   QVERIFY(compareRuns(acc, split.func, 0.0).empty());
 
   poly::PolyOptimizeOptions o;
