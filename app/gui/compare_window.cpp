@@ -53,6 +53,7 @@ QColor sideColor(bool first) { return first ? QColor(74, 120, 194) : QColor(217,
 QTableWidgetItem* item(const QString& text, Qt::Alignment align = Qt::AlignLeft | Qt::AlignVCenter) {
   auto* it = new QTableWidgetItem(text);
   it->setTextAlignment(align);
+  it->setToolTip(text.trimmed()); // the whole text where a narrow column cuts it
   it->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
   return it;
 }
