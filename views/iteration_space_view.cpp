@@ -918,11 +918,39 @@ void IterationSpaceView::leavePreview() {
 }
 
 void IterationSpaceView::rebuildSliders() {
+  const auto& d = drawing();
+  // The same fixed loops as before (a slider moved): the controls stay, so that a slider
+  // being dragged is not replaced under the mouse; only their values follow the slice.
+  std::vector<std::string> fixedLoops;
+  if (d)
+    for (std::size_t i = 0; i < d->space.loops.size(); ++i)
+      if (!d->space.free[i]) fixedLoops.push_back(d->space.loops[i]);
+  if (d && fixedLoops == m_sliderLoops && !fixedLoops.empty()) {
+    for (std::size_t i = 0; i < d->space.loops.size(); ++i) {
+      if (d->space.free[i]) continue;
+      const QString name = QStringLiteral("spaceFix_") + QString::fromStdString(d->space.loops[i]);
+      const int value = static_cast<int>(d->space.fixedValues[i]);
+      const bool fromState = d->preview && d->counterexample; // placed by the counterexample
+      if (auto* slider = m_sliderHost->findChild<QSlider*>(name)) {
+        slider->setEnabled(!fromState);
+        if (slider->isSliderDown()) continue;
+        const QSignalBlocker block(slider);
+        slider->setValue(value);
+        if (auto* label = m_sliderHost->findChild<QLabel*>(name + QStringLiteral("_value")))
+          label->setText(QString::number(value));
+      } else if (auto* spin = m_sliderHost->findChild<QSpinBox*>(name)) {
+        spin->setEnabled(!fromState);
+        const QSignalBlocker block(spin);
+        spin->setValue(value);
+      }
+    }
+    return;
+  }
+  m_sliderLoops = fixedLoops;
   while (QLayoutItem* item = m_sliderLayout->takeAt(0)) {
     delete item->widget();
     delete item;
   }
-  const auto& d = drawing();
   if (!d) {
     m_sliderHost->hide();
     return;
@@ -961,6 +989,7 @@ void IterationSpaceView::rebuildSliders() {
       slider->setValue(static_cast<int>(value));
       slider->setMinimumWidth(60);
       auto* label = new QLabel(QString::number(value), m_sliderHost);
+      label->setObjectName(slider->objectName() + QStringLiteral("_value"));
       label->setMinimumWidth(label->fontMetrics().horizontalAdvance(QString::number(*lo + *extent)) + 4);
       connect(slider, &QSlider::valueChanged, this, [this, loop, label](int v) {
         label->setText(QString::number(v));

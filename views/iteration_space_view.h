@@ -194,6 +194,7 @@ private:
   std::shared_ptr<const ProgramSnapshot> m_snapshot;
   QString m_block;
   std::map<std::string, std::int64_t> m_fixed;
+  std::vector<std::string> m_sliderLoops; ///< the loops the sliders fix
   bool m_leavingPreview = false;
   QLabel* m_banner;
   QLabel* m_blockLabel;

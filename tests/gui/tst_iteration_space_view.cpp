@@ -20,6 +20,7 @@
 #include <QFileInfo>
 #include <QImage>
 #include <QLabel>
+#include <QSlider>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -163,8 +164,19 @@ private Q_SLOTS:
     gui::MainWindow& w = *m_window;
     QVERIFY(showBlock(w, QStringLiteral("stencil2d.te"), "jacobi_update"));
     views::IterationSpaceView* view = w.iterationSpaceView();
-    view->setFixed(QStringLiteral("j"), 7);
+    // j's slider spans its range (0..255); moving it recomputes the slice at j = 7 and
+    // keeps the slider (a slider being dragged is not replaced under the mouse).
+    auto* slider = view->findChild<QSlider*>(QStringLiteral("spaceFix_j"));
+    QVERIFY(slider);
+    QCOMPARE(slider->minimum(), 0);
+    QCOMPARE(slider->maximum(), 255);
+    QCOMPARE(slider->value(), 0);
+    slider->setValue(7);
     QTRY_VERIFY(settle(w) && view->drawing()->space.fixedValues.back() == 7);
+    QCOMPARE(view->findChild<QSlider*>(QStringLiteral("spaceFix_j")), slider);
+    auto* valueLabel = view->findChild<QLabel*>(QStringLiteral("spaceFix_j_value"));
+    QVERIFY(valueLabel);
+    QCOMPARE(valueLabel->text(), QStringLiteral("7"));
     const poly::IterationSpace& got = view->drawing()->space;
     QCOMPARE(got.loops.back(), std::string("j"));
     QVERIFY(!got.free.back());
