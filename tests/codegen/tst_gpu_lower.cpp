@@ -373,6 +373,30 @@ sch.compute_at(a, k_0)
     QVERIFY(lowerGpu(parseScript(program)));
     codegen::setBoundLoopCheck(poly::checkBoundLoopDependences);
   }
+  /// A cross-thread reduction whose init is not the identity of its combiner (each
+  /// thread's part would start from it) is refused, naming the block and the loop.
+  void crossThreadInitNotIdentity() {
+    auto l = lowerGpu(parseScript(R"(# from tvm.script import tir as T
+@T.prim_func
+def main(A: T.Buffer((4, 64), "float32"), B: T.Buffer((4,), "float32")):
+    for i in T.thread_binding(4, thread="blockIdx.x"):
+        for k in T.thread_binding(64, thread="threadIdx.x"):
+            with T.block("B"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                T.reads(A[vi, vk])
+                T.writes(B[vi])
+                with T.init():
+                    B[vi] = T.float32(5)
+                B[vi] = B[vi] + A[vi, vk]
+)"));
+    QVERIFY(!l);
+    QCOMPARE(QString::fromStdString(l.error().code), QString("codegen.gpu-cross-thread-reduction"));
+    QCOMPARE(QString::fromStdString(l.error().message),
+             QString("block 'B' reduces over loop 'k' bound to threadIdx.x, but its init is not the identity of its "
+                     "combiner (+): every thread's part would start from it"));
+    QCOMPARE(QString::fromStdString(l.error().references[0].name), QString("B"));
+    QCOMPARE(QString::fromStdString(l.error().references[1].name), QString("k"));
+  }
   void crossThreadReductionIsNoCarriedDependence() {
     // softmax_gpu.py binds both reduce loops to threadIdx.x: their dependences on the
     // reduction outputs are carried by those loops, and allowed.
