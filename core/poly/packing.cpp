@@ -94,14 +94,18 @@ std::vector<PackCandidate> packCandidates(const ir::PrimFunc& func) {
 Expected<PackResult> packInputs(const ir::PrimFunc& func, const MachineModel& machine) {
   PackResult result{func, {}, 0};
   const std::vector<PackCandidate> candidates = packCandidates(func);
-  if (candidates.empty()) return result;
-  schedule::Schedule scratch(func);
   for (const auto& c : candidates) {
     PackPlan plan = planPack(c, machine);
     if (!plan.pack) {
       result.notes.push_back(std::move(plan.note));
       continue;
     }
+    // Each copy on a fresh schedule of the program so far: a copy a primitive refuses
+    // leaves the program as it was, and says why.
+    schedule::Schedule scratch(result.func);
+    auto refused = [&](const Diagnostic& d) {
+      result.notes.push_back(fmt::format("not packed: {} read by {}: {}", c.buffer, c.block, d.message));
+    };
     const schedule::TreeNode* node = scratch.tree().findBlock(c.block);
     if (!node) continue;
     const auto& reads = node->block()->reads;
@@ -110,23 +114,29 @@ Expected<PackResult> packInputs(const ir::PrimFunc& func, const MachineModel& ma
     if (it == reads.end()) continue;
     schedule::BlockRV block{scratch.defineBlock(c.block)};
     auto copy = schedule::cacheRead(scratch, block, it - reads.begin(), "global");
-    if (!copy) return Unexpected(copy.error());
+    if (!copy) {
+      refused(copy.error());
+      continue;
+    }
     schedule::IndexMap map;
     for (std::size_t d = 0; d < c.shape.size(); ++d)
       map.params.push_back(ir::Var::make(fmt::format("d{}", d)));
     for (int d : plan.order)
       map.results.push_back(map.params[d]);
     auto laid = schedule::transformLayout(scratch, *copy, {schedule::BufferIndex::Kind::Write, 0}, std::move(map));
-    if (!laid) return Unexpected(laid.error());
+    if (!laid) {
+      refused(laid.error());
+      continue;
+    }
     auto copyNode = scratch.block(schedule::RV(*copy), "poly_optimize");
     const std::string name = copyNode ? (*copyNode)->block()->name : c.buffer + "_global";
     if (name != c.buffer + "_global")
       if (auto pos = plan.note.find(c.buffer + "_global"); pos != std::string::npos)
         plan.note.replace(pos, c.buffer.size() + 7, name);
     result.notes.push_back(std::move(plan.note));
+    result.func = scratch.func();
     ++result.packed;
   }
-  result.func = scratch.func();
   return result;
 }
 

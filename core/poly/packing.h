@@ -32,8 +32,9 @@ struct PackResult {
 /// The packing candidates of `func` (see the file comment), in block order.
 std::vector<PackCandidate> packCandidates(const ir::PrimFunc& func);
 
-/// Plans every candidate with planPack and applies the planned copies. Errors: a copy the
-/// cache_read or transform_layout primitive refuses (its diagnostic).
+/// Plans every candidate with planPack and applies the planned copies. A copy the
+/// cache_read or transform_layout primitive refuses is left out, its diagnostic's message
+/// in `notes`; no error is returned today (Expected for the callers' sake).
 Expected<PackResult> packInputs(const ir::PrimFunc& func, const MachineModel& machine);
 
 } // namespace loopscape::poly
