@@ -627,6 +627,7 @@ IterationSpaceView::IterationSpaceView(QWidget* parent) : QWidget(parent) {
   m_timeSlider->setObjectName(QStringLiteral("spaceTime"));
   m_timeLabel = new QLabel(this);
   m_timeLabel->setObjectName(QStringLiteral("spaceTimeLabel"));
+  m_timeLabel->setMinimumWidth(m_timeLabel->fontMetrics().horizontalAdvance(QStringLiteral("wavefront 0000 / 0000")));
   auto* animation = new QHBoxLayout;
   animation->setContentsMargins(0, 0, 0, 0);
   animation->addWidget(m_play);

@@ -17,6 +17,7 @@
 
 #include <QApplication>
 #include <QDockWidget>
+#include <QFile>
 #include <QFileInfo>
 #include <QImage>
 #include <QLabel>
@@ -29,9 +30,10 @@ using namespace loopscape::testing;
 
 namespace {
 
-/// Opens `sample`, selects `block`, shows the dock and waits for its picture.
+/// Opens `sample` (unless empty), selects `block`, shows the dock and waits for its picture.
 bool showBlock(gui::MainWindow& w, const QString& sample, const std::string& block) {
-  if (!w.openPath(QStringLiteral(LS_SOURCE_DIR "/samples/") + sample) || !settle(w)) return false;
+  if (!sample.isEmpty() && (!w.openPath(QStringLiteral(LS_SOURCE_DIR "/samples/") + sample) || !settle(w)))
+    return false;
   const int index = nodeIndex(w, block);
   if (index < 0) return false;
   w.tensorIrView()->selectNode(index);
@@ -371,6 +373,70 @@ private Q_SLOTS:
     view->setSizesText(QStringLiteral("n=zero"));
     QVERIFY(!view->request(&error));
     QCOMPARE(error, QStringLiteral("Sizes: 'n=zero' should be NAME=VALUE with a positive VALUE, e.g. n=8"));
+  }
+
+  void tiledStencilShowsTilesAndWavefronts() {
+    gui::MainWindow& w = *m_window;
+    QVERIFY(w.openPath(QStringLiteral(LS_SOURCE_DIR "/samples/stencil1d.te")));
+    QVERIFY(settle(w));
+    QTemporaryDir dir;
+    const QString trace = dir.filePath(QStringLiteral("tile.py"));
+    {
+      QFile f(trace);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write("sch.poly_skew(band=\"t\", member=1, by_member=0, factor=1)\n"
+              "sch.poly_tile(band=\"t\", sizes=[8, 64])\n");
+    }
+    QVERIFY(w.loadTracePath(trace));
+    QVERIFY(settle(w));
+    QCOMPARE(w.session()->state()->trace->stepCount, 2);
+    QVERIFY(showBlock(w, {}, "heat_update"));
+    views::IterationSpaceView* view = w.iterationSpaceView();
+    const poly::IterationSpace& space = view->drawing()->space;
+    // On the original coordinates, cut into the skewed 8 x 64 tiles (t_0 and i_0 fixed per tile).
+    QCOMPARE(view->axisX(), QStringLiteral("v_i"));
+    QCOMPARE(space.tileLoops, (std::vector<std::string>{"t_0", "i_0"}));
+    QCOMPARE(space.tiles.size(), std::size_t(10));
+    QVERIFY(w.iterationSpaceView()->status().contains(QStringLiteral("7 wavefronts")));
+    // Played by wavefront: wavefront 2's instances are ringed in the running colour.
+    view->setColoring(views::SpaceColoring::Wavefront);
+    view->stepForward();
+    view->stepForward();
+    view->stepForward();
+    views::IterationSpaceCanvas* canvas = view->canvas();
+    QCOMPARE(canvas->time(), std::int64_t(2));
+    const QImage image = painted(canvas);
+    const double ring = std::clamp(canvas->scale() * 0.3, 0.8, 12.0) + 2.5;
+    int ringed = 0;
+    for (int i = 0; i < static_cast<int>(space.instances.size()); ++i) {
+      const QPointF p = canvas->instancePosition(i) + QPointF(ring, 0);
+      if (space.instances[static_cast<std::size_t>(i)].wavefront != 2 ||
+          !canvas->rect().adjusted(50, 40, -20, -30).contains(p.toPoint()))
+        continue;
+      bool orange = false;
+      for (int dx = -1; dx <= 1 && !orange; ++dx) {
+        const QColor px = image.pixelColor(p.toPoint() + QPoint(dx, 0));
+        orange = px.red() > 200 && px.green() > 90 && px.green() < 170 && px.blue() < 80;
+      }
+      QVERIFY2(orange, qPrintable(QStringLiteral("instance %1 of wavefront 2 is not ringed").arg(i)));
+      ++ringed;
+    }
+    QVERIFY(ringed > 0);
+    if (const QString out = qEnvironmentVariable("LS_SPACE_SHOTS"); !out.isEmpty())
+      for (const QSize size : {QSize(1280, 800), QSize(1600, 1000)})
+        for (const bool dark : {false, true}) {
+          w.setDarkTheme(dark);
+          w.resize(size);
+          QApplication::processEvents();
+          view->setColoring(views::SpaceColoring::Wavefront);
+          for (int k = 0; k < 3; ++k)
+            view->stepForward();
+          w.grab().save(QStringLiteral("%1/tiled_%2x%3%4.png")
+                            .arg(out)
+                            .arg(size.width())
+                            .arg(size.height())
+                            .arg(dark ? QStringLiteral("_dark") : QString()));
+        }
   }
 
   void exportsPngAndSvgOfTheCanvasSize() {
