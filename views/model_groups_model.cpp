@@ -1,5 +1,7 @@
 #include "views/model_groups_model.h"
 
+#include <QColor>
+
 #include <QBrush>
 #include <QFont>
 
@@ -44,6 +46,7 @@ QVariant ModelGroupsModel::data(const QModelIndex& index, int role) const {
     case MsColumn: return r.ms ? QString::number(*r.ms, *r.ms >= 0.1 ? 'f' : 'g', *r.ms >= 0.1 ? 3 : 2) : QString();
     case ShareColumn: return r.ms ? QString::number(r.share * 100, 'f', 1) : QString();
     case GflopsColumn: return r.ms && *r.ms > 0 ? QString::number(double(r.flops) / (*r.ms * 1e6), 'f', 2) : QString();
+    case VerifiedColumn: return s(r.verified);
     case ColumnCount: break;
     }
     return {};
@@ -54,6 +57,8 @@ QVariant ModelGroupsModel::data(const QModelIndex& index, int role) const {
              r.edited ? QStringLiteral("\nedited in the workbench") : QString());
   if (role == Qt::TextAlignmentRole && index.column() >= MsColumn && index.column() <= GflopsColumn)
     return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+  if (role == Qt::ForegroundRole && index.column() == VerifiedColumn && r.verified.starts_with("MISMATCH"))
+    return QColor(QStringLiteral("#d03030"));
   if (role == Qt::FontRole && index.column() == SourceColumn && r.edited) {
     QFont f;
     f.setBold(true);
@@ -71,6 +76,7 @@ QVariant ModelGroupsModel::headerData(int section, Qt::Orientation orientation, 
   case MsColumn: return QStringLiteral("ms");
   case ShareColumn: return QStringLiteral("Share %");
   case GflopsColumn: return QStringLiteral("GFLOP/s");
+  case VerifiedColumn: return QStringLiteral("Verified");
   case ColumnCount: break;
   }
   return {};

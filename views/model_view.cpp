@@ -8,9 +8,11 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
 #include <QGuiApplication>
 #include <QHeaderView>
 #include <QLabel>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
@@ -78,6 +80,17 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
   m_toolBar->setObjectName(QStringLiteral("modelToolBar"));
   m_toolBar->setIconSize(QSize(16, 16));
   m_toolBar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+  m_verify = new QCheckBox(QStringLiteral("Verify"), this);
+  m_verify->setObjectName(QStringLiteral("modelVerify"));
+  m_verify->setChecked(true);
+  m_verify->setToolTip(QStringLiteral("Check every group's output against the reference interpreter (or, for big "
+                                      "groups, against the group compiled unscheduled), as relay run --verify"));
+  m_threads = new QSpinBox(this);
+  m_threads->setObjectName(QStringLiteral("modelThreads"));
+  m_threads->setRange(0, 4096);
+  m_threads->setPrefix(QStringLiteral("threads "));
+  m_threads->setSpecialValueText(QStringLiteral("all cores"));
+  m_threads->setToolTip(QStringLiteral("Threads of the parallel loops (relay run --threads)"));
   m_status = new QLabel(this);
   m_status->setObjectName(QStringLiteral("modelStatus"));
   m_status->setWordWrap(true);
@@ -190,6 +203,9 @@ void ModelView::setCurrentGroup(int index) {
     m_table->clearSelection();
   }
 }
+
+bool ModelView::verify() const { return m_verify->isChecked(); }
+int ModelView::threads() const { return m_threads->value(); }
 
 void ModelView::setStatus(const QString& text) { m_status->setText(text); }
 

@@ -4,7 +4,8 @@
 // filled by their share of the measured time); below, the groups table (ModelGroupsModel:
 // name, ms, share, GFLOP/s, schedule source, pattern) and a bar chart of the per-group
 // times. A toolbar carries the window's model actions (profile, poly_auto for every group,
-// default schedules); a status line says what was measured. Clicking a group in the
+// default schedules) and the profile run's options (verify, threads); a status line says
+// what was measured and how the check went. Clicking a group in the
 // picture or the table emits groupActivated; the view never changes the session itself.
 #pragma once
 
@@ -17,7 +18,9 @@
 
 class QChart;
 class QChartView;
+class QCheckBox;
 class QLabel;
+class QSpinBox;
 class QTableView;
 class QTabWidget;
 class QToolBar;
@@ -57,6 +60,13 @@ public:
   QTabWidget* tabs() const { return m_tabs; }
   /// Where the window puts its model actions.
   QToolBar* toolBar() const { return m_toolBar; }
+  /// Options of a profile run, for the window to place in the toolbar: verify every
+  /// group against its reference (on by default), and the threads of parallel loops
+  /// (0: all cores).
+  QCheckBox* verifyBox() const { return m_verify; }
+  QSpinBox* threadsBox() const { return m_threads; }
+  bool verify() const;
+  int threads() const;
 
   /// A newly loaded model (null: none, `message` says why); its rows come with setRows.
   void setModel(std::shared_ptr<const graph::Model> model, const QString& message = {});
@@ -88,6 +98,8 @@ private:
   QChartView* m_chartView;
   QTabWidget* m_tabs;
   QToolBar* m_toolBar;
+  QCheckBox* m_verify;
+  QSpinBox* m_threads;
   QLabel* m_status;
   int m_current = -1;
   bool m_timed = false; ///< the rows carry times (the picture is coloured)

@@ -228,6 +228,7 @@ private:
   std::shared_ptr<std::stop_source> m_spaceStop; ///< stops the running space job
   /// The last model run's milliseconds per group (empty: no run of this model).
   std::vector<double> m_modelTimes;
+  std::vector<std::string> m_modelVerified; ///< per group, after a verified Profile model
   bool m_modelProfiling = false;
   std::uint64_t m_modelRunGeneration = 0;
   QLabel* m_previewBanner = nullptr;

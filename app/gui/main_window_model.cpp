@@ -17,14 +17,18 @@
 #include "views/status_label.h"
 
 #include <QAction>
+#include <QCheckBox>
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QToolBar>
+
+#include <fmt/format.h>
 
 #include <algorithm>
 
@@ -38,7 +42,40 @@ struct ModelRunResult {
   double medianMs = 0;
   std::size_t cacheHits = 0;
   std::string target;
+  int threads = 0;
+  /// With verification: per Model::groups entry (ModelGroupRow::verified) and a sentence.
+  std::vector<std::string> groupVerified;
+  std::string verifySummary;
+  bool verifyFailed = false;
 };
+
+/// The run's verification, as `relay run --verify` reports it.
+void describeVerification(const graph::Model& model, const graph::ModelVerifyReport& report, ModelRunResult& r) {
+  r.groupVerified.assign(model.groups.size(), std::string());
+  for (const graph::GroupCheck& c : report.groups) {
+    if (c.group >= r.groupVerified.size()) continue;
+    std::string& cell = r.groupVerified[c.group];
+    if (!c.passed()) {
+      const codegen::OutputCheck& failed = c.check.passed() ? *c.sampledCheck : c.check;
+      cell = "MISMATCH: " + failed.str();
+    } else if (cell.empty()) {
+      cell = c.reference == codegen::ReferenceKind::Interpreter ? "ok" : "ok (vs unscheduled)";
+    }
+  }
+  for (const codegen::OutputCheck& c : report.model)
+    if (!c.passed()) {
+      r.verifyFailed = true;
+      r.verifySummary = "Verify FAILED: the whole model interpreted, " + c.name + ": " + c.str();
+      return;
+    }
+  if (const graph::GroupCheck* f = report.firstFailure()) {
+    r.verifyFailed = true;
+    r.verifySummary = fmt::format("Verify FAILED at group {} {}: {}", f->group, model.groups[f->group].name,
+                                  r.groupVerified[f->group].substr(10));
+    return;
+  }
+  r.verifySummary = report.model.empty() ? "Verified group by group" : "Verified group by group and as a whole";
+}
 
 } // namespace
 
@@ -104,6 +141,9 @@ void MainWindow::createModelDock() {
   m_runMenu->addAction(poly);
   m_runMenu->addAction(defaults);
   m_model->toolBar()->addAction(profile);
+  m_model->toolBar()->addWidget(m_model->verifyBox());
+  m_model->toolBar()->addWidget(m_model->threadsBox());
+  m_model->toolBar()->addSeparator();
   m_model->toolBar()->addAction(poly);
   m_model->toolBar()->addAction(defaults);
 
@@ -112,6 +152,7 @@ void MainWindow::createModelDock() {
     ++m_modelRunGeneration; // a run of the previous model does not belong here
     m_modelProfiling = false;
     m_modelTimes.clear();
+    m_modelVerified.clear();
     const bool model = m_session->isModel();
     const bool loaded = m_session->model() != nullptr;
     for (QAction* a : {profile, poly, defaults, save, open})
@@ -178,6 +219,7 @@ void MainWindow::refreshModelRows() {
       r.ms = m_modelTimes[g.index];
       r.share = total > 0 ? m_modelTimes[g.index] / total : 0;
     }
+    if (g.index < m_modelVerified.size()) r.verified = m_modelVerified[g.index];
     rows.push_back(std::move(r));
   }
   m_model->setRows(std::move(rows));
@@ -190,6 +232,8 @@ bool MainWindow::profileModel() {
   QString target = m_profile->options().target;
   if (target.isEmpty()) target = m_session->target();
   const graph::ModelSchedule schedule = m_session->modelSchedule();
+  const bool verify = m_model->verify();
+  const int threads = m_model->threads();
   const std::uint64_t generation = ++m_modelRunGeneration;
   m_modelProfiling = true;
   m_model->setStatus(QStringLiteral("Compiling %1 groups for %2…").arg(model->groups.size()).arg(target));
@@ -197,14 +241,19 @@ bool MainWindow::profileModel() {
   m_modelDock->raise();
   m_session->jobs()->run<ModelRunResult>(
       QStringLiteral("Profiling model"),
-      [model, schedule, target = target.toStdString()](std::stop_token stop, const ProgressFn& progress) {
+      [model, schedule, verify, threads, target = target.toStdString()](std::stop_token stop,
+                                                                        const ProgressFn& progress) {
         ModelRunResult r;
         r.target = target;
+        r.threads = threads;
         graph::CompileOptions co;
         co.target = target;
+        co.threads = threads;
         co.stop = stop;
-        // The compilation is one step per group, the run the last one.
-        co.progress = [&progress](const graph::CompileProgress& p) { progress(int(p.done), int(p.total) + 1); };
+        // One step per group to compile, the run, and (verifying) one step per group checked.
+        const int groups = int(model->groups.size());
+        const int total = groups + 1 + (verify ? groups : 0);
+        co.progress = [&progress, total](const graph::CompileProgress& p) { progress(int(p.done), total); };
         auto compiled = graph::compileModel(*model, schedule, co);
         if (!compiled) {
           r.error = compiled.error();
@@ -224,7 +273,18 @@ bool MainWindow::profileModel() {
           r.error = run.error();
           return r;
         }
-        progress(int(model->groups.size()) + 1, int(model->groups.size()) + 1);
+        progress(groups + 1, total);
+        if (verify) {
+          graph::ModelVerifyOptions vo;
+          vo.stop = stop;
+          vo.progress = [&](std::size_t done, std::size_t) { progress(groups + 1 + int(done), total); };
+          auto report = graph::verifyModel(*model, *compiled, *inputs, vo);
+          if (!report) {
+            r.error = report.error();
+            return r;
+          }
+          describeVerification(*model, *report, r);
+        }
         r.groupMs.assign(model->groups.size(), 0.0);
         for (const graph::GroupTime& t : run->groups)
           if (t.group < r.groupMs.size()) r.groupMs[t.group] += t.seconds * 1e3;
@@ -241,15 +301,22 @@ bool MainWindow::profileModel() {
           return;
         }
         m_modelTimes = r.groupMs;
+        m_modelVerified = r.groupVerified;
         refreshModelRows();
         m_model->tabs()->setCurrentIndex(0);
         double gflops = r.medianMs > 0 ? double(model->totalFlops()) / (r.medianMs * 1e6) : 0;
-        m_model->setStatus(QStringLiteral("%1: %2 ms end to end (median of 5), %3 GFLOP/s; %4/%5 kernels cached.")
-                               .arg(QString::fromStdString(r.target))
-                               .arg(r.medianMs, 0, 'f', 3)
-                               .arg(gflops, 0, 'f', 2)
-                               .arg(r.cacheHits)
-                               .arg(model->groups.size()));
+        QString status =
+            QStringLiteral("%1, %2: %3 ms end to end (median of 5), %4 GFLOP/s; %5/%6 kernels cached.")
+                .arg(QString::fromStdString(r.target))
+                .arg(r.threads > 0 ? QStringLiteral("%1 thread%2").arg(r.threads).arg(r.threads > 1 ? "s" : "")
+                                   : QStringLiteral("all cores"))
+                .arg(r.medianMs, 0, 'f', 3)
+                .arg(gflops, 0, 'f', 2)
+                .arg(r.cacheHits)
+                .arg(model->groups.size());
+        if (!r.verifySummary.empty()) status += QStringLiteral(" ") + QString::fromStdString(r.verifySummary) + ".";
+        m_model->setStatus(status);
+        if (r.verifyFailed) m_statusLabel->setMessage(QString::fromStdString(r.verifySummary));
       });
   return true;
 }

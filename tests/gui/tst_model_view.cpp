@@ -19,10 +19,12 @@
 #include <QBarSeries>
 #include <QBarSet>
 #include <QChart>
+#include <QCheckBox>
 #include <QDockWidget>
 #include <QFile>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -264,6 +266,9 @@ private Q_SLOTS:
     openAndSplitGroup1(*w, &afterSplit); // group 1 runs with its hand trace
     if (QTest::currentTestFailed()) return;
     QVERIFY(w->action(QStringLiteral("runProfileModel"))->isEnabled());
+    // Verified (the default) on one thread, as `relay run --verify --threads 1`.
+    QVERIFY(w->modelView()->verifyBox()->isChecked());
+    w->modelView()->threadsBox()->setValue(1);
     QVERIFY(w->profileModel());
     QVERIFY(w->isProfilingModel());
     QVERIFY(!w->profileModel()); // one run at a time
@@ -271,14 +276,19 @@ private Q_SLOTS:
     QVERIFY(settle(*w));
     const QString status = w->modelView()->status();
     QVERIFY2(status.contains(QStringLiteral("ms end to end")), qPrintable(status));
+    QVERIFY2(status.contains(QStringLiteral(", 1 thread: ")), qPrintable(status));
+    QVERIFY2(status.contains(QStringLiteral("Verified group by group")), qPrintable(status));
     const auto& rows = w->modelView()->groups()->rows();
     QCOMPARE(rows.size(), std::size_t(8));
     double shares = 0;
     for (const views::ModelGroupRow& r : rows) {
       QVERIFY(r.ms.has_value());
       QVERIFY2(*r.ms > 0, r.name.c_str());
+      QVERIFY2(r.verified.starts_with("ok"), (r.name + ": " + r.verified).c_str());
       shares += r.share;
     }
+    QCOMPARE(w->modelView()->groups()->index(1, views::ModelGroupsModel::VerifiedColumn).data().toString(),
+             QString::fromStdString(rows[1].verified));
     QVERIFY(std::abs(shares - 1.0) < 1e-9);
     QCOMPARE(rows[1].source, std::string("trace (inline)"));
     QVERIFY(!w->modelView()->groups()->index(1, views::ModelGroupsModel::GflopsColumn).data().toString().isEmpty());
