@@ -65,6 +65,14 @@ void MainWindow::createSpaceDock() {
     }
     refreshSpace();
   });
+  // Cancel in the status bar drops the running job's result: the view says so and the
+  // slice is computed again on the next change.
+  connect(m_session->jobs(), &JobRunner::cancelled, this, [this] {
+    if (!m_spaceStop) return;
+    m_spaceStop.reset();
+    m_spaceStale = true;
+    m_space->setError(QStringLiteral("Cancelled: change the axes, a slider or the selection to compute it again."));
+  });
   connect(m_panel, &views::PrimitivePanel::previewRequested, this, &MainWindow::previewStep);
   connect(m_space, &views::IterationSpaceView::previewStepRequested, m_panel, &views::PrimitivePanel::preview);
 }
@@ -88,8 +96,10 @@ void MainWindow::runSpaceJob(const QString& label, std::function<SpaceJobResult(
       },
       [this, generation](SpaceJobResult r) {
         if (generation != m_spaceGeneration) return;
+        m_spaceStop.reset(); // nothing of this view runs any more
         if (r.cancelled) {
-          m_space->setError(QStringLiteral("Cancelled: change the slice or press Fit to compute it again."));
+          m_space->setError(
+              QStringLiteral("Cancelled: change the axes, a slider or the selection to compute it again."));
           m_spaceStale = true;
           return;
         }

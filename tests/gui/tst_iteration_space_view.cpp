@@ -439,6 +439,22 @@ private Q_SLOTS:
         }
   }
 
+  void cancelStopsTheComputationAndSaysSo() {
+    gui::MainWindow& w = *m_window;
+    QVERIFY(showBlock(w, QStringLiteral("stencil2d.te"), "jacobi_update"));
+    views::IterationSpaceView* view = w.iterationSpaceView();
+    QVERIFY(view->setAxes(QStringLiteral("v_j"), QStringLiteral("v_t")));
+    QTRY_VERIFY(w.session()->isBusy()); // the slice is being computed
+    w.session()->jobs()->cancelAll();
+    QVERIFY(settle(w));
+    QVERIFY2(view->status().contains(QStringLiteral("Cancelled: change the axes, a slider or the selection")),
+             qPrintable(view->status()));
+    QVERIFY(!view->drawing());
+    // The next change computes again.
+    QVERIFY(view->setAxes(QStringLiteral("v_i"), QStringLiteral("v_t")));
+    QTRY_VERIFY(settle(w) && view->drawing() && view->drawing()->space.xName == "v_i");
+  }
+
   void exportsPngAndSvgOfTheCanvasSize() {
     gui::MainWindow& w = *m_window;
     QVERIFY(showBlock(w, QStringLiteral("stencil2d.te"), "jacobi_update"));
