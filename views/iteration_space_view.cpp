@@ -95,6 +95,7 @@ void IterationSpaceCanvas::setDrawing(std::shared_ptr<const SpaceDrawing> drawin
                          m_drawing->space.xMin == drawing->space.xMin && m_drawing->space.yMin == drawing->space.yMin;
   m_drawing = std::move(drawing);
   m_hover = -1;
+  countKeys();
   m_time = keyCount();
   if (m_fitted || !sameSlice) zoomToFit();
   update();
@@ -103,12 +104,14 @@ void IterationSpaceCanvas::setDrawing(std::shared_ptr<const SpaceDrawing> drawin
 void IterationSpaceCanvas::setMessage(const QString& message) {
   m_message = message;
   m_drawing.reset();
+  countKeys();
   m_hover = -1;
   update();
 }
 
 void IterationSpaceCanvas::setColoring(SpaceColoring coloring) {
   m_coloring = coloring;
+  countKeys();
   m_time = keyCount();
   update();
 }
@@ -128,12 +131,12 @@ std::int64_t IterationSpaceCanvas::keyOf(int index) const {
   return inst.order;
 }
 
-std::int64_t IterationSpaceCanvas::keyCount() const {
-  if (!m_drawing || m_drawing->space.instances.empty()) return 0;
-  std::int64_t top = 0;
+void IterationSpaceCanvas::countKeys() {
+  m_keys = 0;
+  if (!m_drawing || m_drawing->space.instances.empty()) return;
   for (int i = 0; i < static_cast<int>(m_drawing->space.instances.size()); ++i)
-    top = std::max(top, keyOf(i));
-  return top + 1;
+    m_keys = std::max(m_keys, keyOf(i));
+  ++m_keys;
 }
 
 void IterationSpaceCanvas::setDark(bool dark) {

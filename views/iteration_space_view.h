@@ -71,7 +71,7 @@ public:
   void setTime(std::int64_t time);
   std::int64_t time() const { return m_time; }
   /// Number of distinct keys (instances, wavefronts or parallel steps) of the drawing.
-  std::int64_t keyCount() const;
+  std::int64_t keyCount() const { return m_keys; }
   /// The colouring's key of instance `index` (order, wavefront or parallel step).
   std::int64_t keyOf(int index) const;
   void setDark(bool dark);
@@ -107,6 +107,7 @@ protected:
 
 private:
   QColor keyColor(std::int64_t key) const;
+  void countKeys(); ///< m_keys from the drawing and the colouring
   void paintAxes(QPainter& p) const;
   void paintLegend(QPainter& p) const;
   void paintArrows(QPainter& p, const QRectF& visible);
@@ -114,6 +115,7 @@ private:
   QString m_message;
   SpaceColoring m_coloring = SpaceColoring::Order;
   std::int64_t m_time = 0;
+  std::int64_t m_keys = 0; ///< keyCount()
   bool m_dark = false;
   bool m_fitted = true;
   double m_scale = 20;
