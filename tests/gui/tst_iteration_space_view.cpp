@@ -24,6 +24,7 @@
 #include <QSlider>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QWheelEvent>
 
 using namespace loopscape;
 using namespace loopscape::testing;
@@ -453,6 +454,31 @@ private Q_SLOTS:
     // The next change computes again.
     QVERIFY(view->setAxes(QStringLiteral("v_i"), QStringLiteral("v_t")));
     QTRY_VERIFY(settle(w) && view->drawing() && view->drawing()->space.xName == "v_i");
+  }
+
+  void wheelZoomsAboutTheMouseAndHoverFindsTheDot() {
+    gui::MainWindow& w = *m_window;
+    QVERIFY(showBlock(w, QStringLiteral("stencil2d.te"), "jacobi_update"));
+    views::IterationSpaceCanvas* canvas = w.iterationSpaceView()->canvas();
+    QVERIFY(canvas->isFitted());
+    const double before = canvas->scale();
+    const QPointF at = canvas->instancePosition(20);
+    QWheelEvent wheel(at, canvas->mapToGlobal(at), QPoint(), QPoint(0, 240), Qt::NoButton, Qt::NoModifier,
+                      Qt::NoScrollPhase, false);
+    QApplication::sendEvent(canvas, &wheel);
+    QVERIFY(canvas->scale() > before * 1.3);
+    QVERIFY(!canvas->isFitted());
+    // The dot under the mouse stays there.
+    QVERIFY(std::abs(canvas->instancePosition(20).x() - at.x()) < 0.01);
+    QVERIFY(std::abs(canvas->instancePosition(20).y() - at.y()) < 0.01);
+    QCOMPARE(canvas->instanceAt(at), 20);
+    // Hovering: the instance under the mouse; none outside the slice (the axis margin).
+    QCOMPARE(canvas->instanceAt(canvas->instancePosition(21)), 21);
+    QCOMPARE(canvas->instanceAt(QPointF(4, 4)), -1);
+    QVERIFY(canvas->describeInstance(21).contains(QStringLiteral("execution rank 21 of")));
+    QTest::mouseDClick(canvas, Qt::LeftButton, {}, at.toPoint());
+    QVERIFY(canvas->isFitted());
+    QCOMPARE(canvas->scale(), before);
   }
 
   void exportsPngAndSvgOfTheCanvasSize() {
