@@ -3,6 +3,7 @@
 #include "app/gui/code_jobs.h"
 #include "app/gui/job_runner.h"
 #include "app/gui/session.h"
+#include "core/poly/poly_schedule.h"
 #include "views/code_highlighter.h"
 #include "views/compare_chart.h"
 #include "views/tensorir_view.h"
@@ -34,8 +35,8 @@ namespace {
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 /// The chooser's entries, in CompareSpec::Kind order.
-const char* kKindTexts[] = {"Current trace", "Trace step",        "poly_auto",
-                            "Trace file",    "Tuning log (best)", "Original program"};
+const char* const kKindTexts[] = {"Current trace", "Trace step",        poly::kPolyAutoName,
+                                  "Trace file",    "Tuning log (best)", "Original program"};
 
 struct DiffColors {
   QColor removed, added, changed;

@@ -25,6 +25,7 @@
 #include "app/gui/tune_jobs.h"
 #include "app/gui/view_export.h"
 #include "core/ir/error_boundary.h"
+#include "core/poly/poly_schedule.h"
 #include "views/model_view.h"
 #include "views/schedule_tree_view.h"
 #include "views/tensorir_view.h"
@@ -187,8 +188,10 @@ int runWorkbench(int argc, char** argv) {
     compareA = loopscape::gui::parseCompareSpec(
         parser.isSet(compareAOption) ? parser.value(compareAOption).toStdString() : "current", &why);
     if (!compareA) return fail(QStringLiteral("--compare-a: %1").arg(QString::fromStdString(why)));
-    compareB = loopscape::gui::parseCompareSpec(
-        parser.isSet(compareBOption) ? parser.value(compareBOption).toStdString() : "poly_auto", &why);
+    compareB =
+        loopscape::gui::parseCompareSpec(parser.isSet(compareBOption) ? parser.value(compareBOption).toStdString()
+                                                                      : std::string(loopscape::poly::kPolyAutoName),
+                                         &why);
     if (!compareB) return fail(QStringLiteral("--compare-b: %1").arg(QString::fromStdString(why)));
     if (files.isEmpty()) return fail(QStringLiteral("--compare-a and --compare-b need a FILE"));
   } else if (parser.isSet(compareTabOption) || parser.isSet(compareRunOption)) {
