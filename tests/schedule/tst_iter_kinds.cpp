@@ -36,7 +36,7 @@ ir::PrimFunc program() {
   return p->module.functions.front();
 }
 
-RV one(Schedule& sch, Expected<std::vector<RV>> r) {
+RV one(Expected<std::vector<RV>> r) {
   if (!r) qFatal("%s", r.error().message.c_str());
   return r->front();
 }
@@ -78,8 +78,8 @@ private Q_SLOTS:
     QFETCH(QString, code);
     QFETCH(QString, message);
     Schedule sch(program());
-    RV b = one(sch, sch.apply("get_block", {}, {block.toStdString()}));
-    RV loop = one(sch, sch.apply("get_loops", {b}));
+    RV b = one(sch.apply("get_block", {}, {block.toStdString()}));
+    RV loop = one(sch.apply("get_loops", {b}));
     std::vector<schedule::TraceValue> inputs{b};
     std::vector<schedule::TraceValue> attrs;
     if (primitive == "parallel" || primitive == "bind") inputs = {loop};
@@ -95,8 +95,8 @@ private Q_SLOTS:
 
   void orderPreservingStepsApply() {
     Schedule sch(program());
-    RV d = one(sch, sch.apply("get_block", {}, {"D"}));
-    RV loop = one(sch, sch.apply("get_loops", {d}));
+    RV d = one(sch.apply("get_block", {}, {"D"}));
+    RV loop = one(sch.apply("get_loops", {d}));
     auto split = sch.apply("split", {loop, schedule::TraceList{nullptr, 4}});
     QVERIFY2(split.has_value(), split ? "" : split.error().message.c_str());
     const std::string diff = testing::compareResults(program(), sch.func());
