@@ -4,6 +4,8 @@
 // its barriers and shared memory), and, without a CUDA driver, build() saying that it
 // cannot run. The NVRTC and ptxas parts skip, saying why, without the CUDA toolkit and in
 // the sanitizer build (NVRTC is not loaded into an ASan process).
+#include "gpu_test_helpers.h"
+
 #include "core/codegen/gpu_bound_loop_check.h"
 #include "core/codegen/pipeline.h"
 #include "core/frontend/te_frontend.h"
@@ -23,21 +25,9 @@ using namespace loopscape::codegen;
 
 namespace {
 
-std::string readSource(const std::string& relative) {
-  std::ifstream in(std::string(LS_SOURCE_DIR) + "/" + relative);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-ir::PrimFunc scheduled(const std::string& program, const std::string& script) {
-  auto f = frontend::parseTe(program, "test.te");
-  if (!f) qFatal("%s", renderDiagnostic(f.error(), program).c_str());
-  schedule::Schedule sch(*f);
-  auto ok = schedule::applyScript(sch, script, "test.py");
-  if (!ok) qFatal("%s", renderDiagnostic(ok.error(), script).c_str());
-  return sch.func();
-}
+using testing::kTwoKernels;
+using testing::readSource;
+using testing::scheduled;
 
 const char* kSmall = R"(from tvm import te
 A = te.placeholder((32, 8), dtype="float32", name="A")
@@ -71,28 +61,6 @@ j_0, j_1, j_2 = sch.split(j, [None, 8, 4])
 sch.bind(i, "blockIdx.x")
 sch.bind(j_1, "threadIdx.x")
 sch.vectorize(j_2)
-)";
-
-/// Two kernels (bound top loops) in one function.
-const char* kTwoKernels = R"(# from tvm.script import tir as T
-@T.prim_func
-def main(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"), C: T.Buffer((64, 64), "float32")):
-    for i in T.thread_binding(64, thread="blockIdx.x"):
-        for j in T.thread_binding(64, thread="threadIdx.x"):
-            with T.block("B"):
-                vi, vj = T.axis.remap("SS", [i, j])
-                T.reads(A[vi, vj])
-                T.writes(B[vi, vj])
-                B[vi, vj] = A[vi, vj] * T.float32(2)
-    for i in T.thread_binding(32, thread="blockIdx.x"):
-        for j in T.thread_binding(64, thread="threadIdx.x"):
-            for r in range(2):
-                with T.block("C"):
-                    vi = T.axis.spatial(64, i * 2 + r)
-                    vj = T.axis.spatial(64, j)
-                    T.reads(B[63 - vj, vi])
-                    T.writes(C[vi, vj])
-                    C[vi, vj] = B[63 - vj, vi] + T.float32(1)
 )";
 
 } // namespace

@@ -9,6 +9,8 @@
 //
 // The running tests skip, saying why, where no OpenCL platform is usable; the whole test
 // skips in the sanitizer build (see initTestCase).
+#include "gpu_test_helpers.h"
+
 #include "core/codegen/gpu_bound_loop_check.h"
 #include "core/codegen/lower.h"
 #include "core/codegen/lower_storage_sync.h"
@@ -34,66 +36,12 @@ using namespace loopscape::codegen;
 
 namespace {
 
-// samples/matmul.te with smaller sizes (the trace's tiles divide them).
-const char* kMatmul = R"(from tvm import te
-M, N, K = 128, 128, 64
-A = te.placeholder((M, K), dtype="float32", name="A")
-B = te.placeholder((K, N), dtype="float32", name="B")
-k = te.reduce_axis((0, K), name="k")
-C = te.compute((M, N), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
-)";
-
-std::string readSource(const std::string& relative) {
-  std::ifstream in(std::string(LS_SOURCE_DIR) + "/" + relative);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (ss.str().empty()) qFatal("cannot read %s", relative.c_str());
-  return ss.str();
-}
-
-ir::PrimFunc parse(const std::string& text) {
-  auto f = frontend::parseTe(text, "test.te");
-  if (!f) qFatal("%s", renderDiagnostic(f.error(), text).c_str());
-  return *f;
-}
-
-ir::PrimFunc scheduled(const ir::PrimFunc& original, const std::string& script) {
-  schedule::Schedule sch(original);
-  auto ok = schedule::applyScript(sch, script, "test.py");
-  if (!ok) qFatal("%s", renderDiagnostic(ok.error(), script).c_str());
-  return sch.func();
-}
-
-/// Two kernels: C reads B transposed, so the second kernel needs every block of the first
-/// finished (a barrier cannot do that; a second launch does).
-const char* kTwoKernels = R"(# from tvm.script import tir as T
-@T.prim_func
-def main(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"), C: T.Buffer((64, 64), "float32")):
-    for i in T.thread_binding(64, thread="blockIdx.x"):
-        for j in T.thread_binding(64, thread="threadIdx.x"):
-            with T.block("B"):
-                vi, vj = T.axis.remap("SS", [i, j])
-                T.reads(A[vi, vj])
-                T.writes(B[vi, vj])
-                B[vi, vj] = A[vi, vj] * T.float32(2)
-    for i in T.thread_binding(32, thread="blockIdx.x"):
-        for j in T.thread_binding(64, thread="threadIdx.x"):
-            for r in range(2):
-                with T.block("C"):
-                    vi = T.axis.spatial(64, i * 2 + r)
-                    vj = T.axis.spatial(64, j)
-                    T.reads(B[63 - vj, vi])
-                    T.writes(C[vi, vj])
-                    C[vi, vj] = B[63 - vj, vi] + T.float32(1)
-)";
-
-ir::PrimFunc parseScript(const std::string& text) {
-  auto p = frontend::parseTvmScript(text, "test.py");
-  if (!p) qFatal("%s", renderDiagnostic(p.error(), text).c_str());
-  auto f = frontend::selectFunction(*p, "", "test.py");
-  if (!f) qFatal("%s", renderDiagnostic(f.error(), text).c_str());
-  return *f;
-}
+using testing::kTwoKernels;
+using testing::parse;
+using testing::parseScript;
+using testing::readSource;
+using testing::scheduled;
+const char* const kMatmul = testing::kGpuMatmul;
 
 RunOptions isolated() {
   RunOptions o;
