@@ -61,10 +61,11 @@ public:
     ir::Expr opaque = mutate(v);
     if (m_kept.empty()) return m_analyzer.simplify(v);
     ir::Expr simplified = m_analyzer.simplify(opaque);
-    ir::VarMap back;
-    for (const auto& [placeholder, value] : m_kept)
-      back[placeholder.get()] = value;
-    ir::Expr out = ir::substitute(simplified, back);
+    // A kept value may hold placeholders kept before it (a nested floordiv of a sum):
+    // put the values back latest first, so each substitution uncovers only earlier ones.
+    ir::Expr out = simplified;
+    for (auto it = m_kept.rbegin(); it != m_kept.rend(); ++it)
+      out = ir::substitute(out, ir::VarMap{{it->first.get(), it->second}});
     for (const auto& kept : m_kept)
       m_analyzer.unbind(kept.first);
     m_kept.clear();
