@@ -21,10 +21,15 @@
 #include <QFileInfo>
 #include <QImage>
 #include <QLabel>
+#include <QScopeGuard>
+#include <QSemaphore>
 #include <QSlider>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThreadPool>
 #include <QWheelEvent>
+
+#include <memory>
 
 using namespace loopscape;
 using namespace loopscape::testing;
@@ -444,9 +449,25 @@ private Q_SLOTS:
     gui::MainWindow& w = *m_window;
     QVERIFY(showBlock(w, QStringLiteral("stencil2d.te"), "jacobi_update"));
     views::IterationSpaceView* view = w.iterationSpaceView();
+    // Every pool thread is held, so the slice's job waits in the queue until it is cancelled
+    // (a slice this small would otherwise finish before the test can cancel it).
+    QThreadPool* pool = QThreadPool::globalInstance();
+    const int threads = pool->maxThreadCount();
+    auto started = std::make_shared<QSemaphore>(), release = std::make_shared<QSemaphore>();
+    for (int i = 0; i < threads; ++i)
+      pool->start([started, release] {
+        started->release();
+        release->acquire();
+      });
+    const auto unhold = qScopeGuard([&] {
+      if (release) release->release(threads);
+    });
+    QVERIFY(started->tryAcquire(threads, 10000));
     QVERIFY(view->setAxes(QStringLiteral("v_j"), QStringLiteral("v_t")));
-    QTRY_VERIFY(w.session()->isBusy()); // the slice is being computed
+    QTRY_VERIFY(w.session()->isBusy()); // the slice is queued (after the view's short delay)
     w.session()->jobs()->cancelAll();
+    release->release(threads);
+    release.reset();
     QVERIFY(settle(w));
     QVERIFY2(view->status().contains(QStringLiteral("Cancelled: change the axes, a slider or the selection")),
              qPrintable(view->status()));
