@@ -13,14 +13,13 @@
 #include "commands.h"
 #include "interrupt_guard.h"
 
-#include "core/codegen/pipeline.h"
 #include "core/ir/structural_equal.h"
-#include "core/poly/tile_model.h"
 #include "core/schedule/trace_python.h"
 #include "core/tune/cost_model.h"
 #include "core/tune/model_file.h"
 #include "core/tune/search.h"
 #include "core/tune/task_scheduler.h"
+#include "core/tune/tune_settings.h"
 
 #include <atomic>
 #include <csignal>
@@ -28,28 +27,18 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
-#include <thread>
 #include <unistd.h>
 
 namespace loopscape::cli {
 
 namespace {
 
-struct TuneCliOptions {
+/// The search's settings (shared with the GUI's Tune dock: tune_settings.h) and what only
+/// the command line has.
+struct TuneCliOptions : tune::TuneSettings {
   std::vector<std::string> files;
-  std::string target = "cpu-llvm";
-  int trials = 64;
-  std::string strategy = "mixed";
   std::string records;
   std::string curve;
-  std::string model = "xgb";
-  int threads = 0;
-  double timeBudget = 0;
-  std::uint64_t seed = 1;
-  int batch = 16;
-  int population = 64;
-  double timeout = 10;
-  bool fastMath = false;
   std::vector<std::string> shapes;
 };
 
@@ -120,26 +109,14 @@ struct TaskSetup {
 
 std::optional<TaskSetup> setUp(CliTask task, const TuneCliOptions& opt, int& exitCode) {
   TaskSetup s;
-  tune::LocalMeasureOptions mo;
-  mo.target = opt.target;
-  mo.build.threads = opt.threads;
-  mo.build.fastMath = opt.fastMath;
-  mo.timeoutSeconds = opt.timeout;
-  auto measurer = tune::LocalMeasurer::create(task.func, task.sizes, mo);
+  auto measurer = tune::LocalMeasurer::create(task.func, task.sizes, tune::makeMeasureOptions(opt));
   if (!measurer) {
     printDiagnostic(measurer.error());
     exitCode = measurer.error().code.starts_with("codegen.toolchain") ? kExitInternal : kExitBadInput;
     return std::nullopt;
   }
   s.measurer = std::move(*measurer);
-  s.tuneTask.func = task.func;
-  s.tuneTask.sizes = task.sizes;
-  s.tuneTask.target = opt.target;
-  s.tuneTask.threads = opt.threads;
-  s.tuneTask.fastMath = opt.fastMath;
-  const codegen::Target* target = &s.measurer->target();
-  const codegen::Pipeline* pipeline = &s.measurer->pipeline();
-  s.tuneTask.lower = [target, pipeline](const ir::PrimFunc& f) { return pipeline->lower(*target, f); };
+  s.tuneTask = tune::makeTuneTask(task.func, task.sizes, opt, *s.measurer);
   s.task = std::move(task);
   return s;
 }
@@ -294,12 +271,12 @@ int runMany(std::vector<TaskSetup>& setups, const TuneCliOptions& opt, tune::Cos
 }
 
 int runTune(const TuneCliOptions& opt) {
-  auto strategy = tune::parseStrategy(opt.strategy);
-  if (!strategy) {
-    printDiagnostic(strategy.error());
+  auto options = tune::makeTuneOptions(opt);
+  if (!options) {
+    printDiagnostic(options.error());
     return kExitBadInput;
   }
-  auto model = tune::makeCostModel(opt.model, opt.seed);
+  auto model = tune::makeCostModel(opt);
   if (!model) {
     printDiagnostic(model.error());
     return kExitBadInput;
@@ -331,16 +308,7 @@ int runTune(const TuneCliOptions& opt) {
     if (!s) return exitCode;
     setups.push_back(std::move(*s));
   }
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  tune::TuneOptions to;
-  to.trials = opt.trials;
-  to.batchSize = opt.batch;
-  to.population = opt.population;
-  to.strategy = *strategy;
-  to.seed = opt.seed;
-  to.timeBudgetSeconds = opt.timeBudget;
-  to.space.cores = opt.threads > 0 ? std::min(opt.threads, cores) : cores;
-  to.space.vectorLanes = std::max(1, poly::MachineModel::host().vectorBytes / 4);
+  const tune::TuneOptions& to = *options;
   if (!opt.records.empty()) {
     // A model that cannot be read does not stop the search: it starts afresh and learns
     // from the log's records of this workload again.
