@@ -15,6 +15,7 @@
 #include "core/frontend/relay/relay_te_printer.h"
 #include "core/frontend/relay/relay_type_infer.h"
 
+#include "core/graph/model.h"
 #include "core/ir/npy.h"
 #include "core/ir/printer.h"
 
@@ -55,6 +56,7 @@ struct RelayOptions {
   std::uint64_t seed = 0;
   bool interpret = false;
   bool verbose = false;
+  bool alterLayout = false;
   int group = -1;
   std::string out;
 };
@@ -77,9 +79,12 @@ std::optional<Prepared> prepare(const RelayOptions& opt) {
     printDiagnostic(r.error(), p.source);
     return std::nullopt;
   }
-  auto passed = relay::runPasses(*model, [&](const std::string& line) {
-    if (opt.verbose) std::fprintf(stderr, "pass %s\n", line.c_str());
-  });
+  auto passed = relay::runPasses(
+      *model,
+      [&](const std::string& line) {
+        if (opt.verbose) std::fprintf(stderr, "pass %s\n", line.c_str());
+      },
+      graph::hostPassOptions(opt.alterLayout));
   if (!passed) {
     printDiagnostic(passed.error(), p.source);
     return std::nullopt;
@@ -251,15 +256,21 @@ void registerRelay(CLI::App& app, CommandResult& result) {
   relay->require_subcommand(1);
   auto opt = std::make_shared<RelayOptions>();
   const char* modelHelp = "Relay text file (TVM 0.8-0.18, #[version = \"0.0.5\"])";
+  const char* alterLayoutHelp =
+      "AlterOpLayout as TVM on x86: NCHW conv2d as nn.contrib_conv2d_NCHWc in NCHW[x]c, blocks of the host's "
+      "vector lanes, layout_transform at the borders";
   auto* print = relay->add_subcommand("print", "Parse and type-check MODEL.relay and print the typed graph");
   print->add_option("MODEL", opt->file, modelHelp)->required();
   auto passes = std::make_shared<bool>(false);
-  print->add_flag("--passes", *passes,
-                  "Print the graph after the passes (InlineGlobals, SimplifyInference, FoldConstant, CSE; --verbose "
-                  "logs each), without the metadata of the folded constants");
+  print->add_flag(
+      "--passes", *passes,
+      "Print the graph after the passes (InlineGlobals, SimplifyInference, AlterOpLayout with --alter-layout, "
+      "FoldConstant, CSE; --verbose "
+      "logs each), without the metadata of the folded constants");
   print->add_option("--params", opt->params, "Directory with const_<i>.npy values of meta[relay.Constant][i]");
   print->add_option("--seed", opt->seed, "Seed of the random constants")->capture_default_str();
   print->add_flag("--verbose", opt->verbose, "Log each graph pass");
+  print->add_flag("--alter-layout", opt->alterLayout, alterLayoutHelp);
   print->callback(
       [opt, passes, &result] { result.exitCode = *passes ? printAfterPasses(*opt) : printRelayModel(opt->file); });
   auto common = [&](CLI::App* cmd) {
@@ -267,6 +278,7 @@ void registerRelay(CLI::App& app, CommandResult& result) {
     cmd->add_option("--params", opt->params, "Directory with const_<i>.npy values of meta[relay.Constant][i]");
     cmd->add_option("--seed", opt->seed, "Seed of the random constants and inputs")->capture_default_str();
     cmd->add_flag("--verbose", opt->verbose, "Log each graph pass");
+    cmd->add_flag("--alter-layout", opt->alterLayout, alterLayoutHelp);
   };
   auto* groups = relay->add_subcommand("groups", "Run the graph passes and FuseOps; list the fused groups");
   common(groups);
@@ -322,6 +334,7 @@ void registerRelay(CLI::App& app, CommandResult& result) {
     compiled->saveParams = opt->saveParams;
     compiled->seed = opt->seed;
     compiled->verbose = opt->verbose;
+    compiled->alterLayout = opt->alterLayout;
     result.exitCode = runCompiledModel(*compiled);
   });
 }

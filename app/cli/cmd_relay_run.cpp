@@ -52,6 +52,7 @@ int runCompiledModel(const RelayRunOptions& opt) {
   graph::ModelLoadOptions lo;
   lo.paramsDir = opt.params;
   lo.seed = opt.seed;
+  lo.passes = graph::hostPassOptions(opt.alterLayout);
   if (opt.verbose) lo.passLog = [](const std::string& line) { std::fprintf(stderr, "pass %s\n", line.c_str()); };
   auto model = graph::loadModel(opt.file, lo);
   if (!model) {

@@ -21,6 +21,7 @@ struct RelayRunOptions {
   bool inProcess = false;
   double timeout = 60;
   bool verbose = false;
+  bool alterLayout = false; ///< AlterOpLayout (NCHW[x]c convolutions)
 };
 
 /// Compiles, runs (and verifies) the model; the exit status.

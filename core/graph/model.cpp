@@ -6,6 +6,7 @@
 #include "core/frontend/relay/relay_type_infer.h"
 #include "core/ir/file_read.h"
 #include "core/ir/npy.h"
+#include "core/poly/tile_model.h"
 #include "core/tune/records.h"
 
 #include <fmt/format.h>
@@ -29,6 +30,13 @@ std::int64_t Model::totalFlops() const {
   return total;
 }
 
+relay::PassOptions hostPassOptions(bool alterLayout) {
+  relay::PassOptions o;
+  o.alterLayout = alterLayout;
+  o.lanes = static_cast<int>(poly::MachineModel::host().vectorBytes / 4);
+  return o;
+}
+
 Expected<Model> loadModel(const std::string& path, const ModelLoadOptions& options) {
   auto text = ir::readSourceFile(path);
   if (!text) return std::unexpected(text.error());
@@ -46,7 +54,7 @@ Expected<Model> loadModelText(std::string text, const std::string& path, const M
   m.sourceConstants = typed->constants.size();
   if (auto r = relay::materializeConstants(*typed, options.paramsDir, options.seed); !r)
     return std::unexpected(r.error());
-  auto passed = relay::runPasses(*typed, options.passLog);
+  auto passed = relay::runPasses(*typed, options.passLog, options.passes);
   if (!passed) return std::unexpected(passed.error());
   m.module = std::move(*passed);
   m.fusion = relay::fuseOps(m.main());

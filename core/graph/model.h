@@ -7,6 +7,7 @@
 
 #include "core/frontend/relay/relay_fuse.h"
 #include "core/frontend/relay/relay_memory.h"
+#include "core/frontend/relay/relay_passes.h"
 #include "core/ir/ndarray.h"
 #include "core/ir/prim_func.h"
 
@@ -55,7 +56,12 @@ struct ModelLoadOptions {
   std::string paramsDir;                           ///< const_<i>.npy values of meta constants (else seeded random)
   std::uint64_t seed = 0;                          ///< of the random constants
   std::function<void(const std::string&)> passLog; ///< one line per graph pass
+  frontend::relay::PassOptions passes;             ///< AlterOpLayout and its block size
 };
+
+/// The graph passes' options for this machine: AlterOpLayout when `alterLayout`, with
+/// blocks of the fp32 lanes of the host's vectors (16 with AVX-512, 8 with AVX2).
+frontend::relay::PassOptions hostPassOptions(bool alterLayout);
 
 /// Loads `path` (a Relay text file) or `text` when given. Errors are the importer's
 /// (relay.lex/parse/type, located in the file) and relay.lower naming the group.

@@ -1,6 +1,7 @@
 // The nn.* ops: convolution, dense, batch matmul, pools, normalisations, softmax, pad,
 // batch_flatten, dropout. Relations follow src/relay/op/nn/*.cc at TVM v0.18; computes
 // follow TOPI's stages and names.
+#include "core/frontend/relay/relay_layout.h"
 #include "core/frontend/relay/relay_op.h"
 
 #include "core/ir/op.h"
@@ -241,6 +242,131 @@ std::int64_t conv2dFlops(const std::vector<Type>& args, const Type& out, const C
   return saturatingFlops(2.0 * static_cast<double>(out.numel()) * static_cast<double>(perOut));
 }
 
+// ---- nn.contrib_conv2d_NCHWc (what AlterOpLayout makes of an NCHW conv2d on x86) ----
+
+/// The blocks of NCHW[x]c / OIHW[x]i[y]o / NCHW[y]c layouts: x and y, or 0 when a layout
+/// is not of that form.
+struct NchwcBlocks {
+  std::int64_t data = 0, kernelIn = 0, kernelOut = 0, out = 0;
+};
+
+std::int64_t blockOf(const std::string& layout, const std::string& primal, char sub) {
+  auto l = parseLayout(layout);
+  if (!l || l->size() != primal.size() + 1) return 0;
+  for (std::size_t k = 0; k < primal.size(); ++k)
+    if ((*l)[k].primal != primal[k] || (*l)[k].factor) return 0;
+  return l->back().primal == sub ? l->back().factor : 0;
+}
+
+NchwcBlocks nchwcBlocks(const CallAttrs& attrs) {
+  NchwcBlocks b;
+  b.data = blockOf(attrs.s("data_layout"), "NCHW", 'C');
+  b.out = blockOf(attrs.s("out_layout"), "NCHW", 'C');
+  // OIHW[x]i[y]o: two sub-axes.
+  auto l = parseLayout(attrs.s("kernel_layout"));
+  if (l && l->size() == 6 && (*l)[0].primal == 'O' && (*l)[1].primal == 'I' && (*l)[2].primal == 'H' &&
+      (*l)[3].primal == 'W' && !(*l)[0].factor && !(*l)[1].factor && !(*l)[2].factor && !(*l)[3].factor &&
+      (*l)[4].primal == 'I' && (*l)[5].primal == 'O') {
+    b.kernelIn = (*l)[4].factor;
+    b.kernelOut = (*l)[5].factor;
+  }
+  return b;
+}
+
+Expected<Type> conv2dNchwcRel(TypeContext& ctx) {
+  const NchwcBlocks b = nchwcBlocks(ctx.attrs);
+  if (!b.data)
+    return ctx.attrError("data_layout", fmt::format("nn.contrib_conv2d_NCHWc needs data_layout NCHW[x]c, got \"{}\"",
+                                                    ctx.attrs.s("data_layout")));
+  if (!b.kernelIn)
+    return ctx.attrError("kernel_layout",
+                         fmt::format("nn.contrib_conv2d_NCHWc needs kernel_layout OIHW[x]i[y]o, got \"{}\"",
+                                     ctx.attrs.s("kernel_layout")));
+  if (!b.out)
+    return ctx.attrError("out_layout", fmt::format("nn.contrib_conv2d_NCHWc needs out_layout NCHW[y]c, got \"{}\"",
+                                                   ctx.attrs.s("out_layout")));
+  if (b.kernelIn != b.data || b.kernelOut != b.out)
+    return ctx.attrError("kernel_layout",
+                         fmt::format("kernel_layout \"{}\" of nn.contrib_conv2d_NCHWc does not match data_layout "
+                                     "\"{}\" and out_layout \"{}\"",
+                                     ctx.attrs.s("kernel_layout"), ctx.attrs.s("data_layout"),
+                                     ctx.attrs.s("out_layout")));
+  if (ctx.attrs.i("groups") != 1) return ctx.attrError("groups", "nn.contrib_conv2d_NCHWc supports groups=1 only");
+  if (auto r = checkOutDtype(ctx); !r) return std::unexpected(r.error());
+  auto data = knownTensor(ctx, 0, "data", 5);
+  if (!data) return std::unexpected(data.error());
+  const Ints& ds = (*data)->shape;
+  if (ds[4] != b.data)
+    return ctx.error(fmt::format("nn.contrib_conv2d_NCHWc: the data {} does not match data_layout \"{}\"", shapeStr(ds),
+                                 ctx.attrs.s("data_layout")));
+  auto strides = pairAttr(ctx, "strides");
+  if (!strides) return std::unexpected(strides.error());
+  auto dilation = pairAttr(ctx, "dilation");
+  if (!dilation) return std::unexpected(dilation.error());
+  auto pad = paddingAttr(ctx);
+  if (!pad) return std::unexpected(pad.error());
+  if (!ctx.args[1].known()) {
+    if (ctx.attrs.isNone("channels") || ctx.attrs.isNone("kernel_size"))
+      return cannotInfer(ctx, 1, "weight", "give channels= and kernel_size= or a metadata section");
+    Ints ks = ctx.attrs.ints("kernel_size");
+    std::int64_t o = ctx.attrs.i("channels");
+    if (ks.size() != 2)
+      return ctx.attrError("kernel_size", "kernel_size of nn.contrib_conv2d_NCHWc must have 2 values");
+    if (o % b.out != 0)
+      return ctx.attrError("channels",
+                           fmt::format("channels={} of nn.contrib_conv2d_NCHWc is not a multiple of {}", o, b.out));
+    ctx.args[1] = Type::tensor({o / b.out, ds[1], ks[0], ks[1], b.data, b.out}, (*data)->dtype);
+  }
+  auto weight = knownTensor(ctx, 1, "weight", 6);
+  if (!weight) return std::unexpected(weight.error());
+  const Ints& ws = (*weight)->shape;
+  if (ws[1] != ds[1] || ws[4] != b.data || ws[5] != b.out)
+    return ctx.error(fmt::format("nn.contrib_conv2d_NCHWc: the weight {} does not match the data {} in layout \"{}\"",
+                                 shapeStr(ws), shapeStr(ds), ctx.attrs.s("kernel_layout")));
+  if (!ctx.attrs.isNone("channels") && ctx.attrs.i("channels") != ws[0] * b.out)
+    return ctx.attrError("channels",
+                         fmt::format("channels={} of nn.contrib_conv2d_NCHWc disagrees with the weight {} ({} output "
+                                     "channels)",
+                                     ctx.attrs.i("channels"), shapeStr(ws), ws[0] * b.out));
+  std::int64_t kh = ws[2], kw = ws[3];
+  if (ds[2] + (*pad)[0] + (*pad)[2] < (kh - 1) * (*dilation)[0] + 1 ||
+      ds[3] + (*pad)[1] + (*pad)[3] < (kw - 1) * (*dilation)[1] + 1)
+    return ctx.error(fmt::format("nn.contrib_conv2d_NCHWc: the kernel {}x{} is larger than the padded data {}", kh, kw,
+                                 shapeStr(ds)));
+  std::int64_t oh = (ds[2] + (*pad)[0] + (*pad)[2] - ((kh - 1) * (*dilation)[0] + 1)) / (*strides)[0] + 1;
+  std::int64_t ow = (ds[3] + (*pad)[1] + (*pad)[3] - ((kw - 1) * (*dilation)[1] + 1)) / (*strides)[1] + 1;
+  return Type::tensor({ds[0], ws[0], oh, ow, b.out}, outDtype(ctx.attrs, (*data)->dtype));
+}
+
+/// TOPI's conv2d_NCHWc (topi/nn/conv2d.py), with the input channels as two reduction
+/// axes (chunk, block) instead of one axis divided and taken modulo the block.
+Expected<std::vector<TensorPtr>> conv2dNchwcCompute(ComputeContext& ctx) {
+  const Operand& data = ctx.inputs[0];
+  const Operand& weight = ctx.inputs[1];
+  Ints strides = ctx.attrs.ints("strides"), dil = ctx.attrs.ints("dilation"),
+       pad = *padding4(ctx.attrs.ints("padding"));
+  ir::DataType t = ctx.outType.dtype;
+  TensorPtr padded = padStage(ctx, data, {0, 0, pad[0], pad[1], 0}, {0, 0, pad[2], pad[3], 0},
+                              ir::makeConst(data.dtype, 0), "data_pad");
+  Operand p{padded, {}, {}, data.dtype};
+  const Ints& ws = weight.shape;
+  return std::vector<TensorPtr>{ctx.reduce(
+      "conv2d_NCHWc", ctx.outType.shape, t, {"n", "oc_chunk", "oh", "ow", "oc_block"},
+      {{"ic_outer", ws[1]}, {"kh", ws[2]}, {"kw", ws[3]}, {"ic_inner", ws[4]}}, Combiner::Sum,
+      [&](const std::vector<Expr>& i, const std::vector<Expr>& r) {
+        Expr a = p.load({i[0], r[0], windowIndex(i[2], strides[0], r[1], dil[0]),
+                         windowIndex(i[3], strides[1], r[2], dil[1]), r[3]});
+        Expr b = weight.load({i[1], r[0], r[1], r[2], r[3], i[4]});
+        return castTo(t, a) * castTo(t, b);
+      },
+      "conv2d_NCHWc")};
+}
+
+std::int64_t conv2dNchwcFlops(const std::vector<Type>& args, const Type& out, const CallAttrs&) {
+  const Ints& w = args[1].shape;
+  return saturatingFlops(2.0 * static_cast<double>(out.numel()) * static_cast<double>(w[1] * w[2] * w[3] * w[4]));
+}
+
 // ---- nn.dense, nn.batch_matmul ----
 
 Expected<Type> denseRel(TypeContext& ctx) {
@@ -405,20 +531,40 @@ Expected<Type> dropoutRel(TypeContext& ctx) {
 // ---- pools ----
 
 struct PoolAxes {
-  std::size_t h = 2, w = 3;
+  std::size_t rank = 4, h = 2, w = 3;
 };
 
-Expected<PoolAxes> poolLayout(TypeContext& ctx, const char* attr) {
-  const std::string& l = ctx.attrs.s(attr);
-  if (l == "NCHW") return PoolAxes{2, 3};
-  if (l == "NHWC") return PoolAxes{1, 2};
-  return ctx.attrError(attr, fmt::format("{} of {} must be \"NCHW\" or \"NHWC\", got \"{}\"", attr, ctx.call.name, l));
+/// The H and W axes of a pool's layout: NCHW, NHWC or a blocked layout such as NCHW16c
+/// (H and W not split), as TOPI's pools take them.
+PoolAxes poolAxes(const std::string& layout) {
+  Layout l = parseLayout(layout).value_or(Layout{});
+  return {l.size(), static_cast<std::size_t>(primalIndex(l, 'H')), static_cast<std::size_t>(primalIndex(l, 'W'))};
+}
+
+Expected<PoolAxes> poolLayout(TypeContext& ctx, const char* attr, const Type& data) {
+  const std::string& s = ctx.attrs.s(attr);
+  auto l = parseLayout(s);
+  bool ok = l && primalIndex(*l, 'N') >= 0 && primalIndex(*l, 'C') >= 0 && primalIndex(*l, 'H') >= 0 &&
+            primalIndex(*l, 'W') >= 0 && l->size() - static_cast<std::size_t>(subFactor(*l, 'C') > 1) == 4 &&
+            subFactor(*l, 'H') == 1 && subFactor(*l, 'W') == 1;
+  if (!ok)
+    return ctx.attrError(attr, fmt::format("{} of {} must be \"NCHW\", \"NHWC\" or a blocked layout such as "
+                                           "\"NCHW16c\", got \"{}\"",
+                                           attr, ctx.call.name, s));
+  if (data.shape.size() != l->size())
+    return ctx.error(fmt::format("the data of {} must be {}-D for layout \"{}\", got shape {}", ctx.call.name,
+                                 l->size(), s, shapeStr(data.shape)));
+  for (std::size_t k = 0; k < l->size(); ++k)
+    if ((*l)[k].factor && data.shape[k] != (*l)[k].factor)
+      return ctx.error(fmt::format("the data {} of {} does not match layout \"{}\" (axis {} is {}, not {})",
+                                   shapeStr(data.shape), ctx.call.name, s, k, data.shape[k], (*l)[k].factor));
+  return poolAxes(s);
 }
 
 Expected<Type> pool2dRel(TypeContext& ctx) {
-  auto data = knownTensor(ctx, 0, "data", 4);
+  auto data = knownTensor(ctx, 0, "data");
   if (!data) return std::unexpected(data.error());
-  auto axes = poolLayout(ctx, "layout");
+  auto axes = poolLayout(ctx, "layout", **data);
   if (!axes) return std::unexpected(axes.error());
   auto size = pairAttr(ctx, "pool_size");
   if (!size) return std::unexpected(size.error());
@@ -449,14 +595,14 @@ Expected<Type> pool2dRel(TypeContext& ctx) {
 Expected<std::vector<TensorPtr>> pool2dCompute(ComputeContext& ctx) {
   const Operand& data = ctx.inputs[0];
   bool isMax = ctx.call.name == "nn.max_pool2d";
-  bool nhwc = ctx.attrs.s("layout") == "NHWC";
-  std::size_t ha = nhwc ? 1 : 2, wa = nhwc ? 2 : 3;
+  const PoolAxes axes = poolAxes(ctx.attrs.s("layout"));
+  const std::size_t ha = axes.h, wa = axes.w;
   Ints size = ctx.attrs.ints("pool_size"), st = ctx.attrs.ints("strides"), dil = ctx.attrs.ints("dilation");
   Ints pad = *padding4(ctx.attrs.ints("padding"));
   const Ints& out = ctx.outType.shape;
   ir::DataType t = data.dtype;
   // ceil_mode reads past the bottom/right edge: pad there as well (TOPI does the same).
-  Ints before(4, 0), after(4, 0);
+  Ints before(axes.rank, 0), after(axes.rank, 0);
   before[ha] = pad[0];
   before[wa] = pad[1];
   after[ha] =
@@ -473,16 +619,16 @@ Expected<std::vector<TensorPtr>> pool2dCompute(ComputeContext& ctx) {
     idx[wa] = windowIndex(i[wa], st[1], r[1], dil[1]);
     return src.load(idx);
   };
-  std::vector<std::pair<std::string, std::int64_t>> axes = {{"rv0", size[0]}, {"rv1", size[1]}};
+  std::vector<std::pair<std::string, std::int64_t>> reduceAxes = {{"rv0", size[0]}, {"rv1", size[1]}};
   if (isMax)
     return std::vector<TensorPtr>{
-        ctx.reduce("pool_max", out, t, loopNames(4), axes, Combiner::Max, window, "pool_max")};
-  TensorPtr sum = ctx.reduce("pool_sum", out, t, loopNames(4), axes, Combiner::Sum, window, "pool_sum");
+        ctx.reduce("pool_max", out, t, loopNames(axes.rank), reduceAxes, Combiner::Max, window, "pool_max")};
+  TensorPtr sum = ctx.reduce("pool_sum", out, t, loopNames(axes.rank), reduceAxes, Combiner::Sum, window, "pool_sum");
   Operand s{sum, {}, out, t};
   bool includePad = ctx.attrs.b("count_include_pad");
   std::int64_t h = data.shape[ha], w = data.shape[wa];
   return std::vector<TensorPtr>{ctx.compute(
-      "pool_avg", out, t, loopNames(4),
+      "pool_avg", out, t, loopNames(axes.rank),
       [&](const std::vector<Expr>& i) {
         if (includePad || !padded) return s.load(i) / ir::makeConst(t, static_cast<double>(size[0] * size[1]));
         // The number of window elements inside the unpadded input (dilation 1).
@@ -501,9 +647,9 @@ std::int64_t poolFlops(const std::vector<Type>&, const Type& out, const CallAttr
 }
 
 Expected<Type> globalPoolRel(TypeContext& ctx) {
-  auto data = knownTensor(ctx, 0, "data", 4);
+  auto data = knownTensor(ctx, 0, "data");
   if (!data) return std::unexpected(data.error());
-  auto axes = poolLayout(ctx, "layout");
+  auto axes = poolLayout(ctx, "layout", **data);
   if (!axes) return std::unexpected(axes.error());
   if (ctx.call.name == "nn.adaptive_avg_pool2d" && !ctx.attrs.isNone("output_size")) {
     Ints os = ctx.attrs.ints("output_size");
@@ -521,12 +667,13 @@ Expected<Type> globalPoolRel(TypeContext& ctx) {
 
 Expected<std::vector<TensorPtr>> globalPoolCompute(ComputeContext& ctx) {
   const Operand& data = ctx.inputs[0];
-  bool nhwc = ctx.attrs.s("layout") == "NHWC";
-  std::size_t ha = nhwc ? 1 : 2, wa = nhwc ? 2 : 3;
+  const PoolAxes axes = poolAxes(ctx.attrs.s("layout"));
+  const std::size_t ha = axes.h, wa = axes.w;
   ir::DataType t = data.dtype;
   const Ints& out = ctx.outType.shape;
   TensorPtr sum = ctx.reduce(
-      "adaptive_pool_sum", out, t, loopNames(4), {{"rv0", data.shape[ha]}, {"rv1", data.shape[wa]}}, Combiner::Sum,
+      "adaptive_pool_sum", out, t, loopNames(axes.rank), {{"rv0", data.shape[ha]}, {"rv1", data.shape[wa]}},
+      Combiner::Sum,
       [&](const std::vector<Expr>& i, const std::vector<Expr>& r) {
         std::vector<Expr> idx = i;
         idx[ha] = r[0];
@@ -537,7 +684,7 @@ Expected<std::vector<TensorPtr>> globalPoolCompute(ComputeContext& ctx) {
   Operand s{sum, {}, out, t};
   double count = static_cast<double>(data.shape[ha] * data.shape[wa]);
   return std::vector<TensorPtr>{ctx.compute(
-      "adaptive_pool_avg", out, t, loopNames(4),
+      "adaptive_pool_avg", out, t, loopNames(axes.rank),
       [&](const std::vector<Expr>& i) { return s.load(i) / ir::makeConst(t, count); }, "elemwise")};
 }
 
@@ -688,6 +835,23 @@ void addNnOps(std::vector<OpDef>& t) {
                conv2dRel,
                conv2dCompute,
                conv2dFlops});
+  t.push_back({"nn.contrib_conv2d_NCHWc",
+               2,
+               2,
+               {{"strides", AttrKind::Ints, one2},
+                {"padding", AttrKind::Ints, zero2},
+                {"dilation", AttrKind::Ints, one2},
+                {"groups", AttrKind::Int, AttrValue::integer(1)},
+                {"channels", AttrKind::OptInt, AttrValue::none()},
+                {"kernel_size", AttrKind::OptInts, AttrValue::none()},
+                {"data_layout", AttrKind::String, str("NCHW8c")},
+                {"kernel_layout", AttrKind::String, str("OIHW8i8o")},
+                {"out_layout", AttrKind::String, str("NCHW8c")},
+                {"out_dtype", AttrKind::String, str("")}},
+               OpPattern::OutEWiseFusable,
+               conv2dNchwcRel,
+               conv2dNchwcCompute,
+               conv2dNchwcFlops});
   t.push_back({"nn.dense",
                2,
                2,

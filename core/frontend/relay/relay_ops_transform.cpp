@@ -1,6 +1,7 @@
 // Ops that split, create or re-lay-out tensors: split (a tuple result), full and
 // layout_transform (plain layouts such as NCHW <-> NHWC and blocked ones such as
 // NCHW4c). Relations follow src/relay/op/tensor/transform.cc at TVM v0.18.
+#include "core/frontend/relay/relay_layout.h"
 #include "core/frontend/relay/relay_op.h"
 
 #include "core/ir/op.h"
@@ -8,7 +9,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 
 namespace loopscape::frontend::relay {
@@ -125,60 +125,6 @@ Expected<std::vector<TensorPtr>> fullCompute(ComputeContext& ctx) {
 }
 
 // ---- layout_transform ----
-
-/// A layout such as "NCHW" or "NCHW4c": each axis is a primal letter (upper case) or a
-/// sub-axis (lower case) with its factor.
-struct LayoutAxis {
-  char primal;
-  std::int64_t factor; ///< 0 for a primal axis
-};
-
-std::optional<std::vector<LayoutAxis>> parseLayout(const std::string& s) {
-  std::vector<LayoutAxis> out;
-  std::int64_t factor = 0;
-  for (char c : s) {
-    if (std::isdigit(static_cast<unsigned char>(c))) {
-      factor = factor * 10 + (c - '0');
-      if (factor > (1 << 20)) return std::nullopt;
-    } else if (std::isupper(static_cast<unsigned char>(c)) && factor == 0) {
-      out.push_back({c, 0});
-    } else if (std::islower(static_cast<unsigned char>(c)) && factor > 0) {
-      out.push_back({static_cast<char>(std::toupper(static_cast<unsigned char>(c))), factor});
-      factor = 0;
-    } else {
-      return std::nullopt;
-    }
-  }
-  if (factor) return std::nullopt;
-  // Every primal axis once, at most one sub-axis each; every sub-axis names a primal
-  // axis of the layout.
-  for (std::size_t i = 0; i < out.size(); ++i)
-    for (std::size_t j = i + 1; j < out.size(); ++j)
-      if (out[i].primal == out[j].primal && (out[i].factor == 0) == (out[j].factor == 0)) return std::nullopt;
-  for (const auto& a : out) {
-    if (!a.factor) continue;
-    bool found = false;
-    for (const auto& b : out)
-      found = found || (b.primal == a.primal && b.factor == 0);
-    if (!found) return std::nullopt;
-  }
-  return out;
-}
-
-std::int64_t subFactor(const std::vector<LayoutAxis>& l, char primal) {
-  std::int64_t f = 1;
-  for (const auto& a : l)
-    if (a.primal == primal && a.factor) f *= a.factor;
-  return f;
-}
-
-/// The extent of each primal axis given a shape in layout `l`.
-std::map<char, std::int64_t> primalExtents(const std::vector<LayoutAxis>& l, const Ints& shape) {
-  std::map<char, std::int64_t> e;
-  for (std::size_t k = 0; k < l.size(); ++k)
-    if (!l[k].factor) e[l[k].primal] = shape[k] * subFactor(l, l[k].primal);
-  return e;
-}
 
 Expected<Type> layoutTransformRel(TypeContext& ctx) {
   auto d = knownData(ctx);

@@ -1,5 +1,6 @@
 #include "core/frontend/relay/relay_passes.h"
 
+#include "core/frontend/relay/relay_alter_layout.h"
 #include "core/frontend/relay/relay_fuse.h"
 #include "core/frontend/relay/relay_op.h"
 #include "core/frontend/relay/relay_type_infer.h"
@@ -218,7 +219,8 @@ Module eliminateCommonSubexpr(const Module& module) {
   return out;
 }
 
-Expected<Module> runPasses(const Module& typed, const std::function<void(const std::string&)>& log) {
+Expected<Module> runPasses(const Module& typed, const std::function<void(const std::string&)>& log,
+                           const PassOptions& options) {
   auto note = [&](const char* pass, const Module& before, const Module& after) {
     if (log) log(fmt::format("{}: {} -> {} nodes", pass, countNodes(before), countNodes(after)));
   };
@@ -235,6 +237,14 @@ Expected<Module> runPasses(const Module& typed, const std::function<void(const s
   m->functions = {main};
   m = step("SimplifyInference", *m, simplifyInference(*m));
   if (!m) return m;
+  if (options.alterLayout) {
+    Module before = *m;
+    int converted = 0;
+    m = step("AlterOpLayout", before, alterOpLayout(before, {options.lanes}, &converted));
+    if (!m) return m;
+    if (log)
+      log(fmt::format("AlterOpLayout: {} conv2d in NCHW[x]c (blocks of up to {} channels)", converted, options.lanes));
+  }
   bool allValues = true;
   for (const auto& c : m->constants)
     allValues = allValues && c.defined();

@@ -25,10 +25,18 @@ Module simplifyInference(const Module& module);
 Expected<Module> foldConstant(const Module& module);
 Module eliminateCommonSubexpr(const Module& module);
 
-/// inlineGlobals, simplifyInference, foldConstant (when every constant has a value),
-/// eliminateCommonSubexpr, each followed by type inference; `log` receives one line per
-/// pass ("SimplifyInference: 12 -> 20 nodes").
-Expected<Module> runPasses(const Module& typed, const std::function<void(const std::string&)>& log = {});
+struct PassOptions {
+  /// AlterOpLayout (relay_alter_layout.h) after SimplifyInference: NCHW convolutions in
+  /// NCHW[x]c, blocks of up to `lanes` channels. Off by default, as in TVM below opt_level 3.
+  bool alterLayout = false;
+  int lanes = 16;
+};
+
+/// inlineGlobals, simplifyInference, alterOpLayout (when asked), foldConstant (when every
+/// constant has a value), eliminateCommonSubexpr, each followed by type inference; `log`
+/// receives one line per pass ("SimplifyInference: 12 -> 20 nodes").
+Expected<Module> runPasses(const Module& typed, const std::function<void(const std::string&)>& log = {},
+                           const PassOptions& options = {});
 
 /// Rebuilds `root` bottom-up: each node with its arguments replaced, then `fn` may
 /// return a replacement (or the node itself).

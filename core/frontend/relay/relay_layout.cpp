@@ -1,0 +1,54 @@
+#include "core/frontend/relay/relay_layout.h"
+
+#include <cctype>
+
+namespace loopscape::frontend::relay {
+
+std::optional<Layout> parseLayout(const std::string& s) {
+  Layout out;
+  std::int64_t factor = 0;
+  for (char c : s) {
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      factor = factor * 10 + (c - '0');
+      if (factor > (1 << 20)) return std::nullopt;
+    } else if (std::isupper(static_cast<unsigned char>(c)) && factor == 0) {
+      out.push_back({c, 0});
+    } else if (std::islower(static_cast<unsigned char>(c)) && factor > 0) {
+      out.push_back({static_cast<char>(std::toupper(static_cast<unsigned char>(c))), factor});
+      factor = 0;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (factor) return std::nullopt;
+  // Every primal axis once, at most one sub-axis each; every sub-axis names a primal
+  // axis of the layout.
+  for (std::size_t i = 0; i < out.size(); ++i)
+    for (std::size_t j = i + 1; j < out.size(); ++j)
+      if (out[i].primal == out[j].primal && (out[i].factor == 0) == (out[j].factor == 0)) return std::nullopt;
+  for (const auto& a : out)
+    if (a.factor && primalIndex(out, a.primal) < 0) return std::nullopt;
+  return out;
+}
+
+std::int64_t subFactor(const Layout& l, char primal) {
+  std::int64_t f = 1;
+  for (const auto& a : l)
+    if (a.primal == primal && a.factor) f *= a.factor;
+  return f;
+}
+
+int primalIndex(const Layout& l, char primal) {
+  for (std::size_t k = 0; k < l.size(); ++k)
+    if (l[k].primal == primal && !l[k].factor) return static_cast<int>(k);
+  return -1;
+}
+
+std::map<char, std::int64_t> primalExtents(const Layout& l, const std::vector<std::int64_t>& shape) {
+  std::map<char, std::int64_t> e;
+  for (std::size_t k = 0; k < l.size(); ++k)
+    if (!l[k].factor) e[l[k].primal] = shape[k] * subFactor(l, l[k].primal);
+  return e;
+}
+
+} // namespace loopscape::frontend::relay
