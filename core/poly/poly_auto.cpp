@@ -1,9 +1,10 @@
 // The isl scheduler on a program's dependences, and regeneration (see poly_schedule.h).
 #include "core/poly/ast_to_tir.h"
 #include "core/poly/dependences.h"
+#include "core/poly/gpu_mapping.h"
 #include "core/poly/isl_util.h"
-#include "core/poly/poly_schedule.h"
 #include "core/poly/poly_auto_detail.h"
+#include "core/poly/poly_schedule.h"
 #include "core/poly/tree_transform.h"
 
 #include "core/schedule/schedule_error.h"
@@ -96,6 +97,16 @@ Expected<isl::schedule> computeIslSchedule(const Scop& scop, const Dependences& 
   if (options.algorithm != "isl" && options.algorithm != "feautrier")
     return Unexpected(schedule::scheduleError(
         "poly_auto", "bad-option", fmt::format("algorithm must be \"isl\" or \"feautrier\", not \"{}\"", options.algorithm)));
+  if (options.target != "cpu" && options.target != "gpu")
+    return Unexpected(schedule::scheduleError(
+        "poly_auto", "bad-option", fmt::format("target must be \"cpu\" or \"gpu\", not \"{}\"", options.target)));
+  if (options.target == "gpu")
+    for (std::int64_t size : options.tile)
+      if (size < 1)
+        return Unexpected(schedule::scheduleError(
+            "poly_auto", "bad-option",
+            fmt::format("with target=\"gpu\" every tile size must be positive (the tile of a thread block), not {}",
+                        size)));
   isl_ctx* ctx = islContext().get();
   try {
     SchedulerOptions guard(options);
@@ -131,7 +142,11 @@ Expected<isl::schedule> computeIslSchedule(const Scop& scop, const Dependences& 
       return Unexpected(Diagnostic::error("poly.isl", fmt::format("the isl scheduler failed: {}", msg ? msg : "?")));
     }
     isl::schedule out = isl::manage(raw);
-    if (!options.tile.empty()) {
+    if (options.target == "gpu") {
+      auto mapped = mapScheduleToGpu(out, scop, options.tile);
+      if (!mapped) return Unexpected(mapped.error());
+      out = *mapped;
+    } else if (!options.tile.empty()) {
       auto tiled = tileOutermostBands(out, options.tile);
       if (!tiled) return Unexpected(tiled.error());
       out = *tiled;
@@ -155,7 +170,9 @@ Expected<ir::PrimFunc> polyAuto(const ir::PrimFunc& func, const PolyAutoOptions&
   if (!scop) return Unexpected(scop.error());
   auto sched = computeIslSchedule(*scop, options);
   if (!sched) return Unexpected(sched.error());
-  return generateFunc(func, *scop, *sched);
+  auto out = generateFunc(func, *scop, *sched);
+  if (!out || options.target != "gpu") return out;
+  return finishGpuMapping(*out, /*promoteShared=*/true, nullptr);
 }
 
 Expected<ir::PrimFunc> regenerateIdentity(const ir::PrimFunc& func) {

@@ -2,6 +2,7 @@
 // Scop of the current program, edits its schedule tree, regenerates the PrimFunc and
 // checks it against the original program's dependences before replacing the program.
 #include "core/poly/ast_to_tir.h"
+#include "core/poly/gpu_mapping.h"
 #include "core/poly/isl_util.h"
 #include "core/poly/legality.h"
 #include "core/poly/packing.h"
@@ -227,12 +228,18 @@ Expected<std::vector<RV>> applyAuto(Schedule& sch, const std::vector<TraceValue>
   if (!simplify)
     return Unexpected(scheduleError(prim, "bad-arguments", "poly_auto expects a boolean for simplify_deps"));
   o.simplifyDependences = *simplify;
+  auto target = stringAttr(attrs[6], prim, "target");
+  if (!target) return Unexpected(target.error());
+  o.target = *target;
+  PostEdit post;
+  if (o.target == "gpu")
+    post = [](const ir::PrimFunc& f) { return detail::finishGpuMapping(f, /*promoteShared=*/true, nullptr); };
   return polyStep(
       sch, prim,
       [&](const Scop& scop, const Dependences* deps) {
         return deps ? computeIslSchedule(scop, *deps, o) : computeIslSchedule(scop, o);
       },
-      /*needsDependences=*/true);
+      /*needsDependences=*/true, post);
 }
 
 Expected<std::vector<RV>> applyTile(Schedule& sch, const std::vector<TraceValue>&, const std::vector<TraceValue>& attrs) {
@@ -468,7 +475,14 @@ void registerPolyInstructionKinds() {
                    {.name = "simplify_deps",
                     .defaultValue = true,
                     .help = "schedule on the dependences simplified against the domains, as Polly does (much faster "
-                            "for fusion max); unchecked: the exact dependences, as PPCG"}},
+                            "for fusion max); unchecked: the exact dependences, as PPCG"},
+                   {.name = "target",
+                    .defaultValue = "cpu",
+                    .kind = ParamKind::Choice,
+                    .help = "cpu: the schedule as computed; gpu: PPCG's mapping: the outermost band tiled (tile, 32 by "
+                            "default), coincident tile loops bound to blockIdx and point loops to threadIdx, reused "
+                            "input tiles copied to shared memory",
+                    .choices = {"cpu", "gpu"}}},
          .apply = applyAuto,
          .appliesTo = AppliesTo::BlockOrLoop,
          .description = "run the isl scheduler on the whole program",
@@ -598,9 +612,9 @@ TraceValue text(std::string_view s) { return std::string(s); }
 } // namespace
 
 Expected<void> polyAuto(Schedule& sch, const PolyAutoOptions& o) {
-  return applyPoly(
-      sch, "poly_auto", {},
-      {o.fusion, o.outerCoincidence, o.maximizeBandDepth, o.algorithm, intList(o.tile), o.simplifyDependences});
+  return applyPoly(sch, "poly_auto", {},
+                   {o.fusion, o.outerCoincidence, o.maximizeBandDepth, o.algorithm, intList(o.tile),
+                    o.simplifyDependences, o.target});
 }
 
 Expected<void> polyTile(Schedule& sch, std::string_view band, const std::vector<std::int64_t>& sizes) {

@@ -40,7 +40,7 @@
 // refused as "schedule.<primitive>.illegal" with the counterexample. Arguments are
 // literals (loop names, block names, integers), so traces stay readable and replay:
 //   sch.poly_auto(fusion="max", outer_coincidence=False, maximize_band_depth=True, algorithm="isl", tile=[],
-//                 simplify_deps=True)
+//                 simplify_deps=True, target="cpu")   (target="gpu": gpu_mapping.h)
 //   sch.poly_tile(band="i", sizes=[32, 32])
 //   sch.poly_interchange(band="i", permutation=[1, 0])
 //   sch.poly_skew(band="t", member=1, by_member=0, factor=1)
@@ -97,10 +97,15 @@ struct PolyAutoOptions {
   bool simplifyDependences = true;
   /// Bound on isl operations for the scheduler (0: the default bound).
   unsigned long maxOperations = 0;
+  /// "cpu": the schedule as computed; "gpu": PPCG's mapping (gpu_mapping.h): each outermost
+  /// band tiled (`tile`: leading sizes, 32 by default), its coincident tile and point loops
+  /// bound to blockIdx / threadIdx, reused input tiles promoted to shared memory.
+  std::string target = "cpu";
 };
 
 /// Runs the isl scheduler and regenerates `func`. Errors: "schedule.poly_auto.bad-option",
-/// "poly.quota", "poly.non-affine", "poly.isl", "poly.codegen".
+/// "poly.quota", "poly.non-affine", "poly.isl", "poly.codegen"; with target "gpu" also
+/// "schedule.poly_auto.no-coincident-member", "schedule.poly_auto.no-band" (gpu_mapping.h).
 Expected<ir::PrimFunc> polyAuto(const ir::PrimFunc& func, const PolyAutoOptions& options);
 
 /// The program regenerated from its own (identity) schedule tree.

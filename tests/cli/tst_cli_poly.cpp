@@ -51,7 +51,7 @@ private Q_SLOTS:
              qPrintable(r.out));
     QVERIFY2(r.out.endsWith(QString(kTraceHeader) +
                             "sch.poly_auto(fusion=\"max\", outer_coincidence=False, maximize_band_depth=True, "
-                            "algorithm=\"isl\", tile=[32, 32], simplify_deps=True)\n"),
+                            "algorithm=\"isl\", tile=[32, 32], simplify_deps=True, target=\"cpu\")\n"),
              qPrintable(r.out));
   }
 
@@ -173,7 +173,7 @@ private Q_SLOTS:
              qPrintable(max.out));
     for (const char* block : {"pad_temp", "conv2d_nchw", "T_add", "T_relu"})
       QCOMPARE(max.out.count(QString("with T.block(\"%1\")").arg(block)), 1);
-    QVERIFY2(max.out.endsWith("tile=[], simplify_deps=False)\n"), qPrintable(max.out.right(200)));
+    QVERIFY2(max.out.endsWith("tile=[], simplify_deps=False, target=\"cpu\")\n"), qPrintable(max.out.right(200)));
   }
 
   void fusionMaxOnSimplifiedDependences() {
@@ -195,7 +195,7 @@ private Q_SLOTS:
                               "            for f in range(32):\n"
                               "                with T.block(\"T_add\"):\n"),
              qPrintable(max.out));
-    QVERIFY2(max.out.endsWith("tile=[], simplify_deps=True)\n"), qPrintable(max.out.right(200)));
+    QVERIFY2(max.out.endsWith("tile=[], simplify_deps=True, target=\"cpu\")\n"), qPrintable(max.out.right(200)));
   }
 
   void fusionSmartFusesTheEpilogue() {

@@ -856,7 +856,7 @@ private Q_SLOTS:
     QCOMPARE(viewText(*w).toStdString(), ir::printPrimFunc(sch.func()));
     QCOMPARE(w->traceView()->model()->index(0, 1).data().toString(),
              QStringLiteral("sch.poly_auto(fusion=\"max\", outer_coincidence=False, maximize_band_depth=True, "
-                            "algorithm=\"isl\", tile=[], simplify_deps=False)"));
+                            "algorithm=\"isl\", tile=[], simplify_deps=False, target=\"cpu\")"));
   }
 
   void codeViewShowsGeneratedC() {

@@ -131,10 +131,11 @@ void TstPolyAuto::instructionAndTrace() {
   auto r = sch.apply("poly_auto", {}, {"min", false, true, "isl", schedule::TraceList{}});
   QVERIFY2(r.has_value(), r ? "" : renderDiagnostic(r.error()).c_str());
   QCOMPARE(sch.trace().instructions.size(), std::size_t(1));
-  QCOMPARE(QString::fromStdString(schedule::traceToPython(sch.trace())),
-           QString("# from tvm import tir\n"
-                   "sch.poly_auto(fusion=\"min\", outer_coincidence=False, maximize_band_depth=True, algorithm=\"isl\", "
-                   "tile=[], simplify_deps=True)\n"));
+  QCOMPARE(
+      QString::fromStdString(schedule::traceToPython(sch.trace())),
+      QString("# from tvm import tir\n"
+              "sch.poly_auto(fusion=\"min\", outer_coincidence=False, maximize_band_depth=True, algorithm=\"isl\", "
+              "tile=[], simplify_deps=True, target=\"cpu\")\n"));
   auto replay = schedule::replayTrace(f, sch.trace());
   QVERIFY(replay.has_value());
   QCOMPARE(ir::printPrimFunc(replay->func()), ir::printPrimFunc(sch.func()));
