@@ -11,6 +11,11 @@
 //   4. parallel marking: the outermost coincident tile loop with two tiles or more, and
 //      with parallel_depth N the next coincident tile loops, up to N in all, fused with it
 //      into one parallel loop (PPCG's and Pluto's --parallel);
+// A band with no coincident member (a time-iterated stencil, which isl skews into one
+// permutable band) is tiled in time only when one time step's writes do not fit in L2;
+// otherwise the time loop stays outermost and sequential and the statement's other loops,
+// in their original order, form the band below it that steps 1-4 optimise (wavefront=True
+// or given tile sizes keep the time tiling).
 // Before the scheduler, with pack=True (packing.h), an input a reduction reads with a
 // non-unit stride along the output's contiguous iterator, and reuses enough, is copied
 // into a buffer with that dimension last (the NT dense's weight is transposed), so the
@@ -28,8 +33,9 @@
 //                     vectorize=True, machine="", pack=True, parallel_depth=1,
 //                     decision=[[64, 256, 256, 8, 256, 32]])
 // `machine` "" is this machine (MachineModel::host); the decision records, per optimised
-// band, the cache tile and register tile sizes the model chose, so a trace replays to the
-// same program on any machine.
+// band, the cache tile and register tile sizes the model chose ([1] for a stencil band kept
+// with its time loop outside, followed by the decisions of the bands below it), so a trace
+// replays to the same program on any machine.
 #pragma once
 
 #include "core/ir/diagnostic.h"

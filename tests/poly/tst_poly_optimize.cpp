@@ -6,7 +6,10 @@
 // refusals in words, the NT dense's golden program with its transposed copy, equal to the
 // interpreter and legal; the parallel depth fusing two tile loops into one parallel loop;
 // the vector tail's separation (tail_split.h) on gemm: golden, equal, legal, and where it
-// does not apply.
+// does not apply. Stencils (a band with no coincident member): the time loop kept outside
+// when one step's writes fit in L2 (golden, equal, legal, replayed on a machine where the
+// model would tile in time), tiled in time otherwise; the in-place seidel-2d kept in its
+// original order.
 #include "poly_codegen_test_util.h"
 
 #include "core/frontend/tvmscript/tvmscript.h"
@@ -47,6 +50,8 @@ private Q_SLOTS:
   void parallelDepth();
   void tailSplitGemm();
   void tailSplitRefusals();
+  void timeOutside();
+  void timeOutsideInPlace();
 };
 
 namespace {
@@ -566,6 +571,101 @@ void TstPolyOptimize::tailSplitRefusals() {
   QVERIFY(poly::polyOptimize(b, o).has_value());
   QVERIFY(ir::printPrimFunc(b.func()).find("AB_tail") == std::string::npos);
   QVERIFY(compareRuns(f, b.func(), 1e-5).empty());
+}
+
+void TstPolyOptimize::timeOutside() {
+  // 2-D Jacobi, T x 16 x 16: one step writes 16 x 16 floats (1 KiB). With L2 = 32 KiB the
+  // step's values stay in L2 for the next step, so t stays the outer sequential loop and
+  // (i, j) below it is an ordinary band: coincident, tiled, j vectorized (the window of
+  // reads moves by one element along j: windowDelta) and i's tiles parallel.
+  const ir::PrimFunc f = parseTe(smallSample("stencil2d.te", "T, H, W = 16, 256, 256", "T, H, W = 4, 16, 16"));
+  poly::PolyOptimizeOptions o;
+  o.machine = poly::MachineModel::parse("l1=8K,l2=32K,vector=32,registers=16");
+  auto report = poly::explainPolyOptimize(f, o);
+  QVERIFY2(report.has_value(), report ? "" : renderDiagnostic(report.error()).c_str());
+  schedule::Schedule sch = poly::makeSchedule(f);
+  auto r = poly::polyOptimize(sch, o);
+  QVERIFY2(r.has_value(), r ? "" : renderDiagnostic(r.error()).c_str());
+  QString msg = checkPolyGolden("optimize_stencil2d_time_outside", ir::printPrimFunc(sch.func()));
+  QVERIFY2(msg.isEmpty(), qPrintable(msg));
+  std::string text = "decisions:\n";
+  for (const auto& line : report->lines)
+    text += "  " + line + "\n";
+  text += "\n" + schedule::traceToPython(sch.trace());
+  msg = checkPolyGolden("optimize_stencil2d_time_outside", text, ".decisions.txt");
+  QVERIFY2(msg.isEmpty(), qPrintable(msg));
+  const std::string diff = compareRuns(f, sch.func(), 1e-5);
+  QVERIFY2(diff.empty(), diff.c_str());
+  auto legal = poly::checkLegality(f, sch.func());
+  QVERIFY2(legal.has_value(), legal ? "" : renderDiagnostic(legal.error()).c_str());
+  QVERIFY(legal->legal);
+
+  // L2 = 512 bytes: the step does not fit, the band is tiled in time as before.
+  poly::PolyOptimizeOptions small = o;
+  small.machine = poly::MachineModel::parse("l1=256,l2=512,vector=32,registers=16");
+  auto tiled = poly::explainPolyOptimize(f, small);
+  QVERIFY(tiled.has_value());
+  QVERIFY2(std::find(tiled->lines.begin(), tiled->lines.end(),
+                     "band (t, t_i, t_j): one time step writes 1 KiB (L2 512 B): tiled in time") != tiled->lines.end(),
+           fmt::format("{}", fmt::join(tiled->lines, "\n")).c_str());
+  schedule::Schedule t = poly::makeSchedule(f);
+  QVERIFY(poly::polyOptimize(t, small).has_value());
+  QVERIFY(ir::printPrimFunc(t.func()) != ir::printPrimFunc(sch.func()));
+  QCOMPARE(compareRuns(f, t.func(), 1e-5), std::string());
+
+  // The decision ([1] for the stencil's band) replays on the small machine to the same
+  // program.
+  const auto& inst = sch.trace().instructions.at(0);
+  QVERIFY(inst.decision.has_value());
+  schedule::Schedule b = poly::makeSchedule(f);
+  auto attrs = inst.attrs;
+  attrs[6] = std::string("l1=256,l2=512,vector=32,registers=16");
+  auto replayed = b.apply("poly_optimize", {}, attrs, inst.decision);
+  QVERIFY2(replayed.has_value(), replayed ? "" : renderDiagnostic(replayed.error()).c_str());
+  QCOMPARE(ir::printPrimFunc(b.func()), ir::printPrimFunc(sch.func()));
+
+  // wavefront=True keeps the time tiling (the user asked for the tiles' wavefronts).
+  poly::PolyOptimizeOptions wave = o;
+  wave.wavefront = true;
+  auto w = poly::explainPolyOptimize(f, wave);
+  QVERIFY(w.has_value());
+  QVERIFY(std::none_of(w->lines.begin(), w->lines.end(),
+                       [](const std::string& l) { return l.find("not tiled in time") != std::string::npos; }));
+}
+
+void TstPolyOptimize::timeOutsideInPlace() {
+  // seidel-2d (in place, TVMScript) at 3 sweeps of 10 x 10: isl skews i and j by t; with
+  // the time loop outside, (i, j) still carries dependences in both members (the sweep
+  // reads its own row i-1 and column j-1 updates, and j+1 of the previous sweep), so it
+  // is not permutable and keeps the original order: t, i, j exactly as written.
+  std::string text = smallSample("polybench/seidel-2d.py", "", "");
+  for (auto [from, to] : {std::pair{"400", "10"}, {"398", "8"}, {"100", "3"}})
+    for (auto pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + 1))
+      text.replace(pos, std::string(from).size(), to);
+  auto program = frontend::parseTvmScript(text, "seidel.py");
+  QVERIFY2(program.has_value(), program ? "" : renderDiagnostic(program.error(), text).c_str());
+  auto selected = frontend::selectFunction(*program, "", "seidel.py");
+  QVERIFY(selected.has_value());
+  const ir::PrimFunc f = *selected;
+  poly::PolyOptimizeOptions o;
+  o.machine = poly::MachineModel::parse("l1=8K,l2=32K,vector=32,registers=16");
+  auto report = poly::explainPolyOptimize(f, o);
+  QVERIFY(report.has_value());
+  const std::string lines = fmt::format("{}", fmt::join(report->lines, "\n"));
+  QVERIFY2(lines.find("band (t, t_i, t_i_j): no coincident member; one time step writes 256 B (L2 32 KiB): not tiled "
+                      "in time, t outermost and the loops (i, j) below it in their original order\n"
+                      "band (t) surrounds other bands: not tiled; the bands inside are optimised\n"
+                      "no member is vectorized: no coincident member has only contiguous or invariant accesses; j "
+                      "goes innermost for its stride-1 accesses\n"
+                      "band (i, j) is not permutable: not tiled, its loops keep isl's order") != std::string::npos,
+           lines.c_str());
+  schedule::Schedule sch = poly::makeSchedule(f);
+  QVERIFY(poly::polyOptimize(sch, o).has_value());
+  QVERIFY2(ir::printPrimFunc(sch.func()).find("    for t, i, j in T.grid(3, 8, 8):\n") != std::string::npos,
+           ir::printPrimFunc(sch.func()).c_str());
+  QCOMPARE(compareRuns(f, sch.func()), std::string());
+  auto legal = poly::checkLegality(f, sch.func());
+  QVERIFY(legal.has_value() && legal->legal);
 }
 
 QTEST_GUILESS_MAIN(TstPolyOptimize)

@@ -14,16 +14,16 @@ def main(A: T.Buffer((16, 16), "float32"), jacobi: T.Buffer((4, 16, 16), "float3
                     T.reads(A[v_i, v_j])
                     T.writes(jacobi[v__, v_i, v_j])
                     jacobi[v__, v_i, v_j] = A[v_i, v_j]
-    for wave in range(5):
-        for t_i_0 in T.parallel(T.max(0, wave - 3), T.min(1, wave) + 1):
-            for t_j_0 in range(T.max(0, wave - t_i_0 - 1), T.min(2, wave - t_i_0) + 1):
+    for wave in range(4):
+        for t_i_0 in T.parallel(T.max(0, wave - 2), T.min(1, wave) + 1):
+            for t_j_0 in range(T.max(0, wave - t_i_0 - 1), T.min(1, wave - t_i_0) + 1):
                 for t_1 in range(T.max(0, t_i_0 * 2 + t_j_0 * 2 - wave * 2 + 1), 2):
                     for t_i_1 in range(T.max(0, wave * 2 + t_1 - t_i_0 * 18 - t_j_0 * 2), T.min(15, wave * 2 + t_1 - t_i_0 * 18 - t_j_0 * 2 + 15) + 1):
-                        for t_j_1 in range(T.max(0, wave * 2 + t_1 - t_i_0 * 2 - t_j_0 * 10), T.min(7, wave * 2 + t_1 - t_i_0 * 2 - t_j_0 * 10 + 15) + 1):
+                        for t_j_1 in range(T.max(0, wave * 2 + t_1 - t_i_0 * 2 - t_j_0 * 18), T.min(15, wave * 2 + t_1 - t_i_0 * 2 - t_j_0 * 18 + 15) + 1):
                             with T.block("jacobi_update"):
                                 v_t = T.axis.spatial((1, 4), wave * 2 + t_1 - t_i_0 * 2 - t_j_0 * 2)
                                 v_i = T.axis.spatial(16, t_i_0 * 18 + t_j_0 * 2 + t_i_1 - wave * 2 - t_1)
-                                v_j = T.axis.spatial(16, t_i_0 * 2 + t_j_0 * 10 + t_j_1 - wave * 2 - t_1)
+                                v_j = T.axis.spatial(16, t_i_0 * 2 + t_j_0 * 18 + t_j_1 - wave * 2 - t_1)
                                 T.reads(jacobi[v_t - 1, v_i - 1:v_i - 1 + 3, v_j - 1:v_j - 1 + 3])
                                 T.writes(jacobi[v_t, v_i, v_j])
                                 jacobi[v_t, v_i, v_j] = T.if_then_else(0 < v_i and v_i < 15 and 0 < v_j and v_j < 15, T.float32(0.2) * (jacobi[v_t - 1, v_i, v_j] + jacobi[v_t - 1, v_i - 1, v_j] + jacobi[v_t - 1, v_i + 1, v_j] + jacobi[v_t - 1, v_i, v_j - 1] + jacobi[v_t - 1, v_i, v_j + 1]), jacobi[v_t - 1, v_i, v_j])
