@@ -1,7 +1,10 @@
 #include "views/tune_view.h"
 
+#include "views/flow_layout.h"
+
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QGraphicsLayout>
@@ -25,6 +28,7 @@
 #include <QValueAxis>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 
 namespace loopscape::views {
@@ -102,20 +106,47 @@ TuneView::TuneView(QWidget* parent) : QWidget(parent) {
     m_strategy->setItemData(m_strategy->count() - 1, QString::fromLatin1(tip), Qt::ToolTipRole);
   }
   m_strategy->setToolTip(QStringLiteral("How candidates are generated and chosen"));
+  m_costModel = new QComboBox(this);
+  m_costModel->setObjectName(QStringLiteral("tuneModel"));
+  const std::pair<const char*, const char*> models[] = {
+      {"xgb", "XGBoost over Ansor-style features of each candidate's stores; it learns after each round and is "
+              "kept beside the records log"},
+      {"random", "Random scores that learn nothing: the baseline the XGBoost model is compared with"}};
+  for (const auto& [name, tip] : models) {
+    m_costModel->addItem(QString::fromLatin1(name), QString::fromLatin1(name));
+    m_costModel->setItemData(m_costModel->count() - 1, QString::fromLatin1(tip), Qt::ToolTipRole);
+  }
+  m_costModel->setToolTip(QStringLiteral("The cost model that ranks candidates before they are measured (the random "
+                                         "strategy uses none)"));
   m_trials = spin(this, QStringLiteral("tuneTrials"), 1, 100000, 64, QStringLiteral("Candidates to measure"));
   m_batch = spin(this, QStringLiteral("tuneBatch"), 1, 4096, 16,
                  QStringLiteral("Candidates measured per round; the cost model learns after each round"));
+  m_population = spin(this, QStringLiteral("tunePopulation"), 1, 65536, 64,
+                      QStringLiteral("Candidates evolved per round, of which the best predicted are measured (the "
+                                     "random strategy draws fresh samples only)"));
   m_threads = spin(this, QStringLiteral("tuneThreads"), 0, 4096, 0,
                    QStringLiteral("Threads of parallel loops in the candidates (0: all cores)"));
   m_threads->setSpecialValueText(QStringLiteral("all"));
   m_threads->setMaximum(std::max(1, QThread::idealThreadCount()));
+  m_seed = spin(this, QStringLiteral("tuneSeed"), 0, INT_MAX, 1,
+                QStringLiteral("Seed of the search and of the cost model: the same seed draws the same candidates "
+                               "until the measured times steer the search"));
+  m_timeBudget = spin(this, QStringLiteral("tuneTimeBudget"), 0, 999999, 0,
+                      QStringLiteral("Stop the search after this many seconds, even before Trials are measured "
+                                     "(0: no limit)"));
+  m_timeBudget->setSuffix(QStringLiteral(" s"));
+  m_timeBudget->setSpecialValueText(QStringLiteral("no limit"));
+  m_fastMath = new QCheckBox(QStringLiteral("Fast &math"), this);
+  m_fastMath->setObjectName(QStringLiteral("tuneFastMath"));
+  m_fastMath->setToolTip(QStringLiteral("Compile the candidates with fast-math (as `loopscape-cli run --fast-math`); "
+                                        "their records say so"));
   m_records = new QLineEdit(this);
   m_records->setObjectName(QStringLiteral("tuneRecords"));
   m_records->setPlaceholderText(QStringLiteral("records log (optional)"));
   m_records->setToolTip(QStringLiteral("Tuning log (JSON lines): every measured candidate is appended; "
                                        "Resume also starts from the log's earlier records of this program"));
   m_records->setClearButtonEnabled(true);
-  m_records->setMinimumWidth(120);
+  m_records->setMinimumWidth(m_records->fontMetrics().horizontalAdvance(m_records->placeholderText()) + 36);
   m_records->setMaximumWidth(260);
   m_browse = new QToolButton(this);
   m_browse->setObjectName(QStringLiteral("tuneBrowseRecords"));
@@ -136,23 +167,36 @@ TuneView::TuneView(QWidget* parent) : QWidget(parent) {
   m_apply->setToolTip(QStringLiteral("Make the selected candidate's trace the workbench trace (one undoable step; "
                                      "double-clicking a row does the same)"));
 
-  auto* bar = new QHBoxLayout;
-  auto label = [this](const QString& text, QWidget* buddy) {
-    auto* l = new QLabel(text, this);
-    l->setBuddy(buddy);
-    return l;
+  // The options, each label with its field, wrap onto as many rows as the dock's width
+  // needs; the records log and the buttons last, together.
+  m_bar = new QWidget(this);
+  m_bar->setObjectName(QStringLiteral("tuneOptionsBar"));
+  auto* bar = new FlowLayout(m_bar, 10, 3);
+  bar->setContentsMargins(0, 0, 0, 0);
+  auto field = [this, bar](const QString& text, QWidget* input) {
+    auto* box = new QWidget(m_bar);
+    auto* row = new QHBoxLayout(box);
+    row->setContentsMargins(0, 0, 0, 0);
+    row->setSpacing(4);
+    if (!text.isEmpty()) {
+      auto* l = new QLabel(text, box);
+      l->setBuddy(input);
+      row->addWidget(l);
+    }
+    row->addWidget(input);
+    bar->addWidget(box);
+    return row;
   };
-  bar->addWidget(label(QStringLiteral("&Target:"), m_target));
-  bar->addWidget(m_target);
-  bar->addWidget(label(QStringLiteral("Strate&gy:"), m_strategy));
-  bar->addWidget(m_strategy);
-  bar->addWidget(label(QStringLiteral("Tria&ls:"), m_trials));
-  bar->addWidget(m_trials);
-  bar->addWidget(label(QStringLiteral("&Batch:"), m_batch));
-  bar->addWidget(m_batch);
-  bar->addWidget(label(QStringLiteral("T&hreads:"), m_threads));
-  bar->addWidget(m_threads);
-  bar->addStretch(1);
+  field(QStringLiteral("&Target:"), m_target);
+  field(QStringLiteral("Strate&gy:"), m_strategy);
+  field(QStringLiteral("M&odel:"), m_costModel);
+  field(QStringLiteral("Tria&ls:"), m_trials);
+  field(QStringLiteral("&Batch:"), m_batch);
+  field(QStringLiteral("&Population:"), m_population);
+  field(QStringLiteral("T&hreads:"), m_threads);
+  field(QStringLiteral("See&d:"), m_seed);
+  field(QStringLiteral("B&udget:"), m_timeBudget);
+  field(QString(), m_fastMath);
 
   m_progress = new QProgressBar(this);
   m_progress->setObjectName(QStringLiteral("tuneProgress"));
@@ -164,15 +208,9 @@ TuneView::TuneView(QWidget* parent) : QWidget(parent) {
   m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_status->setWordWrap(true);
   m_status->setMinimumWidth(0);
-  // The records file and the buttons on a second row, the status on a third, so that the
-  // options fit the dock of a 1024-pixel window.
-  auto* actions = new QHBoxLayout;
-  actions->addWidget(m_records, 2);
-  actions->addWidget(m_browse);
-  actions->addWidget(m_start);
-  actions->addWidget(m_resume);
-  actions->addWidget(m_stop);
-  actions->addStretch(1);
+  QHBoxLayout* actions = field(QString(), m_records);
+  for (QWidget* w : std::initializer_list<QWidget*>{m_browse, m_start, m_resume, m_stop})
+    actions->addWidget(w);
   auto* statusRow = new QHBoxLayout;
   statusRow->addWidget(m_progress);
   statusRow->addWidget(m_status, 1);
@@ -266,8 +304,7 @@ TuneView::TuneView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   layout->setSpacing(2);
-  layout->addLayout(bar);
-  layout->addLayout(actions);
+  layout->addWidget(m_bar);
   layout->addLayout(statusRow);
   layout->addWidget(split, 1);
 
@@ -284,6 +321,7 @@ TuneView::TuneView(QWidget* parent) : QWidget(parent) {
   connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &TuneView::updateButtons);
   connect(m_model, &QAbstractItemModel::modelReset, this, &TuneView::updateButtons);
   connect(m_records, &QLineEdit::textChanged, this, &TuneView::updateButtons);
+  connect(m_strategy, &QComboBox::currentIndexChanged, this, &TuneView::updateButtons);
   connect(m_browse, &QToolButton::clicked, this, [this] {
     const QString path =
         QFileDialog::getSaveFileName(this, QStringLiteral("Tuning records log"), m_records->text(),
@@ -295,6 +333,14 @@ TuneView::TuneView(QWidget* parent) : QWidget(parent) {
   clear();
   setStatus(QStringLiteral("Start searches for a fast schedule of the current program: candidates are compiled and "
                            "timed for real in the background."));
+}
+
+void TuneView::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  // The rows the options need at this width are the least the bar may have: the dock is
+  // not squeezed below them (the status and the table would be drawn over the bar).
+  const QMargins m = layout()->contentsMargins();
+  m_bar->setMinimumHeight(m_bar->layout()->heightForWidth(std::max(1, width() - m.left() - m.right())));
 }
 
 int TuneView::scatterPointCount() const { return m_tirPoints->count() + m_polyPoints->count(); }
@@ -316,8 +362,12 @@ TuneViewOptions TuneView::options() const {
   o.strategy = m_strategy->currentData().toString();
   o.trials = m_trials->value();
   o.batch = m_batch->value();
-  o.population = m_population;
+  o.model = m_costModel->currentData().toString();
+  o.population = m_population->value();
   o.threads = m_threads->value();
+  o.seed = static_cast<quint64>(m_seed->value());
+  o.timeBudget = m_timeBudget->value();
+  o.fastMath = m_fastMath->isChecked();
   o.records = m_records->text().trimmed();
   return o;
 }
@@ -327,8 +377,12 @@ void TuneView::setOptions(const TuneViewOptions& options) {
   if (const int i = m_strategy->findData(options.strategy); i >= 0) m_strategy->setCurrentIndex(i);
   m_trials->setValue(options.trials);
   m_batch->setValue(options.batch);
-  m_population = std::max(1, options.population);
+  if (const int i = m_costModel->findData(options.model); i >= 0) m_costModel->setCurrentIndex(i);
+  m_population->setValue(options.population);
   m_threads->setValue(options.threads);
+  m_seed->setValue(static_cast<int>(std::min<quint64>(options.seed, INT_MAX)));
+  m_timeBudget->setValue(static_cast<int>(std::ceil(std::clamp(options.timeBudget, 0.0, 999999.0))));
+  m_fastMath->setChecked(options.fastMath);
   m_records->setText(options.records);
 }
 
@@ -360,9 +414,13 @@ void TuneView::updateButtons() {
   m_resume->setEnabled(!m_running && haveTarget && (m_model->rowCount() > 0 || !m_records->text().trimmed().isEmpty()));
   m_stop->setEnabled(m_running);
   m_apply->setEnabled(m_table->selectionModel()->hasSelection());
-  for (QWidget* w :
-       std::initializer_list<QWidget*>{m_target, m_strategy, m_trials, m_batch, m_threads, m_records, m_browse})
+  for (QWidget* w : std::initializer_list<QWidget*>{m_target, m_strategy, m_trials, m_batch, m_threads, m_seed,
+                                                    m_timeBudget, m_fastMath, m_records, m_browse})
     w->setEnabled(!m_running);
+  // The random strategy draws fresh samples and ranks none: no model, no population.
+  const bool random = m_strategy->currentData().toString() == QStringLiteral("random");
+  m_costModel->setEnabled(!m_running && !random);
+  m_population->setEnabled(!m_running && !random);
 }
 
 void TuneView::setProgress(int done, int total, const QString& text) {

@@ -1,12 +1,14 @@
 // TuneView: the auto-scheduler's dock (the search runs in the background: see
-// app/gui/tune_jobs.h). A bar of options (target plugin, strategy, trials, batch, threads,
-// an optional records log) with Start (a fresh search), Resume (continue from the
-// candidates measured so far and the log's) and Stop; a progress bar and a status line
-// with the facts of the CLI's progress line; the table of the measured candidates, fastest
-// first (TuneModel); a chart of the best GFLOP/s against trials (each trial a dot) and a
-// scatter of the cost model's prediction against the measured GFLOP/s, TIR and poly
-// candidates apart. Double-clicking a candidate (or Apply) asks to make its trace the
-// workbench trace. The view only reports what the user asked for.
+// app/gui/tune_jobs.h). A bar of options, the flags of `loopscape-cli tune` (target
+// plugin, strategy, cost model, trials, batch, population, threads, seed, time budget,
+// fast-math, an optional records log), wrapping onto as many rows as the dock's width
+// needs, with Start (a fresh search), Resume (continue from the candidates measured so
+// far and the log's) and Stop; a progress bar and a status line with the facts of the
+// CLI's progress line; the table of the measured candidates, fastest first (TuneModel); a
+// chart of the best GFLOP/s against trials (each trial a dot) and a scatter of the cost
+// model's prediction against the measured GFLOP/s, TIR and poly candidates apart.
+// Double-clicking a candidate (or Apply) asks to make its trace the workbench trace. The
+// view only reports what the user asked for.
 #pragma once
 
 #include "views/code_view.h"
@@ -16,6 +18,7 @@
 
 class QChart;
 class QChartView;
+class QCheckBox;
 class QComboBox;
 class QLineEdit;
 class QLineSeries;
@@ -30,14 +33,19 @@ class QValueAxis;
 
 namespace loopscape::views {
 
+/// The dock's options; the defaults are `loopscape-cli tune`'s.
 struct TuneViewOptions {
   QString target;
   QString strategy = QStringLiteral("mixed"); ///< evolutionary, annealing, poly, mixed, random
+  QString model = QStringLiteral("xgb");      ///< the cost model: xgb, random
   int trials = 64;
   int batch = 16;
-  int population = 64; ///< candidates evolved per round (no control: the CLI's default)
-  int threads = 0;     ///< 0: all cores
-  QString records;     ///< the log; "" for none
+  int population = 64;   ///< candidates evolved per round
+  int threads = 0;       ///< 0: all cores
+  quint64 seed = 1;      ///< the search's and the cost model's
+  double timeBudget = 0; ///< seconds; 0: no limit
+  bool fastMath = false;
+  QString records; ///< the log; "" for none
 };
 
 class TuneView : public QWidget {
@@ -89,17 +97,26 @@ Q_SIGNALS:
   /// Make the trace of the candidate in model row `row` the workbench trace.
   void candidateActivated(int row);
 
+protected:
+  void resizeEvent(QResizeEvent* event) override;
+
 private:
   void updateButtons();
   void styleCharts();
 
   TuneModel* m_model;
   std::vector<TargetEntry> m_targets;
+  QWidget* m_bar; ///< the options, the records log and the buttons (a FlowLayout)
   QComboBox* m_target;
   QComboBox* m_strategy;
+  QComboBox* m_costModel;
   QSpinBox* m_trials;
   QSpinBox* m_batch;
+  QSpinBox* m_population;
   QSpinBox* m_threads;
+  QSpinBox* m_seed;
+  QSpinBox* m_timeBudget;
+  QCheckBox* m_fastMath;
   QLineEdit* m_records;
   QToolButton* m_browse;
   QPushButton* m_start;
@@ -121,7 +138,6 @@ private:
   QValueAxis* m_curveY;
   QValueAxis* m_scatterX;
   QValueAxis* m_scatterY;
-  int m_population = 64;
   int m_curveTrials = 0;
   double m_curveTop = 0;
   double m_predictedMin = 0, m_predictedMax = 0, m_measuredTop = 0;

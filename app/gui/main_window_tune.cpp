@@ -177,11 +177,6 @@ bool MainWindow::startTuning(bool resume) {
     m_tune->setStatus(QStringLiteral("No usable target plugin."));
     return false;
   }
-  auto strategy = tune::parseStrategy(o.strategy.toStdString());
-  if (!strategy) {
-    m_tune->setStatus(QString::fromStdString(strategy.error().message));
-    return false;
-  }
   TuneRequest request;
   request.func = state->schedule.original();
   auto sizes = parseSizeBindings(request.func, m_profile->options().sizes.toStdString());
@@ -191,12 +186,22 @@ bool MainWindow::startTuning(bool resume) {
     return false;
   }
   request.sizes = *sizes;
-  request.target = o.target.toStdString();
-  request.threads = o.threads;
-  request.options.trials = o.trials;
-  request.options.batchSize = o.batch;
-  request.options.population = o.population;
-  request.options.strategy = *strategy;
+  // The settings as `loopscape-cli tune` takes them (the worker's time limit its default).
+  tune::TuneSettings& settings = request.settings;
+  settings.target = o.target.toStdString();
+  settings.strategy = o.strategy.toStdString();
+  settings.model = o.model.toStdString();
+  settings.trials = o.trials;
+  settings.batch = o.batch;
+  settings.population = o.population;
+  settings.threads = o.threads;
+  settings.seed = o.seed;
+  settings.timeBudget = o.timeBudget;
+  settings.fastMath = o.fastMath;
+  if (auto checked = tune::makeTuneOptions(settings); !checked) {
+    m_tune->setStatus(QString::fromStdString(checked.error().message));
+    return false;
+  }
   request.recordsPath = o.records.toStdString();
   request.resume = resume;
   // A fresh search, or one on another program, starts with empty charts.

@@ -1,8 +1,5 @@
 #include "app/gui/tune_jobs.h"
 
-#include "core/poly/tile_model.h"
-
-#include "core/codegen/pipeline.h"
 #include "core/tune/cost_model.h"
 #include "core/tune/measure.h"
 #include "core/tune/model_file.h"
@@ -63,8 +60,11 @@ TuneOutcome runTuneSearch(const TuneRequest& request, std::vector<tune::Record> 
                           const std::function<void(const QString&)>& started,
                           const std::function<void(std::vector<tune::Record>)>& resumed,
                           const std::function<void(TuneUpdate)>& measured) {
-  // 1. The model, and the log: read (a resumed search) and opened for appending.
-  auto model = tune::makeCostModel(request.model, request.options.seed);
+  // 1. The options, the model, and the log: read (a resumed search) and opened for appending.
+  const tune::TuneSettings& settings = request.settings;
+  auto options = tune::makeTuneOptions(settings);
+  if (!options) return failedOutcome(options.error());
+  auto model = tune::makeCostModel(settings);
   if (!model) return failedOutcome(model.error());
   const std::string workload = tune::workloadKey(request.func, request.sizes);
   if (request.resume && !request.recordsPath.empty()) {
@@ -75,7 +75,7 @@ TuneOutcome runTuneSearch(const TuneRequest& request, std::vector<tune::Record> 
       known.insert(recordKey(r));
     std::vector<tune::Record> fromLog;
     for (tune::Record& r : *read)
-      if (r.workload == workload && r.target == request.target && !known.contains(recordKey(r)))
+      if (r.workload == workload && r.target == settings.target && !known.contains(recordKey(r)))
         fromLog.push_back(std::move(r));
     previous.insert(previous.end(), fromLog.begin(), fromLog.end());
     if (!fromLog.empty()) resumed(std::move(fromLog));
@@ -98,41 +98,31 @@ TuneOutcome runTuneSearch(const TuneRequest& request, std::vector<tune::Record> 
   }
 
   // 2. The measurer (the target plugin, the worker, the reference inputs) and the task.
-  tune::LocalMeasureOptions mo;
-  mo.target = request.target;
-  mo.build.threads = request.threads;
-  mo.build.fastMath = request.fastMath;
-  mo.timeoutSeconds = request.timeoutSeconds;
+  tune::LocalMeasureOptions mo = tune::makeMeasureOptions(settings);
   mo.timing.minRepeatMs = request.minRepeatMs;
   auto measurer = tune::LocalMeasurer::create(request.func, request.sizes, mo);
   if (!measurer) return failedOutcome(measurer.error());
-  tune::TuneTask task;
-  task.func = request.func;
-  task.sizes = request.sizes;
-  task.target = request.target;
-  task.threads = request.threads;
-  task.fastMath = request.fastMath;
-  const codegen::Target& target = (*measurer)->target();
-  const codegen::Pipeline& pipeline = (*measurer)->pipeline();
-  task.lower = [&](const ir::PrimFunc& f) { return pipeline.lower(target, f); };
-  tune::TuneOptions options = request.options;
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  options.space.cores = request.threads > 0 ? std::min(request.threads, cores) : cores;
-  options.space.vectorLanes = std::max(1, poly::MachineModel::host().vectorBytes / 4);
+  const tune::TuneTask task = tune::makeTuneTask(request.func, request.sizes, settings, **measurer);
 
   const auto resumedCount = std::count_if(previous.begin(), previous.end(), [&](const tune::Record& r) {
-    return r.workload == workload && r.target == request.target;
+    return r.workload == workload && r.target == settings.target;
   });
   TuneOutcome out;
+  out.options = *options;
   out.model = qs(std::string((*model)->name()));
-  out.description = QStringLiteral("%1 on %2 (%3 thread%4), strategy %5, model %6")
-                        .arg(qs(request.func.name), qs(request.target))
-                        .arg(options.space.cores)
-                        .arg(options.space.cores == 1 ? "" : "s")
-                        .arg(qs(std::string(tune::strategyName(options.strategy))), out.model);
+  out.description = QStringLiteral("%1 on %2 (%3 thread%4), strategy %5, model %6, population %7, seed %8")
+                        .arg(qs(request.func.name), qs(settings.target))
+                        .arg(options->space.cores)
+                        .arg(options->space.cores == 1 ? "" : "s")
+                        .arg(qs(std::string(tune::strategyName(options->strategy))), out.model)
+                        .arg(options->population)
+                        .arg(options->seed);
+  if (options->timeBudgetSeconds > 0)
+    out.description += QStringLiteral(", time budget %1 s").arg(options->timeBudgetSeconds);
+  if (settings.fastMath) out.description += QStringLiteral(", fast-math");
   started(QStringLiteral("%1, %2 trials%3")
               .arg(out.description)
-              .arg(options.trials)
+              .arg(options->trials)
               .arg(resumedCount ? QStringLiteral(", resuming from %1 records").arg(resumedCount) : QString()));
 
   // 3. The search; each measurement is copied out while TuneProgress::last is valid.
@@ -146,7 +136,7 @@ TuneOutcome runTuneSearch(const TuneRequest& request, std::vector<tune::Record> 
     measured(std::move(update));
   };
   auto result =
-      tune::tune(task, **measurer, **model, previous, writer.isOpen() ? &writer : nullptr, options, onProgress, stop);
+      tune::tune(task, **measurer, **model, previous, writer.isOpen() ? &writer : nullptr, *options, onProgress, stop);
   if (!result) return failedOutcome(result.error());
   if (!request.recordsPath.empty()) {
     if (auto saved = tune::saveModelBeside(**model, request.recordsPath); !saved)

@@ -1,7 +1,7 @@
 // Tuning for the Tune view: the auto-scheduler (core/tune/search.h) run on one program and
 // target in the background, as `loopscape-cli tune` runs it (LocalMeasurer: candidates
-// built with the target plugin and timed in the isolated worker; the XGBoost cost model;
-// records appended to a log when one is given).
+// built with the target plugin and timed in the isolated worker; the cost model chosen;
+// records appended to a log when one is given), from the same settings (tune_settings.h).
 //
 // TuneJob drives one search at a time from the GUI thread. The search runs on a thread of
 // its own (it lasts minutes: it must not hold one of the pool threads the session's short
@@ -20,6 +20,7 @@
 #include "core/ir/prim_func.h"
 #include "core/tune/records.h"
 #include "core/tune/search.h"
+#include "core/tune/tune_settings.h"
 
 #include <QObject>
 #include <QString>
@@ -36,17 +37,15 @@ namespace loopscape::gui {
 struct TuneRequest {
   ir::PrimFunc func;      ///< the original program (candidates' traces apply to it)
   ir::SizeBindings sizes; ///< values of its symbolic sizes
-  std::string target = "cpu-llvm";
-  int threads = 0; ///< threads of parallel loops (0: all cores)
-  bool fastMath = false;
-  tune::TuneOptions options; ///< trials, batch, population, strategy, seed (space.cores is set here)
-  std::string model = "xgb";
+  /// Target, strategy, cost model, trials, batch, population, threads, seed, time budget,
+  /// time limit, fast-math: turned into the search's options as `loopscape-cli tune`'s
+  /// flags are (tune_settings.h).
+  tune::TuneSettings settings;
   std::string recordsPath; ///< "" for none: every measurement is appended to it
   /// Continue from earlier records: the job's (this window's runs on the workload) and,
   /// with a log, the log's. A fresh search (false) starts from nothing.
   bool resume = false;
-  double timeoutSeconds = 10; ///< per kernel call in the worker
-  double minRepeatMs = 50;    ///< least duration of one timed repeat
+  double minRepeatMs = 50; ///< least duration of one timed repeat
 };
 
 /// One measured candidate.
@@ -70,7 +69,9 @@ struct TuneOutcome {
   /// over `modelSamples` of them (0: too few to say).
   double modelCorrelation = 0;
   int modelSamples = 0;
-  QString description; ///< "main on cpu-llvm (1 thread), strategy mixed, model xgb"
+  /// The options the search ran with (from the request's settings).
+  tune::TuneOptions options;
+  QString description; ///< "main on cpu-llvm (1 thread), strategy mixed, model xgb, population 64, seed 1"
   /// What became of the cost model kept beside the log (model_file.h): loaded by a
   /// resumed search, saved at the end; empty without a log.
   QString modelFile;
