@@ -6,6 +6,11 @@
 // trace. Stop ends a long search promptly and keeps every record (in the table and in the
 // log); Resume continues it, trial numbers going on. A polyhedral candidate applies as one
 // poly_optimize step. A candidate of another version of the program is refused.
+// The dock's defaults are the CLI's; the cost model, population, seed, time budget and
+// fast-math chosen in the dock reach the search: the same seed with the random model
+// measures the same candidates, another seed others; a time budget stops a long search
+// with the status saying so; the random strategy leaves the model and the population
+// aside. The option bar wraps onto more rows in a narrow dock, no field over another.
 //
 // LS_TUNE_SCREENSHOT=FILE.png also renders the window after the first search
 // (LS_TUNE_SCREENSHOT_DARK=1 for the dark theme, LS_TUNE_SCREENSHOT_SIZE=1280x800 for
@@ -17,13 +22,16 @@
 #include "core/schedule/instruction.h"
 #include "core/schedule/trace_json.h"
 #include "core/tune/records.h"
+#include "core/tune/tune_settings.h"
 #include "views/tune_view.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QLabel>
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QPushButton>
@@ -32,6 +40,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
+
+#include <algorithm>
 
 using namespace loopscape;
 using namespace loopscape::testing;
@@ -46,6 +56,15 @@ QString matmul(int n) {
 
 std::string traceJson(const schedule::Trace& trace) { return schedule::traceToJson(trace); }
 
+/// The traces of `records`, sorted (a batch's candidates, whatever order they ran in).
+std::vector<std::string> sortedTraces(const std::vector<tune::Record>& records) {
+  std::vector<std::string> traces;
+  for (const tune::Record& r : records)
+    traces.push_back(traceJson(r.trace));
+  std::sort(traces.begin(), traces.end());
+  return traces;
+}
+
 } // namespace
 
 class TestTuneView : public QObject {
@@ -57,6 +76,7 @@ private:
   QString m_target;
   QTemporaryDir m_dir;
   std::vector<gui::TuneOutcome> m_outcomes;
+  QStringList m_started; ///< the job's descriptions of the searches it began
 
   views::TuneView* view() const { return m_window->tuneView(); }
   gui::TuneJob* job() const { return m_window->tuneJob(); }
@@ -66,23 +86,69 @@ private:
     return w;
   }
 
-  /// Sets the options through the dock's controls (the population has none).
+  /// Sets the options through the dock's controls: the cost model the CLI's default, a
+  /// population of 8, seed 1, no time budget, no fast-math unless the caller sets them.
   void setControls(const QString& strategy, int trials, int batch, const QString& records) {
     auto* target = child<QComboBox>("tuneTarget");
     target->setCurrentIndex(target->findData(m_target));
     auto* s = child<QComboBox>("tuneStrategy");
     s->setCurrentIndex(s->findData(strategy));
+    auto* model = child<QComboBox>("tuneModel");
+    model->setCurrentIndex(model->findData(QStringLiteral("xgb")));
     child<QSpinBox>("tuneTrials")->setValue(trials);
     child<QSpinBox>("tuneBatch")->setValue(batch);
+    child<QSpinBox>("tunePopulation")->setValue(8);
     child<QSpinBox>("tuneThreads")->setValue(1);
+    child<QSpinBox>("tuneSeed")->setValue(1);
+    child<QSpinBox>("tuneTimeBudget")->setValue(0);
+    child<QCheckBox>("tuneFastMath")->setChecked(false);
     child<QLineEdit>("tuneRecords")->setText(records);
-    views::TuneViewOptions o = view()->options();
-    o.population = 8;
-    view()->setOptions(o);
     QCOMPARE(view()->options().target, m_target);
     QCOMPARE(view()->options().strategy, strategy);
     QCOMPARE(view()->options().trials, trials);
+    QCOMPARE(view()->options().population, 8);
     QCOMPARE(view()->options().threads, 1);
+  }
+
+  /// A 4-trial round of the evolutionary search with the random model and `seed`, set in
+  /// the dock; `traces` gets the measured candidates' traces, sorted.
+  void seededRun(int seed, std::vector<std::string>& traces) {
+    setControls(QStringLiteral("evolutionary"), 4, 4, QString());
+    auto* model = child<QComboBox>("tuneModel");
+    model->setCurrentIndex(model->findData(QStringLiteral("random")));
+    child<QSpinBox>("tuneSeed")->setValue(seed);
+    m_started.clear();
+    const gui::TuneOutcome* o = startAndWait();
+    QVERIFY(o);
+    QVERIFY2(o->ok, qPrintable(o->error));
+    QCOMPARE(o->measured, 4);
+    // The options the search ran with are the dock's.
+    QCOMPARE(o->model, QStringLiteral("random"));
+    QCOMPARE(o->options.seed, static_cast<std::uint64_t>(seed));
+    QCOMPARE(o->options.population, 8);
+    QCOMPARE(o->options.trials, 4);
+    QCOMPARE(o->options.batchSize, 4);
+    QCOMPARE(o->options.strategy, tune::Strategy::Evolutionary);
+    QCOMPARE(o->options.timeBudgetSeconds, 0.0);
+    QCOMPARE(m_started.size(), 1);
+    QVERIFY2(m_started.front().contains(QStringLiteral("model random, population 8, seed %1").arg(seed)),
+             qPrintable(m_started.front()));
+    QCOMPARE(job()->records().size(), std::size_t(4));
+    traces = sortedTraces(job()->records());
+  }
+
+  /// Starts a search with the dock's Start and waits for its outcome.
+  const gui::TuneOutcome* startAndWait(int timeoutMs = 60000) {
+    const std::size_t before = m_outcomes.size();
+    auto* b = child<QPushButton>("tuneStart");
+    if (!b->isEnabled()) return nullptr;
+    QTest::mouseClick(b, Qt::LeftButton);
+    QElapsedTimer timer;
+    timer.start();
+    while (job()->isRunning() && timer.elapsed() < timeoutMs)
+      QTest::qWait(20);
+    if (job()->isRunning() || m_outcomes.size() != before + 1) return nullptr;
+    return &m_outcomes.back();
   }
 
   void click(const char* button) {
@@ -110,6 +176,7 @@ private Q_SLOTS:
     m_tester = std::make_unique<QAbstractItemModelTester>(view()->model(),
                                                           QAbstractItemModelTester::FailureReportingMode::QtTest);
     connect(job(), &gui::TuneJob::finished, this, [this](const gui::TuneOutcome& o) { m_outcomes.push_back(o); });
+    connect(job(), &gui::TuneJob::started, this, [this](const QString& text) { m_started << text; });
     m_window->session()->openSource(matmul(32), QStringLiteral("matmul.te"));
     QVERIFY(settle(*m_window));
     QVERIFY(m_window->session()->state());
@@ -283,6 +350,152 @@ private Q_SLOTS:
     s.undoStack()->undo();
     QVERIFY(settle(*m_window));
     QCOMPARE(s.state()->trace->stepCount, 0);
+  }
+
+  void theDefaultsAreTheCommandLines() {
+    // A dock as it opens: the options are `loopscape-cli tune`'s defaults.
+    views::TuneView fresh;
+    const views::TuneViewOptions o = fresh.options();
+    const tune::TuneSettings cli;
+    QCOMPARE(o.strategy.toStdString(), cli.strategy);
+    QCOMPARE(o.model.toStdString(), cli.model);
+    QCOMPARE(o.trials, cli.trials);
+    QCOMPARE(o.batch, cli.batch);
+    QCOMPARE(o.population, cli.population);
+    QCOMPARE(o.threads, cli.threads);
+    QCOMPARE(static_cast<std::uint64_t>(o.seed), cli.seed);
+    QCOMPARE(o.timeBudget, cli.timeBudget);
+    QCOMPARE(o.fastMath, cli.fastMath);
+    // setOptions and options agree on every field.
+    views::TuneViewOptions set;
+    set.strategy = QStringLiteral("annealing");
+    set.model = QStringLiteral("random");
+    set.trials = 7;
+    set.batch = 3;
+    set.population = 12;
+    set.seed = 99;
+    set.timeBudget = 30;
+    set.fastMath = true;
+    set.records = QStringLiteral("x.jsonl");
+    fresh.setOptions(set);
+    const views::TuneViewOptions got = fresh.options();
+    QCOMPARE(got.strategy, set.strategy);
+    QCOMPARE(got.model, set.model);
+    QCOMPARE(got.trials, set.trials);
+    QCOMPARE(got.batch, set.batch);
+    QCOMPARE(got.population, set.population);
+    QCOMPARE(got.seed, set.seed);
+    QCOMPARE(got.timeBudget, set.timeBudget);
+    QCOMPARE(got.fastMath, set.fastMath);
+    QCOMPARE(got.records, set.records);
+  }
+
+  void theSeedDecidesTheCandidates() {
+    // One round (trials = batch) of the evolutionary search ranked by the random model:
+    // what it measures depends on the seed alone (later rounds start from the fastest
+    // measured, which timing decides).
+    std::vector<std::string> first, again, other;
+    seededRun(7, first);
+    if (QTest::currentTestFailed()) return;
+    seededRun(7, again);
+    if (QTest::currentTestFailed()) return;
+    QCOMPARE(again, first);
+    seededRun(8, other);
+    if (QTest::currentTestFailed()) return;
+    QVERIFY2(other != first, "another seed measured the same candidates");
+    QVERIFY(view()->status().startsWith(QStringLiteral("Done: 4 candidates measured")));
+  }
+
+  void aTimeBudgetStopsTheSearch() {
+    // Far more trials than a second can measure: the budget ends the search.
+    setControls(QStringLiteral("evolutionary"), 100000, 4, QString());
+    child<QSpinBox>("tuneTimeBudget")->setValue(1);
+    QCOMPARE(view()->options().timeBudget, 1.0);
+    QElapsedTimer timer;
+    timer.start();
+    const gui::TuneOutcome* o = startAndWait();
+    QVERIFY(o);
+    QVERIFY2(o->ok, qPrintable(o->error));
+    QVERIFY(timer.elapsed() >= 1000);
+    QCOMPARE(o->options.timeBudgetSeconds, 1.0);
+    QCOMPARE(o->options.trials, 100000);
+    QVERIFY(o->stopped);
+    QVERIFY(o->budgetSpent);
+    QVERIFY(o->measured < 100000);
+    QCOMPARE(view()->model()->rowCount(), o->measured);
+    QVERIFY2(view()->status().startsWith(QStringLiteral("Time budget spent: %1 candidate").arg(o->measured)),
+             qPrintable(view()->status()));
+    QVERIFY2(m_started.back().contains(QStringLiteral("time budget 1 s")), qPrintable(m_started.back()));
+  }
+
+  void fastMathAndTheRandomStrategy() {
+    setControls(QStringLiteral("random"), 2, 2, QString());
+    // The random strategy ranks nothing: no model, no population to choose.
+    QVERIFY(!child<QComboBox>("tuneModel")->isEnabled());
+    QVERIFY(!child<QSpinBox>("tunePopulation")->isEnabled());
+    QVERIFY(child<QSpinBox>("tuneSeed")->isEnabled());
+    child<QCheckBox>("tuneFastMath")->setChecked(true);
+    QVERIFY(view()->options().fastMath);
+    const gui::TuneOutcome* o = startAndWait();
+    QVERIFY(o);
+    QVERIFY2(o->ok, qPrintable(o->error));
+    QCOMPARE(o->options.strategy, tune::Strategy::Random);
+    QCOMPARE(o->measured, 2);
+    QVERIFY2(m_started.back().contains(QStringLiteral("fast-math")), qPrintable(m_started.back()));
+    QCOMPARE(job()->records().size(), std::size_t(2));
+    for (const tune::Record& r : job()->records())
+      QVERIFY(r.fastMath);
+    // While a search runs, none of the options can change.
+    auto* s = child<QComboBox>("tuneStrategy");
+    s->setCurrentIndex(s->findData(QStringLiteral("mixed")));
+    QVERIFY(child<QComboBox>("tuneModel")->isEnabled());
+    view()->setRunning(true);
+    for (const char* name : {"tuneModel", "tuneStrategy"})
+      QVERIFY2(!child<QComboBox>(name)->isEnabled(), name);
+    for (const char* name : {"tunePopulation", "tuneSeed", "tuneTimeBudget", "tuneTrials"})
+      QVERIFY2(!child<QSpinBox>(name)->isEnabled(), name);
+    QVERIFY(!child<QCheckBox>("tuneFastMath")->isEnabled());
+    view()->setRunning(false);
+    QVERIFY(child<QSpinBox>("tuneSeed")->isEnabled());
+  }
+
+  void theOptionBarWraps() {
+    // Wide: the options and the buttons in two rows at most; narrow: more rows. Either
+    // way every field lies inside the bar, none over another, and the status below it.
+    views::TuneView v;
+    int wideRows = 0;
+    for (const int width : {1400, 420}) {
+      v.resize(width, 400);
+      v.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&v));
+      QApplication::processEvents();
+      auto* bar = v.findChild<QWidget*>(QStringLiteral("tuneOptionsBar"));
+      QVERIFY(bar);
+      std::vector<QRect> fields;
+      std::vector<int> centres;
+      for (QWidget* w : bar->findChildren<QWidget*>(QString(), Qt::FindDirectChildrenOnly)) {
+        if (!w->isVisible()) continue;
+        const QRect r = w->geometry();
+        QVERIFY2(bar->rect().contains(r), qPrintable(QStringLiteral("%1 at width %2").arg(width).arg(r.right())));
+        for (const QRect& other : fields)
+          QVERIFY(!other.intersects(r));
+        fields.push_back(r);
+        centres.push_back(r.center().y());
+      }
+      // Rows: fields of one row are centred on one line (within rounding).
+      std::sort(centres.begin(), centres.end());
+      int rows = 1;
+      for (std::size_t i = 1; i < centres.size(); ++i)
+        rows += centres[i] - centres[i - 1] > 2 ? 1 : 0;
+      QCOMPARE(fields.size(), std::size_t(11)); // ten options, then the log and the buttons
+      QVERIFY(v.findChild<QLabel*>(QStringLiteral("tuneStatus"))->geometry().top() >= bar->geometry().bottom());
+      if (width == 1400) {
+        wideRows = rows;
+        QVERIFY2(wideRows <= 2, qPrintable(QString::number(wideRows)));
+      } else {
+        QVERIFY2(rows > wideRows, qPrintable(QString::number(rows)));
+      }
+    }
   }
 
   void candidatesOfAnotherProgramAreRefused() {
