@@ -15,8 +15,8 @@ void useBuildTree() {
   qputenv("LOOPSCAPE_PLUGIN_PATH", LS_RUN_PLUGIN_DIR);
 }
 
-Model load(const char* file) {
-  auto m = loadModel(std::string(LS_SOURCE_DIR "/") + file);
+Model load(const char* file, const ModelLoadOptions& options) {
+  auto m = loadModel(std::string(LS_SOURCE_DIR "/") + file, options);
   if (!m) qFatal("%s", m.error().message.c_str());
   return std::move(*m);
 }
@@ -30,8 +30,8 @@ CompileOptions compileOptions(const char* target, const QString& cacheDir) {
 }
 
 void runAndCheck(const char* file, const char* target, const char* schedule, const QString& cacheDir,
-                 double interpretLimit, bool interpretWholeModel) {
-  Model m = load(file);
+                 double interpretLimit, bool interpretWholeModel, const ModelLoadOptions& options) {
+  Model m = load(file, options);
   auto inputs = modelInputs(m, {}, {}, 3);
   QVERIFY(inputs.has_value());
   auto s = scheduleFromOption(schedule);

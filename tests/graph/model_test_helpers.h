@@ -11,11 +11,12 @@ namespace graphtest {
 /// The worker and plugins of this build tree (LS_WORKER_PATH, LS_RUN_PLUGIN_DIR).
 void useBuildTree();
 /// `file` (relative to the source tree) loaded; a failure is fatal.
-loopscape::graph::Model load(const char* file);
+loopscape::graph::Model load(const char* file, const loopscape::graph::ModelLoadOptions& options = {});
 loopscape::graph::CompileOptions compileOptions(const char* target, const QString& cacheDir);
 /// Compiles `file` with `schedule` through `target`, runs it, checks the outputs against
 /// the whole model interpreted (when `interpretWholeModel`) and verifies every group.
 void runAndCheck(const char* file, const char* target, const char* schedule, const QString& cacheDir,
-                 double interpretLimit, bool interpretWholeModel);
+                 double interpretLimit, bool interpretWholeModel,
+                 const loopscape::graph::ModelLoadOptions& options = {});
 
 } // namespace graphtest
