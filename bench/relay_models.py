@@ -9,7 +9,9 @@ both compute the same function; the script checks their outputs agree before tim
 
 Usage (from the repository root, after bench/install-bench-deps.sh):
   bench/.venv/bin/python bench/relay_models.py [--models resnet18,bert_proxy]
-      [--threads 1,2] [--schedules default,poly] [--repeat 20] [--tuned LOG]
+      [--threads 1,2] [--schedules default,poly,default+layout] [--repeat 20] [--tuned LOG]
+A schedule "S+layout" runs S after AlterOpLayout (relay run --alter-layout: NCHW[x]c
+convolutions).
 """
 import argparse
 import os
@@ -160,9 +162,11 @@ def median_ms(fn, repeat):
 
 
 def loopscape(model, schedule, threads, repeat, work):
-    cmd = [CLI, "relay", "run", model, "--target", "cpu-llvm", "--schedule", schedule, "--threads", str(threads),
-           "--repeat", str(repeat), "--inputs", work, "--save", os.path.join(work, "out"),
-           "--save-params", os.path.join(work, "params")]
+    # "<source>+layout": the same schedule source after AlterOpLayout (--alter-layout).
+    layout = schedule.endswith("+layout")
+    cmd = [CLI, "relay", "run", model, "--target", "cpu-llvm", "--schedule", schedule.removesuffix("+layout"),
+           "--threads", str(threads), "--repeat", str(repeat), "--inputs", work, "--save", os.path.join(work, "out"),
+           "--save-params", os.path.join(work, "params")] + (["--alter-layout"] if layout else [])
     start = time.perf_counter()
     out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     wall = time.perf_counter() - start

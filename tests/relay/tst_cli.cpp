@@ -2,6 +2,7 @@
 // statuses, the typed print and its round trip, located bad input, the group listing,
 // an interpreted run whose saved constants reproduce it, and extraction to .te.
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -93,6 +94,16 @@ private Q_SLOTS:
     QCOMPARE(r.out.count(QStringLiteral("group ")), 8);
     QVERIFY(
         r.out.endsWith("memory 37632 bytes planned in 2 storages for 7 intermediate tensors (naive 60416 bytes)\n"));
+    // --alter-layout: the convolutions in NCHW[x]c (the second's input stays blocked
+    // through max_pool2d and nn.pad), back to NCHW before the reshape.
+    Run a = runCli({"relay", "groups", "samples/relay/mnist.relay", "--alter-layout", "--verbose"});
+    QCOMPARE(a.exitCode, 0);
+    QVERIFY2(a.err.contains(QRegularExpression(
+                 QStringLiteral("pass AlterOpLayout: 2 conv2d in NCHW\\[x\\]c \\(blocks of up to \\d+ channels\\)\n"))),
+             qPrintable(a.err));
+    QVERIFY(a.out.contains("group 1 tvmgen_default_fused_nn_contrib_conv2d_NCHWc_add_nn_relu\n"));
+    QVERIFY(a.out.contains("group 3 tvmgen_default_fused_nn_pad\n"));
+    QVERIFY(a.out.contains("group 6 tvmgen_default_fused_layout_transform_reshape\n"));
   }
 
   void runReproducesWithSavedParams() {
