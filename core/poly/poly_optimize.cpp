@@ -180,6 +180,39 @@ isl::schedule_node wavefrontNode(const isl::schedule_node& tile) {
   return setBandMemberNames(isl::manage(check(node, "wavefront")), wave);
 }
 
+/// The most iterations of a selector loop (see selectorMember).
+constexpr std::int64_t kMaxSelectorExtent = 4;
+
+/// A member of the inner band of timeOutsideNode that selects what the statement computes:
+/// a loop of at most kMaxSelectorExtent iterations whose block iterator an if_then_else
+/// condition of the block tests (fdtd-2d's field f: ex, ey or hz, one te.scan state). In
+/// a vector loop every branch would be computed and selected lane by lane; unrolled, each
+/// copy has a constant condition and computes its own branch only. The member's index in
+/// the inner band, or -1.
+int selectorMember(const isl::schedule_node& innerBand, const Scop& scop, const ScopStatement& st) {
+  const auto* realize = st.realize.as<ir::BlockRealize>();
+  const auto* block = st.block.as<ir::Block>();
+  if (!realize || !block) return -1;
+  // The block iterators the conditions test.
+  std::set<const ir::ExprNode*> tested;
+  ir::forEachExpr(block->body, [&](const ir::Expr& e) {
+    if (const auto* sel = e.as<ir::Select>())
+      ir::forEachExpr(sel->condition, [&](const ir::Expr& v) {
+        if (v.is<ir::Var>()) tested.insert(v.get());
+      });
+  });
+  const int n = static_cast<int>(isl_schedule_node_band_n_member(innerBand.get()));
+  for (int d = 0; d < n; ++d) {
+    const auto* loop = scop.loops[st.loops[d + 1]].loop.as<ir::For>();
+    auto extent = loop ? ir::asConstInt(loop->extent) : std::nullopt;
+    if (!extent || *extent < 2 || *extent > kMaxSelectorExtent) continue;
+    for (std::size_t k = 0; k < block->iterVars.size() && k < realize->iterValues.size(); ++k)
+      if (realize->iterValues[k].get() == loop->loopVar.get() && tested.contains(block->iterVars[k].var.get()))
+        return d;
+  }
+  return -1;
+}
+
 /// A stencil band in its original order (see Walk::keepTimeOutside): `band` (permutable,
 /// no coincident member: isl skewed the spatial loops by the time loop) and the bands
 /// below it down to the leaf are replaced by the statement's own loops, split after the
@@ -239,6 +272,55 @@ std::optional<isl::schedule_node> timeOutsideNode(const isl::schedule_node& band
   isl::schedule_node innerBand = setBandMemberNames(isl::manage(check(node, "time loop outside")),
                                                     std::vector<std::string>(names.begin() + 1, names.end()));
   return setBandMemberNames(innerBand.parent(), {names[0]});
+}
+
+/// The first statement of `band` whose block loads inside a branch of a T.if_then_else or
+/// T.Select (a stencil's border, a triangle's mask): the code generator's vector lowering
+/// refuses such a body (every lane would evaluate the load) and leaves a vectorized loop
+/// scalar, so a vector member only shortens the loop that the compiler's own vectorizer
+/// sees (fdtd-2d MEDIUM: a 16-iteration scalar loop ran 4x slower than the whole row).
+/// Empty when there is none.
+std::string statementLoadingInBranch(const isl::schedule_node& band, const Scop& scop) {
+  isl::union_set domain = isl::manage(check(isl_schedule_node_get_domain(band.get()), "band domain"));
+  for (const auto& st : scop.statements) {
+    if (domain.intersect(isl::union_set(st.domain)).is_empty()) continue;
+    const auto* block = st.block.as<ir::Block>();
+    if (!block) continue;
+    bool found = false;
+    ir::forEachExpr(block->body, [&](const ir::Expr& e) {
+      const auto* sel = e.as<ir::Select>();
+      if (found || !sel) return;
+      for (const ir::Expr* branch : {&sel->trueValue, &sel->falseValue})
+        ir::forEachExpr(*branch, [&](const ir::Expr& x) { found = found || x.is<ir::BufferLoad>(); });
+    });
+    if (found) return st.blockName;
+  }
+  return {};
+}
+
+/// The time band of timeOutsideNode with the inner band's selector member (see
+/// selectorMember), when it has one, split off first and marked "unroll"; the node at the
+/// time band's position.
+isl::schedule_node unrollSelector(const isl::schedule_node& timeBand, const Scop& scop) {
+  isl::schedule_node inner = timeBand.child(0);
+  const int n = static_cast<int>(isl_schedule_node_band_n_member(inner.get()));
+  isl::union_set domain = isl::manage(check(isl_schedule_node_get_domain(inner.get()), "band domain"));
+  isl::set set = isl::manage(check(isl_set_from_union_set(domain.release()), "band domain"));
+  const char* tuple = isl_set_get_tuple_name(set.get());
+  const ScopStatement* st = tuple ? scop.findStatement(tuple) : nullptr;
+  const int sel = st ? selectorMember(inner, scop, *st) : -1;
+  const bool permutable = isl_schedule_node_band_get_permutable(inner.get()) == isl_bool_true;
+  if (sel < 0 || n < 2 || (!permutable && sel != 0)) return timeBand;
+  std::vector<int> order{sel};
+  for (int d = 0; d < n; ++d)
+    if (d != sel) order.push_back(d);
+  inner = permuteBandNode(inner, order);
+  const std::vector<std::string> names = bandMemberNames(inner);
+  inner = isl::manage(check(isl_schedule_node_band_split(inner.release(), 1), "selector"));
+  inner = setBandMemberNames(inner, {names[0]});
+  inner = setBandMemberNames(inner.child(0), std::vector<std::string>(names.begin() + 1, names.end())).parent();
+  // The mark node above the selector band; its parent is the time band.
+  return markBandMemberNode(inner, 0, "unroll").parent();
 }
 
 /// Marks members first .. first + count - 1 of `band` parallel (innermost first, so each
@@ -321,6 +403,17 @@ struct Walk {
   std::vector<std::string> notes;
   std::vector<std::vector<std::string>> fuseGroups;
 
+  /// Whether `band` is below an "unroll" mark (timeOutsideNode's selector loop).
+  static bool unrolled(const isl::schedule_node& band) {
+    if (!isl_schedule_node_has_parent(band.get())) return false;
+    isl::schedule_node parent = band.parent();
+    if (isl_schedule_node_get_type(parent.get()) != isl_schedule_node_mark) return false;
+    isl_id* id = isl_schedule_node_mark_get_id(parent.get());
+    const bool unroll = id && isl_id_get_name(id) && std::string(isl_id_get_name(id)) == "unroll";
+    isl_id_free(id);
+    return unroll;
+  }
+
   /// Whether a band is below `node` (strictly).
   static bool hasBandBelow(const isl::schedule_node& node) {
     const int children = static_cast<int>(isl_schedule_node_n_children(node.get()));
@@ -367,6 +460,7 @@ struct Walk {
                             : fmt::format("band ({}): the size of one time step is not constant: tiled in time", band));
       return std::nullopt;
     }
+    *outside = unrollSelector(*outside, scop);
     decisions.push_back(kTimeOutsideDecision);
     notes.push_back(
         given ? fmt::format("band ({}): no coincident member; not tiled in time (recorded decision), {} outermost",
@@ -385,10 +479,14 @@ struct Walk {
       // tiling it alone gains nothing; it is marked parallel when it can be, and the
       // bands below it are optimised.
       if (model.members.size() == 1 && hasBandBelow(node)) {
-        const bool parallel = options.parallel && !insideParallel && model.coincident[0];
+        const bool parallel = options.parallel && !insideParallel && model.coincident[0] && !unrolled(node);
         decisions.emplace_back();
         notes.push_back(fmt::format("band ({}) surrounds other bands: {}; the bands inside are optimised",
-                                    model.members[0], parallel ? "parallel" : "not tiled"));
+                                    model.members[0],
+                                    parallel         ? "parallel"
+                                    : unrolled(node) ? "unrolled (a condition of the block tests it: each copy "
+                                                       "computes its own branch)"
+                                                     : "not tiled"));
         if (parallel) node = markBandMemberNode(node, 0, "parallel").child(0);
         const int children = static_cast<int>(isl_schedule_node_n_children(node.get()));
         for (int i = 0; i < children; ++i)
@@ -398,7 +496,8 @@ struct Walk {
       const std::size_t index = decisions.size();
       const std::vector<std::int64_t>* fixed = decided && index < decided->size() ? &(*decided)[index] : nullptr;
       if (auto outside = keepTimeOutside(node, model, fixed)) return visit(*outside, insideParallel);
-      PlanOptions po{.vectorize = options.vectorize,
+      const std::string branchLoads = options.vectorize ? statementLoadingInBranch(node, scop) : std::string();
+      PlanOptions po{.vectorize = options.vectorize && branchLoads.empty(),
                      .parallel = options.parallel && !insideParallel,
                      .wavefront = options.wavefront,
                      .unrollJam = options.unrollJam,
@@ -409,6 +508,10 @@ struct Walk {
       decision.insert(decision.end(), plan.registerTile.begin(), plan.registerTile.end());
       decisions.push_back(std::move(decision));
       notes.insert(notes.end(), plan.notes.begin(), plan.notes.end());
+      if (!branchLoads.empty())
+        notes.push_back(fmt::format("not vectorized: block {} loads in a branch of T.if_then_else (the vector "
+                                    "lowering keeps such a loop scalar); the innermost loop is left to the compiler",
+                                    branchLoads));
       std::vector<std::string> fused;
       node = applyPlan(node, plan, &fused);
       if (!fused.empty()) fuseGroups.push_back(std::move(fused));

@@ -52,6 +52,7 @@ private Q_SLOTS:
   void tailSplitRefusals();
   void timeOutside();
   void timeOutsideInPlace();
+  void timeOutsideSelector();
 };
 
 namespace {
@@ -576,8 +577,10 @@ void TstPolyOptimize::tailSplitRefusals() {
 void TstPolyOptimize::timeOutside() {
   // 2-D Jacobi, T x 16 x 16: one step writes 16 x 16 floats (1 KiB). With L2 = 32 KiB the
   // step's values stay in L2 for the next step, so t stays the outer sequential loop and
-  // (i, j) below it is an ordinary band: coincident, tiled, j vectorized (the window of
-  // reads moves by one element along j: windowDelta) and i's tiles parallel.
+  // (i, j) below it is an ordinary band: coincident, tiled, i's tiles parallel, j
+  // innermost for its stride-1 accesses (the window of reads moves by one element along j:
+  // windowDelta) but not marked vectorized: the border's T.if_then_else has loads in its
+  // branches, which the vector lowering would leave scalar.
   const ir::PrimFunc f = parseTe(smallSample("stencil2d.te", "T, H, W = 16, 256, 256", "T, H, W = 4, 16, 16"));
   poly::PolyOptimizeOptions o;
   o.machine = poly::MachineModel::parse("l1=8K,l2=32K,vector=32,registers=16");
@@ -663,6 +666,37 @@ void TstPolyOptimize::timeOutsideInPlace() {
   QVERIFY(poly::polyOptimize(sch, o).has_value());
   QVERIFY2(ir::printPrimFunc(sch.func()).find("    for t, i, j in T.grid(3, 8, 8):\n") != std::string::npos,
            ir::printPrimFunc(sch.func()).c_str());
+  QCOMPARE(compareRuns(f, sch.func()), std::string());
+  auto legal = poly::checkLegality(f, sch.func());
+  QVERIFY(legal.has_value() && legal->legal);
+}
+
+void TstPolyOptimize::timeOutsideSelector() {
+  // fdtd-2d (one te.scan state for the fields ex, ey, hz: member f of extent 3, which the
+  // update's if_then_else tests): with the time loop outside, f is split off the band
+  // below t and unrolled, so each copy computes its own field's branch; (i, j) is the band
+  // below it, parallel over i's tiles.
+  const ir::PrimFunc f =
+      parseTe(smallSample("polybench/fdtd-2d.te", "TMAX, NX, NY = 100, 200, 240", "TMAX, NX, NY = 4, 8, 16"));
+  poly::PolyOptimizeOptions o;
+  o.machine = poly::MachineModel::parse("l1=8K,l2=32K,vector=32,registers=16");
+  auto report = poly::explainPolyOptimize(f, o);
+  QVERIFY(report.has_value());
+  const std::string lines = fmt::format("{}", fmt::join(report->lines, "\n"));
+  QVERIFY2(lines.find("band (t, t_i, t_j): no coincident member; one time step writes 2 KiB (L2 32 KiB): not tiled in "
+                      "time, t outermost and the loops (f, i, j) below it in their original order\n"
+                      "band (t) surrounds other bands: not tiled; the bands inside are optimised\n"
+                      "band (f) surrounds other bands: unrolled (a condition of the block tests it: each copy "
+                      "computes its own branch); the bands inside are optimised\n"
+                      "band (i, j): permutable, coincident: i, j\n") != std::string::npos,
+           lines.c_str());
+  schedule::Schedule sch = poly::makeSchedule(f);
+  QVERIFY(poly::polyOptimize(sch, o).has_value());
+  const std::string printed = ir::printPrimFunc(sch.func());
+  QVERIFY2(printed.find(
+               "    for t in range(1, 5):\n        for f in T.unroll(3):\n            for i_0 in T.parallel(2):\n") !=
+               std::string::npos,
+           printed.c_str());
   QCOMPARE(compareRuns(f, sch.func()), std::string());
   auto legal = poly::checkLegality(f, sch.func());
   QVERIFY(legal.has_value() && legal->legal);
