@@ -381,7 +381,9 @@ void TuneView::setOptions(const TuneViewOptions& options) {
   m_population->setValue(options.population);
   m_threads->setValue(options.threads);
   m_seed->setValue(static_cast<int>(std::min<quint64>(options.seed, INT_MAX)));
-  m_timeBudget->setValue(static_cast<int>(std::ceil(std::clamp(options.timeBudget, 0.0, 999999.0))));
+  // Whole seconds, rounded up (never shorter than asked); NaN or negative: no limit.
+  m_timeBudget->setValue(options.timeBudget > 0 ? static_cast<int>(std::ceil(std::min(options.timeBudget, 999999.0)))
+                                                : 0);
   m_fastMath->setChecked(options.fastMath);
   m_records->setText(options.records);
 }
