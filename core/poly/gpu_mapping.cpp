@@ -384,38 +384,38 @@ std::optional<std::int64_t> promote(schedule::Schedule& sch, const Promotion& p)
   if (!schedule::computeAt(sch, *copy, schedule::LoopRV{sch.defineLoop(anchorVar)})) return std::nullopt;
   auto copyLoops = schedule::getLoops(sch, *copy);
   if (!copyLoops) return std::nullopt;
-  // The copy's own loops: those below the anchor.
-  std::vector<schedule::LoopRV> own;
+  // The copy's own loops (below the anchor) with their extents.
+  std::vector<std::pair<schedule::LoopRV, std::int64_t>> own;
   bool below = false;
   std::int64_t elements = 1;
   for (const auto& l : *copyLoops) {
     auto loop = sch.loop(schedule::TraceValue(schedule::RV(l)), "poly_auto");
     if (!loop) return std::nullopt;
     if (below) {
-      own.push_back(l);
       auto extent = ir::asConstInt((*loop)->loop()->extent);
       if (!extent) return std::nullopt;
+      own.emplace_back(l, *extent);
       elements *= *extent;
     }
     if ((*loop)->loop()->loopVar.get() == anchorVar.get()) below = true;
   }
-  if (own.empty()) return std::nullopt;
-  auto fused = own.size() == 1 ? Expected<schedule::LoopRV>(own[0]) : schedule::fuse(sch, own);
-  if (!fused) return std::nullopt;
-  // Over the block's threads (an outer sequential loop when the tile has more elements
-  // than the block has threads).
-  std::int64_t threadCount = 1;
-  for (const auto& t : threads)
-    threadCount *= t.second;
-  const std::size_t outer = elements == threadCount ? 0 : 1;
-  std::vector<std::optional<std::int64_t>> factors;
-  if (outer) factors.push_back(std::nullopt);
-  for (const auto& t : threads)
-    factors.push_back(t.second);
-  auto parts = schedule::split(sch, *fused, factors);
-  if (!parts) return std::nullopt;
-  for (std::size_t i = 0; i < threads.size(); ++i)
-    if (!schedule::bind(sch, (*parts)[i + outer], threads[i].first)) return std::nullopt;
+  // As PPCG maps copies: the innermost dimension of more than one element on threadIdx.x,
+  // the next on threadIdx.y, ... (a strided loop where the tile is wider than the
+  // threads, a predicate where it is narrower). Each index stays affine in the thread
+  // indices (a fused and split copy would divide by the tile width), and consecutive
+  // threads copy consecutive elements.
+  std::size_t next = threads.size();
+  for (std::size_t d = own.size(); d-- > 0 && next > 0;) {
+    if (own[d].second == 1) continue;
+    const auto& [tagName, count] = threads[--next];
+    schedule::LoopRV bound = own[d].first;
+    if (own[d].second != count) {
+      auto parts = schedule::split(sch, own[d].first, {std::nullopt, count});
+      if (!parts) return std::nullopt;
+      bound = (*parts)[1];
+    }
+    if (!schedule::bind(sch, bound, tagName)) return std::nullopt;
+  }
   const schedule::TreeNode* copyNode = sch.tree().findBlock(p.buffer + "_shared");
   const std::int64_t bytes = copyNode ? elements * copyNode->block()->writes[0].buffer->dtype.bytes() : elements * 4;
   return bytes;
@@ -453,9 +453,23 @@ Expected<ir::PrimFunc> finishGpuMapping(const ir::PrimFunc& func, bool promoteSh
     out = scratch.func();
     if (notes) notes->push_back(fmt::format("'{}' is local to each thread", buffer->name));
   }
+  // What the GPU lowering checks too: no bound loop carries a dependence. (Checked
+  // before the copies: those bind only copy loops, whose dependences are the shared
+  // buffer's, which the barriers order.)
+  if (auto ok = checkBoundLoopDependences(out); !ok) return Unexpected(ok.error());
   if (!promoteShared) return out;
-  std::int64_t used = 0;
+  // Smallest tiles first: each promotion is tried alone to size it (compute_at refuses a
+  // copy into a scope whose other copy leaves part of a region uncovered, e.g. a padded
+  // input's copy under its bounds predicate, so the order decides what can follow).
+  std::vector<std::pair<std::int64_t, Promotion>> sized;
   for (const Promotion& p : promotionCandidates(schedule::IrTree(out))) {
+    schedule::Schedule trial(out);
+    auto bytes = promote(trial, p);
+    sized.emplace_back(bytes ? *bytes : 0, p);
+  }
+  std::stable_sort(sized.begin(), sized.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::int64_t used = 0;
+  for (const auto& [size, p] : sized) {
     schedule::Schedule scratch(out);
     auto bytes = promote(scratch, p);
     if (!bytes) {
@@ -473,8 +487,6 @@ Expected<ir::PrimFunc> finishGpuMapping(const ir::PrimFunc& func, bool promoteSh
     if (notes)
       notes->push_back(fmt::format("'{}' of '{}' is copied to shared memory ({} bytes)", p.buffer, p.block, *bytes));
   }
-  // What the GPU lowering checks too: no bound loop carries a dependence.
-  if (auto ok = checkBoundLoopDependences(out); !ok) return Unexpected(ok.error());
   return out;
 }
 
