@@ -274,28 +274,31 @@ std::optional<isl::schedule_node> timeOutsideNode(const isl::schedule_node& band
   return setBandMemberNames(innerBand.parent(), {names[0]});
 }
 
-/// The first statement of `band` whose block loads inside a branch of a T.if_then_else or
-/// T.Select (a stencil's border, a triangle's mask): the code generator's vector lowering
-/// refuses such a body (every lane would evaluate the load) and leaves a vectorized loop
-/// scalar, so a vector member only shortens the loop that the compiler's own vectorizer
-/// sees (fdtd-2d MEDIUM: a 16-iteration scalar loop ran 4x slower than the whole row).
-/// Empty when there is none.
-std::string statementLoadingInBranch(const isl::schedule_node& band, const Scop& scop) {
+/// The block of `band`'s statements when every one of them loads inside a branch of a
+/// T.if_then_else or T.Select (a stencil's border, a triangle's mask): the code
+/// generator's vector lowering refuses such a body (every lane would evaluate the load)
+/// and leaves a vectorized loop scalar, so a vector member only shortens the loop that the
+/// compiler's own vectorizer sees (fdtd-2d MEDIUM: a 16-iteration scalar loop ran 4x
+/// slower than the whole row). Empty otherwise (a band that also holds another statement,
+/// e.g. a padding fused with its convolution, keeps its vector member).
+std::string blockLoadingInBranch(const isl::schedule_node& band, const Scop& scop) {
   isl::union_set domain = isl::manage(check(isl_schedule_node_get_domain(band.get()), "band domain"));
+  std::string name;
   for (const auto& st : scop.statements) {
     if (domain.intersect(isl::union_set(st.domain)).is_empty()) continue;
     const auto* block = st.block.as<ir::Block>();
-    if (!block) continue;
     bool found = false;
-    ir::forEachExpr(block->body, [&](const ir::Expr& e) {
-      const auto* sel = e.as<ir::Select>();
-      if (found || !sel) return;
-      for (const ir::Expr* branch : {&sel->trueValue, &sel->falseValue})
-        ir::forEachExpr(*branch, [&](const ir::Expr& x) { found = found || x.is<ir::BufferLoad>(); });
-    });
-    if (found) return st.blockName;
+    if (block)
+      ir::forEachExpr(block->body, [&](const ir::Expr& e) {
+        const auto* sel = e.as<ir::Select>();
+        if (found || !sel) return;
+        for (const ir::Expr* branch : {&sel->trueValue, &sel->falseValue})
+          ir::forEachExpr(*branch, [&](const ir::Expr& x) { found = found || x.is<ir::BufferLoad>(); });
+      });
+    if (!found) return {};
+    if (name.empty()) name = st.blockName;
   }
-  return {};
+  return name;
 }
 
 /// The time band of timeOutsideNode with the inner band's selector member (see
@@ -496,7 +499,7 @@ struct Walk {
       const std::size_t index = decisions.size();
       const std::vector<std::int64_t>* fixed = decided && index < decided->size() ? &(*decided)[index] : nullptr;
       if (auto outside = keepTimeOutside(node, model, fixed)) return visit(*outside, insideParallel);
-      const std::string branchLoads = options.vectorize ? statementLoadingInBranch(node, scop) : std::string();
+      const std::string branchLoads = options.vectorize ? blockLoadingInBranch(node, scop) : std::string();
       PlanOptions po{.vectorize = options.vectorize && branchLoads.empty(),
                      .parallel = options.parallel && !insideParallel,
                      .wavefront = options.wavefront,
