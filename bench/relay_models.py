@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Relay models end to end: Loopscape's compiled graph (loopscape-cli relay run, cpu-llvm)
 with each schedule source, against PyTorch's CPU inference of the same model with the
-same weights and input, on 1 and 2 threads, in one run.
+same weights and input, on 1 and 2 threads, in one run, and against the sum of the model's
+layers timed one by one in the libraries (convolutions in oneDNN through torch, dense and
+batch_matmul in OpenBLAS through numpy; pip install threadpoolctl to bound its threads).
 
 The PyTorch side reads the same Relay text (a small evaluator of the ops the sample
 models use, in torch.nn.functional) and the constants Loopscape used (--save-params), so
@@ -99,11 +101,15 @@ class TorchModel:
             return env[text]
         return torch.tensor(literal(text), dtype=torch.float32)
 
-    def __call__(self, env):
+    def __call__(self, env, layers=None):
+        """The result; `layers` (a list) receives (op, inputs, attrs) of every conv2d,
+        dense and batch_matmul."""
         for name, op, args in self.lines:
             pos = [a for a in args if "=" not in a]
             at = {k.strip(): literal(v) for k, v in (a.split("=", 1) for a in args if "=" in a)}
             x = [self.value(env, a) for a in pos]
+            if layers is not None and op in LIBRARY_OPS:
+                layers.append((op, [t.clone() for t in x], at))
             env[name] = self.apply(op, x, at)
         return env[self.result]
 
@@ -151,6 +157,37 @@ class TorchModel:
         raise SystemExit("relay_models.py: no torch form of %s" % op)
 
 
+LIBRARY_OPS = ("nn.conv2d", "nn.dense", "nn.batch_matmul")
+
+
+def library_sum_ms(layers, threads, repeat):
+    """The sum of each layer's median time alone in a library: convolutions in oneDNN
+    (torch's CPU conv2d), dense and batch_matmul in OpenBLAS (numpy, threads limited
+    with threadpoolctl). No fusion: the elementwise ops are not counted."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        threadpool_limits = None
+    total = 0.0
+    for op, x, at in layers:
+        if op == "nn.conv2d":
+            with torch.inference_mode():
+                total += median_ms(lambda: TorchModel.apply(op, x, at), repeat)
+            continue
+        a = x[0].numpy()
+        b = x[1].numpy()
+        b = b.transpose(0, 2, 1).copy() if op == "nn.batch_matmul" and at.get("transpose_b", True) else b
+        if op == "nn.dense":
+            b = np.ascontiguousarray(b.T)
+        run = (lambda: np.matmul(a, b))
+        if threadpool_limits:
+            with threadpool_limits(limits=threads, user_api="blas"):
+                total += median_ms(run, repeat)
+        else:
+            total += median_ms(run, repeat)
+    return total
+
+
 def median_ms(fn, repeat):
     fn()
     times = []
@@ -187,7 +224,8 @@ def main():
     ap.add_argument("--rows", action="store_true", help="print Loopscape's per-group rows too")
     args = ap.parse_args()
     schedules = args.schedules.split(",") + (["tuned:" + args.tuned] if args.tuned else [])
-    print("model        threads  schedule              loopscape ms  compile s  torch ms  torch/loopscape  max |diff|")
+    print("model        threads  schedule              loopscape ms  compile s  torch ms  torch/loopscape  "
+          "library sum ms  library/loopscape  max |diff|")
     for name in args.models.split(","):
         model = os.path.join("samples", "relay", name + ".relay")
         text = open(os.path.join(ROOT, model)).read()
@@ -198,18 +236,20 @@ def main():
             np.save(os.path.join(work, pname[1:] + ".npy"), data)
             for threads in [int(t) for t in args.threads.split(",")]:
                 torch.set_num_threads(threads)
-                torch_ms = None
+                torch_ms = lib_ms = None
                 for schedule in schedules:
                     ms, compile_s, _, ours, stdout = loopscape(model, schedule, threads, args.repeat, work)
                     if torch_ms is None:
                         tm = TorchModel(os.path.join(ROOT, model), os.path.join(work, "params"))
                         x = torch.from_numpy(data)
+                        layers = []
                         with torch.inference_mode():
-                            ref = tm({pname: x}).numpy()
+                            ref = tm({pname: x}, layers).numpy()
                             torch_ms = median_ms(lambda: tm({pname: x}), args.repeat)
+                        lib_ms = library_sum_ms(layers, threads, args.repeat)
                     diff = float(np.max(np.abs(ours - ref)))
-                    print("%-12s %7d  %-20s %13.2f %10.1f %9.2f %16.2f  %10.2e" %
-                          (name, threads, schedule, ms, compile_s, torch_ms, torch_ms / ms, diff))
+                    print("%-12s %7d  %-20s %13.2f %10.1f %9.2f %16.2f %15.2f %18.2f  %10.2e" %
+                          (name, threads, schedule, ms, compile_s, torch_ms, torch_ms / ms, lib_ms, lib_ms / ms, diff))
                     if args.rows:
                         print(stdout)
                     sys.stdout.flush()

@@ -1,7 +1,7 @@
 #include "core/graph/group_schedule.h"
 
 #include "core/codegen/cancel.h"
-#include "core/graph/nchwc_schedule.h"
+#include "core/graph/x86_templates.h"
 #include "core/ir/file_read.h"
 #include "core/poly/checked_schedule.h"
 #include "core/poly/legality.h"
@@ -74,13 +74,13 @@ Expected<ScheduledGroup> defaultSchedule(const ModelGroup& group, const GroupSch
   so.guidedTileProbability = 1.0;
   so.unrollSteps = {16};
   so.poly = false;
-  // A convolution in NCHW[x]c: TOPI's x86 template first.
-  if (auto script = nchwcScheduleScript(group, poly::MachineModel::host().vectorRegisters)) {
+  // A convolution in NCHW[x]c or a packed dense (AlterOpLayout): TOPI's x86 template first.
+  if (auto t = x86TemplateScript(group, poly::MachineModel::host().vectorRegisters)) {
     auto sch = poly::makeSchedule(group.func, options.checkLegality ? schedule::LegalityPolicy::Exact
                                                                     : schedule::LegalityPolicy::Unverified);
     sch.setStopToken(options.stop);
-    if (schedule::applyScript(sch, *script, group.name + "[conv2d_NCHWc template]"))
-      return ScheduledGroup{sch.func(), sch.trace(), "default (conv2d_NCHWc template)"};
+    if (schedule::applyScript(sch, t->script, fmt::format("{}[{} template]", group.name, t->name)))
+      return ScheduledGroup{sch.func(), sch.trace(), fmt::format("default ({} template)", t->name)};
   }
   auto sketches = tune::generateSketches(group.func, so);
   auto rank = [](const tune::Sketch& s) {

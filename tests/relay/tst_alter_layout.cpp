@@ -1,7 +1,7 @@
 // AlterOpLayout (relay_alter_layout.h): the graph it writes (exact Relay text), the block
-// sizes TOPI's x86 fallback picks, what it leaves in NCHW, and the outputs of every
-// rewritten graph against the graph without the pass through the reference interpreter
-// (the convolution sums in another order: 1e-5 relative).
+// sizes TOPI's x86 fallback picks, what it leaves in NCHW, packed dense weights, and the
+// outputs of every rewritten graph against the graph without the pass through the
+// reference interpreter (the convolution sums in another order: 1e-5 relative).
 #include "core/frontend/relay/relay_alter_layout.h"
 #include "core/frontend/relay/relay_exec.h"
 #include "core/frontend/relay/relay_fuse.h"
@@ -34,8 +34,8 @@ Module typedFile(const QString& path) {
 }
 
 /// The pass alone (no folding), typed.
-Module altered(const Module& typed, int lanes, int* converted = nullptr) {
-  auto t = inferTypes(alterOpLayout(typed, {lanes}, converted));
+Module altered(const Module& typed, int lanes, AlterLayoutCounts* counts = nullptr) {
+  auto t = inferTypes(alterOpLayout(typed, {lanes}, counts));
   if (!t) qFatal("%s", renderDiagnostic(t.error()).c_str());
   return std::move(*t);
 }
@@ -97,9 +97,10 @@ class TstRelayAlterLayout : public QObject {
 
 private Q_SLOTS:
   void printsTheRewrittenGraph() {
-    int converted = 0;
-    Module m = altered(typedText(kSmall), 8, &converted);
-    QCOMPARE(converted, 1);
+    AlterLayoutCounts counts;
+    Module m = altered(typedText(kSmall), 8, &counts);
+    QCOMPARE(counts.conv2d, 1);
+    QCOMPARE(counts.dense, 0);
     // Blocks of 8 (the lanes) for both sides; the bias as (C/8, 1, 1, 8); the pool in
     // NCHW8c; back to NCHW before batch_flatten, the first op that is not layout-free.
     const QString printed = QString::fromStdString(printRelay(m, false));
@@ -177,9 +178,9 @@ def @main(%x: Tensor[(1, 8, 5, 5), float32], %y: Tensor[(1, 5, 5, 8), float32]) 
   (%2, %1)
 }
 )";
-    int converted = -1;
-    Module m = altered(typedText(text), 16, &converted);
-    QCOMPARE(converted, 0);
+    AlterLayoutCounts counts;
+    Module m = altered(typedText(text), 16, &counts);
+    QCOMPARE(counts.conv2d, 0);
     for (const auto& n : postOrder(m.functions.front().body))
       QVERIFY2(n->name != "layout_transform", n->name.c_str());
   }
@@ -207,15 +208,39 @@ def @main(%x: Tensor[(1, 4, 6, 6), float32], %r: Tensor[(1, 16, 6, 6), float32],
   sigmoid(%12)
 }
 )";
-    int converted = 0;
-    Module m = altered(typedText(text), 8, &converted);
-    QCOMPARE(converted, 2);
+    AlterLayoutCounts counts;
+    Module m = altered(typedText(text), 8, &counts);
+    QCOMPARE(counts.conv2d, 2);
     int transforms = 0;
     for (const auto& n : postOrder(m.functions.front().body))
       if (n->kind == NodeKind::Call && n->name == "layout_transform") ++transforms;
     // %x, %r and %c in, the two weights, the (C, 1, 1) constant, the result out; %hw and
     // %p only gain a trailing axis (expand_dims).
     QCOMPARE(transforms, 7);
+    checkSameOutputs(typedText(text), 8);
+  }
+
+  void densePacksItsWeight() {
+    // The weight (48, 64) packed NC16n (16: the largest divisor of 48 up to twice the
+    // 8 lanes), folded to a constant; a 3-D data operand; the result stays plain.
+    const char* text = R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(2, 3, 64), float32]) {
+  %0 = nn.dense(%x, meta[relay.Constant][0], units=48);
+  %1 = add(%0, meta[relay.Constant][1] /* ty=Tensor[(48), float32] */);
+  nn.dense(%1, meta[relay.Constant][2], units=7)
+}
+)";
+    AlterLayoutCounts counts;
+    Module m = altered(typedText(text), 8, &counts);
+    QCOMPARE(counts.dense, 2); // 7 units: NC7n
+    std::vector<std::string> layouts;
+    for (const auto& n : postOrder(m.functions.front().body))
+      if (n->kind == NodeKind::Call && n->name == "nn.contrib_dense_pack") {
+        layouts.push_back(n->attr("weight_layout")->value.s);
+        QCOMPARE(n->args[1]->type.shape.size(), std::size_t(3));
+      }
+    QCOMPARE(layouts, (std::vector<std::string>{"NC16n", "NC7n"}));
+    QCOMPARE(m.functions.front().body->type.shape, (std::vector<std::int64_t>{2, 3, 7}));
     checkSameOutputs(typedText(text), 8);
   }
 
@@ -226,6 +251,7 @@ def @main(%x: Tensor[(1, 4, 6, 6), float32], %r: Tensor[(1, 16, 6, 6), float32],
     QTest::newRow("mnist 8") << QStringLiteral("samples/relay/mnist.relay") << 8;
     QTest::newRow("resnet18 w8 16") << QStringLiteral("tests/relay/data/resnet18_w8_64.relay") << 16;
     QTest::newRow("two functions 4") << QStringLiteral("samples/relay/two_functions.relay") << 4;
+    QTest::newRow("bert s8 h32 16") << QStringLiteral("tests/relay/data/bert_s8_h32.relay") << 16;
   }
   void resnetAndMnistKeepTheirOutputs() {
     QFETCH(QString, path);
@@ -253,7 +279,7 @@ def @main(%x: Tensor[(1, 4, 6, 6), float32], %r: Tensor[(1, 16, 6, 6), float32],
                           "nn_max_pool2d_multiply_add_nn_relu", "nn_contrib_conv2d_NCHWc_multiply_add_nn_relu_1",
                           "nn_contrib_conv2d_NCHWc", "nn_contrib_conv2d_NCHWc_add"}));
     QCOMPARE(names.mid(27), (QStringList{"nn_global_avg_pool2d", "layout_transform_nn_batch_flatten",
-                                         "nn_dense_nn_bias_add", "nn_softmax"}));
+                                         "nn_contrib_dense_pack_nn_bias_add", "nn_softmax"}));
   }
 
   void contribConvErrors_data() {

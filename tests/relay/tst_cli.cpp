@@ -98,12 +98,14 @@ private Q_SLOTS:
     // through max_pool2d and nn.pad), back to NCHW before the reshape.
     Run a = runCli({"relay", "groups", "samples/relay/mnist.relay", "--alter-layout", "--verbose"});
     QCOMPARE(a.exitCode, 0);
-    QVERIFY2(a.err.contains(QRegularExpression(
-                 QStringLiteral("pass AlterOpLayout: 2 conv2d in NCHW\\[x\\]c \\(blocks of up to \\d+ channels\\)\n"))),
+    QVERIFY2(a.err.contains(QRegularExpression(QStringLiteral(
+                 "pass AlterOpLayout: 2 conv2d in NCHW\\[x\\]c, 1 dense packed \\(blocks of up to \\d+ and "
+                 "\\d+ channels\\)\n"))),
              qPrintable(a.err));
     QVERIFY(a.out.contains("group 1 tvmgen_default_fused_nn_contrib_conv2d_NCHWc_add_nn_relu\n"));
     QVERIFY(a.out.contains("group 3 tvmgen_default_fused_nn_pad\n"));
     QVERIFY(a.out.contains("group 6 tvmgen_default_fused_layout_transform_reshape\n"));
+    QVERIFY(a.out.contains("group 7 tvmgen_default_fused_nn_contrib_dense_pack_add\n"));
   }
 
   void runReproducesWithSavedParams() {

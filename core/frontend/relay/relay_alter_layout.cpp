@@ -52,7 +52,7 @@ public:
       m_done[n.get()] = rewrite(n);
     return plain(body);
   }
-  int converted() const { return m_converted; }
+  const AlterLayoutCounts& counts() const { return m_counts; }
 
 private:
   /// A node of the new graph and its layout: NCHW[cb]c when cb > 0, else the original's.
@@ -99,6 +99,7 @@ private:
     if (!op) return {withPlainArgs(n), 0};
     CallAttrs attrs(*n, op->attrs);
     if (n->name == "nn.conv2d") return conv2d(n, attrs);
+    if (n->name == "nn.dense") return dense(n);
     bool anyBlocked = false;
     for (const auto& a : n->args)
       anyBlocked = anyBlocked || m_done.at(a.get()).cb > 0;
@@ -128,8 +129,24 @@ private:
     a = withAttr(std::move(a), "kernel_layout", AttrValue::string(kernelLayout), loc);
     a = withAttr(std::move(a), "out_layout", AttrValue::string(blocked(ocb)), loc);
     NodePtr w = layoutTransform(plain(n->args[1]), "OIHW", kernelLayout, n->args[1]->loc);
-    ++m_converted;
+    ++m_counts.conv2d;
     return {callLike(n, {as(n->args[0], icb), w}, std::move(a), "nn.contrib_conv2d_NCHWc"), ocb};
+  }
+
+  /// nn.dense with its weight packed NC[b]n, b the largest divisor of the output
+  /// features up to two vectors (TOPI's dense_pack fallback): the result stays plain.
+  Converted dense(const NodePtr& n) {
+    const Type& weight = n->args[1]->type;
+    if (!weight.isTensor() || weight.shape.size() != 2 || !n->type.isTensor()) return {withPlainArgs(n), 0};
+    std::int64_t b = largestDivisor(weight.shape[0], 2 * m_lanes);
+    if (b < 2) return {withPlainArgs(n), 0};
+    const SourceLocation& loc = n->loc;
+    std::string layout = fmt::format("NC{}n", b);
+    NodePtr w = layoutTransform(plain(n->args[1]), "NC", layout, n->args[1]->loc);
+    ++m_counts.dense;
+    return {callLike(n, {plain(n->args[0]), w}, withAttr(n->attrs, "weight_layout", AttrValue::string(layout), loc),
+                     "nn.contrib_dense_pack"),
+            0};
   }
 
   Converted biasAdd(const NodePtr& n, const CallAttrs& attrs) {
@@ -213,23 +230,21 @@ private:
   }
 
   std::int64_t m_lanes;
-  int m_converted = 0;
+  AlterLayoutCounts m_counts;
   std::unordered_map<const Node*, Converted> m_done;
   std::map<std::pair<const Node*, std::int64_t>, NodePtr> m_transforms;
 };
 
 } // namespace
 
-Module alterOpLayout(const Module& typed, const AlterLayoutOptions& options, int* converted) {
+Module alterOpLayout(const Module& typed, const AlterLayoutOptions& options, AlterLayoutCounts* counts) {
   Module out = typed;
-  int total = 0;
   for (auto& f : out.functions) {
     if (f.name != "main") continue;
     LayoutRewriter rewriter(options);
     f.body = rewriter.run(f.body);
-    total += rewriter.converted();
+    if (counts) *counts = rewriter.counts();
   }
-  if (converted) *converted = total;
   return out;
 }
 

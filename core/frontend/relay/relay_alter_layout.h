@@ -1,13 +1,17 @@
-// AlterOpLayout for x86, as TVM does it at opt_level 3: every NCHW nn.conv2d (groups 1)
+// AlterOpLayout for x86, as TVM does it at opt_level 3. Every NCHW nn.conv2d (groups 1)
 // becomes nn.contrib_conv2d_NCHWc on data in NCHW[x]c and a kernel in OIHW[x]i[y]o, so
 // the innermost axis of its output is a block of y output channels that fills a vector.
 // The blocked layout is carried through the ops that do not care (elementwise and
 // broadcast ops, bias_add, the pools) and layout_transform is inserted at the borders:
 // before the first conv, before any other op, and before the function's result.
+// Every nn.dense becomes nn.contrib_dense_pack with its weight (N, K) packed as NC[b]n,
+// (N / b, K, b), so b consecutive output features are one contiguous vector per k
+// (TOPI's dense_pack); its result stays plain.
 // Block sizes follow TOPI's x86 fallback: y is the largest divisor of the output
-// channels up to the SIMD lanes, x the largest divisor of the input channels up to y.
-// The kernel's layout_transform reads a constant: FoldConstant (run after this pass)
-// evaluates it once. New nodes are untyped: run inferTypes after.
+// channels up to the SIMD lanes, x the largest divisor of the input channels up to y; b
+// the largest divisor of the output features up to twice the lanes.
+// The weights' layout_transform reads constants: FoldConstant (run after this pass)
+// evaluates them once. New nodes are untyped: run inferTypes after.
 #pragma once
 
 #include "core/frontend/relay/relay_ir.h"
@@ -18,7 +22,12 @@ struct AlterLayoutOptions {
   int lanes = 16; ///< fp32 lanes of the target's vectors: the largest block
 };
 
-/// @main with its NCHW convolutions in NCHW[x]c; `converted` receives how many.
-Module alterOpLayout(const Module& typed, const AlterLayoutOptions& options, int* converted = nullptr);
+struct AlterLayoutCounts {
+  int conv2d = 0; ///< convolutions now in NCHW[x]c
+  int dense = 0;  ///< dense layers with a packed weight
+};
+
+/// @main with its NCHW convolutions in NCHW[x]c and its dense weights packed.
+Module alterOpLayout(const Module& typed, const AlterLayoutOptions& options, AlterLayoutCounts* counts = nullptr);
 
 } // namespace loopscape::frontend::relay

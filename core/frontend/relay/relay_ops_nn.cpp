@@ -412,6 +412,52 @@ std::int64_t denseFlops(const std::vector<Type>& args, const Type& out, const Ca
   return saturatingFlops(2.0 * static_cast<double>(out.numel()) * static_cast<double>(args[0].shape.back()));
 }
 
+// nn.contrib_dense_pack: what AlterOpLayout makes of nn.dense on x86. The weight (N, K)
+// packed as NC[b]n, (N / b, K, b): b consecutive output features per k are contiguous.
+
+Expected<Type> densePackRel(TypeContext& ctx) {
+  if (auto r = checkOutDtype(ctx); !r) return std::unexpected(r.error());
+  auto l = parseLayout(ctx.attrs.s("weight_layout"));
+  if (!l || l->size() != 3 || (*l)[0].primal != 'N' || (*l)[0].factor || (*l)[1].primal != 'C' || (*l)[1].factor ||
+      (*l)[2].primal != 'N' || !(*l)[2].factor)
+    return ctx.attrError("weight_layout", fmt::format("nn.contrib_dense_pack needs weight_layout NC[b]n, got \"{}\"",
+                                                      ctx.attrs.s("weight_layout")));
+  const std::int64_t b = (*l)[2].factor;
+  auto data = knownTensor(ctx, 0, "data");
+  if (!data) return std::unexpected(data.error());
+  const Ints& ds = (*data)->shape;
+  if (ds.empty()) return ctx.error("the data of nn.contrib_dense_pack must have at least 1 dimension, got a scalar");
+  auto weight = knownTensor(ctx, 1, "weight", 3);
+  if (!weight) return std::unexpected(weight.error());
+  const Ints& ws = (*weight)->shape;
+  if (ws[1] != ds.back() || ws[2] != b)
+    return ctx.error(fmt::format("nn.contrib_dense_pack: the weight {} does not match the data {} in layout \"{}\"",
+                                 shapeStr(ws), shapeStr(ds), ctx.attrs.s("weight_layout")));
+  if (!ctx.attrs.isNone("units") && ctx.attrs.i("units") != ws[0] * b)
+    return ctx.attrError("units", fmt::format("units={} of nn.contrib_dense_pack disagrees with the weight {}",
+                                              ctx.attrs.i("units"), shapeStr(ws)));
+  Ints out = ds;
+  out.back() = ws[0] * b;
+  return Type::tensor(out, outDtype(ctx.attrs, (*data)->dtype));
+}
+
+Expected<std::vector<TensorPtr>> densePackCompute(ComputeContext& ctx) {
+  const Operand& a = ctx.inputs[0];
+  const Operand& w = ctx.inputs[1];
+  ir::DataType t = ctx.outType.dtype;
+  const std::int64_t b = w.shape[2];
+  std::size_t rank = ctx.outType.shape.size();
+  return std::vector<TensorPtr>{ctx.reduce(
+      "T_dense_pack", ctx.outType.shape, t, loopNames(rank, "i"), {{"k", a.shape.back()}}, Combiner::Sum,
+      [&](const std::vector<Expr>& i, const std::vector<Expr>& r) {
+        std::vector<Expr> ai(i.begin(), i.end() - 1);
+        ai.push_back(r[0]);
+        Expr n = i.back();
+        return castTo(t, a.load(ai)) * castTo(t, w.load({ir::floordiv(n, b), r[0], ir::floormod(n, b)}));
+      },
+      "dense_pack")};
+}
+
 Expected<Type> batchMatmulRel(TypeContext& ctx) {
   if (auto r = checkOutDtype(ctx); !r) return std::unexpected(r.error());
   auto x = knownTensor(ctx, 0, "first operand", 3);
@@ -859,6 +905,16 @@ void addNnOps(std::vector<OpDef>& t) {
                OpPattern::OutEWiseFusable,
                denseRel,
                denseCompute,
+               denseFlops});
+  t.push_back({"nn.contrib_dense_pack",
+               2,
+               2,
+               {{"units", AttrKind::OptInt, AttrValue::none()},
+                {"out_dtype", AttrKind::String, str("")},
+                {"weight_layout", AttrKind::String, str("NC")}},
+               OpPattern::OutEWiseFusable,
+               densePackRel,
+               densePackCompute,
                denseFlops});
   t.push_back({"nn.batch_matmul",
                2,

@@ -239,11 +239,12 @@ Expected<Module> runPasses(const Module& typed, const std::function<void(const s
   if (!m) return m;
   if (options.alterLayout) {
     Module before = *m;
-    int converted = 0;
-    m = step("AlterOpLayout", before, alterOpLayout(before, {options.lanes}, &converted));
+    AlterLayoutCounts counts;
+    m = step("AlterOpLayout", before, alterOpLayout(before, {options.lanes}, &counts));
     if (!m) return m;
     if (log)
-      log(fmt::format("AlterOpLayout: {} conv2d in NCHW[x]c (blocks of up to {} channels)", converted, options.lanes));
+      log(fmt::format("AlterOpLayout: {} conv2d in NCHW[x]c, {} dense packed (blocks of up to {} and {} channels)",
+                      counts.conv2d, counts.dense, options.lanes, 2 * options.lanes));
   }
   bool allValues = true;
   for (const auto& c : m->constants)

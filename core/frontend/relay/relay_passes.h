@@ -27,7 +27,8 @@ Module eliminateCommonSubexpr(const Module& module);
 
 struct PassOptions {
   /// AlterOpLayout (relay_alter_layout.h) after SimplifyInference: NCHW convolutions in
-  /// NCHW[x]c, blocks of up to `lanes` channels. Off by default, as in TVM below opt_level 3.
+  /// NCHW[x]c (blocks of up to `lanes` channels), dense weights packed (up to 2 x `lanes`).
+  /// Off by default, as in TVM below opt_level 3.
   bool alterLayout = false;
   int lanes = 16;
 };

@@ -1,9 +1,10 @@
-// The default schedule of a conv2d_NCHWc group (core/graph/nchwc_schedule.h): TOPI's x86
-// template as an exact trace, reg_n bounded by the vector registers, chosen for every
-// convolution group of a model after AlterOpLayout, and the whole model compiled through
-// cpu-llvm equal to the interpreter (whole model and group by group).
+// The default schedules of conv2d_NCHWc and dense_pack groups (core/graph/x86_templates.h):
+// TOPI's x86 templates as exact traces, reg_n bounded by the vector registers, chosen for
+// every convolution and dense group of a model after AlterOpLayout, and the width-reduced
+// ResNet-18 and BERT proxy compiled through cpu-llvm equal to the interpreter (whole model
+// and group by group).
 #include "core/graph/compiled_model.h"
-#include "core/graph/nchwc_schedule.h"
+#include "core/graph/x86_templates.h"
 #include "model_test_helpers.h"
 
 #include <QTemporaryDir>
@@ -29,7 +30,7 @@ const ModelGroup& named(const Model& m, const char* name) {
 
 } // namespace
 
-class TstNchwcSchedule : public QObject {
+class TstX86Templates : public QObject {
   Q_OBJECT
 
   QTemporaryDir m_cache;
@@ -76,7 +77,40 @@ private Q_SLOTS:
     QVERIFY2(alone->find("sch.reorder(ow_chunk, ic_outer, kh, kw, ic_inner, ow_block, oc_block)") != std::string::npos,
              alone->c_str());
     // Groups without a conv2d_NCHWc have none.
-    QVERIFY(!nchwcScheduleScript(named(m, "tvmgen_default_fused_nn_dense_nn_bias_add"), 32));
+    QVERIFY(!nchwcScheduleScript(named(m, "tvmgen_default_fused_nn_contrib_dense_pack_nn_bias_add"), 32));
+  }
+
+  void densePackTrace() {
+    // The BERT proxy's QKV dense (8 x 32 rows x features, packed NC32n): rows in chunks of
+    // 8, one 32-wide vector, the bias add inlined into the output block.
+    Model bert = graphtest::load("tests/relay/data/bert_s8_h32.relay", blocked16());
+    auto script = densePackScheduleScript(named(bert, "tvmgen_default_fused_nn_contrib_dense_pack_nn_bias_add"));
+    QVERIFY(script);
+    QCOMPARE(QString::fromStdString(*script), QStringLiteral(R"(def apply_trace(sch):
+    dense = sch.get_block("T_dense_pack")
+    out = sch.get_block("T_add")
+    y0, x = sch.get_loops(out)
+    y = y0
+    y_chunk, y_block = sch.split(y, factors=[None, 8])
+    x_chunk, x_block = sch.split(x, factors=[None, 32])
+    sch.reorder(y_chunk, x_chunk, y_block, x_block)
+    tile = sch.fuse(y_chunk, x_chunk)
+    sch.parallel(tile)
+    sch.vectorize(x_block)
+    sch.compute_at(dense, tile)
+    tile, y_block, x_block, k = sch.get_loops(dense)
+    sch.reorder(k, y_block, x_block)
+    sch.unroll(y_block)
+    sch.vectorize(x_block)
+    sch.decompose_reduction(dense, k)
+)"));
+    // ResNet's classifier: one row, so no row block (compute_at makes no unit loop).
+    Model resnet = graphtest::load("tests/relay/data/resnet18_w8_64.relay", blocked16());
+    auto one = x86TemplateScript(named(resnet, "tvmgen_default_fused_nn_contrib_dense_pack_nn_bias_add"), 32);
+    QVERIFY(one);
+    QCOMPARE(QString::fromStdString(one->name), QStringLiteral("dense_pack"));
+    QVERIFY2(one->script.find("tile, x_block, k = sch.get_loops(dense)") != std::string::npos, one->script.c_str());
+    QVERIFY(one->script.find("unroll") == std::string::npos);
   }
 
   void everyConvolutionTakesTheTemplate() {
@@ -97,7 +131,22 @@ private Q_SLOTS:
     graphtest::runAndCheck("tests/relay/data/resnet18_w8_64.relay", "cpu-llvm", "default", m_cache.path(), 2e5, true,
                            blocked16());
   }
+
+  void compiledBertMatchesTheInterpreter() {
+    Model m = graphtest::load("tests/relay/data/bert_s8_h32.relay", blocked16());
+    auto compiled = compileModel(m, ModelSchedule{}, graphtest::compileOptions("cpu-llvm", m_cache.path()));
+    QVERIFY2(compiled, compiled ? "" : compiled.error().message.c_str());
+    int dense = 0;
+    for (const auto& cg : compiled->groups)
+      if (m.groups[cg.group].ops.find("nn.contrib_dense_pack") != std::string::npos) {
+        ++dense;
+        QCOMPARE(QString::fromStdString(cg.scheduled.source), QStringLiteral("default (dense_pack template)"));
+      }
+    QCOMPARE(dense, 6); // Q, K, V, the output projection and the two FFN layers
+    graphtest::runAndCheck("tests/relay/data/bert_s8_h32.relay", "cpu-llvm", "default", m_cache.path(), 5e7, true,
+                           blocked16());
+  }
 };
 
-QTEST_MAIN(TstNchwcSchedule)
-#include "tst_nchwc_schedule.moc"
+QTEST_MAIN(TstX86Templates)
+#include "tst_x86_templates.moc"
