@@ -320,6 +320,27 @@ bool writtenByAnyBlock(const schedule::IrTree& tree, const ir::Buffer& buffer) {
   return false;
 }
 
+/// Whether every block that reads or writes `buffer` is in one statement of the root
+/// block (one kernel: on-chip memory does not outlive its kernel, and the bound-loop
+/// check sees no loop carrying a dependence between two nests).
+bool usedInOneNest(const schedule::IrTree& tree, const ir::Buffer& buffer) {
+  const schedule::TreeNode* nest = nullptr;
+  for (const schedule::TreeNode* b : tree.blocks()) {
+    if (!b->parent) continue; // the root block
+    bool uses = false;
+    for (const auto* regions : {&b->block()->reads, &b->block()->writes})
+      for (const auto& r : *regions)
+        uses = uses || r.buffer.sameAs(buffer);
+    if (!uses) continue;
+    const schedule::TreeNode* top = b;
+    while (top->parent && top->parent->parent)
+      top = top->parent;
+    if (nest && nest != top) return false;
+    nest = top;
+  }
+  return true;
+}
+
 struct Promotion {
   std::string block;
   std::int64_t readIndex;
@@ -444,6 +465,10 @@ Expected<ir::PrimFunc> finishGpuMapping(const ir::PrimFunc& func, bool promoteSh
       for (std::size_t w = 0; w < b->block()->writes.size() && !writer; ++w)
         if (b->block()->writes[w].buffer.sameAs(buffer)) writer = b, index = static_cast<std::int64_t>(w);
     if (!writer) continue;
+    if (!usedInOneNest(scratch.tree(), buffer)) {
+      if (notes) notes->push_back(fmt::format("'{}' stays in global memory: two kernels use it", buffer->name));
+      continue;
+    }
     if (!schedule::setScope(scratch, schedule::BlockRV{scratch.defineBlock(writer->block()->name)}, index, "local"))
       continue;
     if (!checkBoundLoopDependences(scratch.func())) {

@@ -4,7 +4,8 @@
 // chain built by the opencl plugin, run on this machine's OpenCL platform (PoCL) and
 // verified against the interpreter; the same programs compiled to PTX and accepted by
 // ptxas (cuda plugin); the refusal of a program whose outermost band has no coincident
-// member; bad option values; loopscape-cli print --format opencl and run --verify.
+// member; an intermediate two kernels use left global (refused by the lowering); bad
+// option values; loopscape-cli print --format opencl and run --verify.
 //
 // The running tests skip, saying why, without an OpenCL platform, the PTX tests without
 // the CUDA toolkit; both skip in the sanitizer build (as tst_opencl and tst_cuda do).
@@ -296,6 +297,19 @@ private Q_SLOTS:
              QString("poly_auto(target=\"gpu\"): the outermost band (t) of blocks 'psum_init', 'psum_update' has no "
                      "coincident member: its first loop 't' carries a dependence, so no loop of it can be mapped to "
                      "blockIdx (the iterations of a bound loop run at the same time)"));
+  }
+
+  /// Fusion smart keeps conv2d's padding stage a nest (a kernel) of its own: pad_temp
+  /// stays a global intermediate (on-chip memory does not outlive a kernel), which the
+  /// lowering refuses, naming it.
+  void intermediateAcrossKernelsStaysGlobal() {
+    auto f = applied(parse(conv2d()), "sch.poly_auto(fusion=\"smart\", target=\"gpu\")\n");
+    QVERIFY2(f, f ? "" : renderDiagnostic(f.error()).c_str());
+    const QString printed = QString::fromStdString(ir::printPrimFunc(*f));
+    QVERIFY2(printed.contains("pad_temp = T.alloc_buffer((1, 4, 32, 32))\n"), qPrintable(printed));
+    auto lowered = m_pipeline.lower(*m_opencl, *f);
+    QVERIFY(!lowered);
+    QCOMPARE(QString::fromStdString(lowered.error().code), QString("codegen.gpu-buffer-across-kernels"));
   }
 
   void badOptions_data() {
