@@ -202,14 +202,20 @@ void TstPolyOptimize::machineText() {
 void TstPolyOptimize::samples_data() {
   QTest::addColumn<int>("index");
   QTest::addColumn<QString>("machine");
+  QTest::addColumn<bool>("wavefront");
+  // Without wavefronts, the stencils keep their time loop outside (their steps fit in
+  // either L2); with them, they are tiled in time.
   for (int i = 0; i < int(std::size(kSmallSamples)); ++i)
     for (const char* m : {"l1=256,l2=2K,vector=16,registers=16", "l1=48K,l2=1M,vector=64,registers=32"})
-      QTest::newRow(qPrintable(QString("%1/%2").arg(kSmallSamples[i].file, m))) << i << m;
+      for (bool wavefront : {true, false})
+        QTest::newRow(qPrintable(QString("%1/%2/%3").arg(kSmallSamples[i].file, m, wavefront ? "wavefront" : "plain")))
+            << i << m << wavefront;
 }
 
 void TstPolyOptimize::samples() {
   QFETCH(int, index);
   QFETCH(QString, machine);
+  QFETCH(bool, wavefront);
   const Small& s = kSmallSamples[index];
   std::string text = smallSample(s.file, s.from, s.to);
   if (s.from2) text.replace(text.find(s.from2), std::string(s.from2).size(), s.to2);
@@ -217,7 +223,7 @@ void TstPolyOptimize::samples() {
   schedule::Schedule sch = poly::makeSchedule(f);
   poly::PolyOptimizeOptions o;
   o.machine = poly::MachineModel::parse(machine.toStdString());
-  o.wavefront = true; // small sizes: the wavefront's legality check is quick
+  o.wavefront = wavefront; // small sizes: the wavefront's legality check is quick
   auto r = poly::polyOptimize(sch, o);
   QVERIFY2(r.has_value(), r ? "" : renderDiagnostic(r.error()).c_str());
   const std::string diff = compareRuns(f, sch.func(), s.integer ? 0.0 : 1e-5);
