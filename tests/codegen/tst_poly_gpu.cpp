@@ -1,8 +1,8 @@
 // poly_auto(target="gpu") (core/poly/gpu_mapping.h): the mapped matmul printed exactly
 // (block and thread bindings, the shared-memory copies), the trace step and its replay;
-// matmul (divisible and partial tiles, strided thread loops), a conv2d and an elementwise
-// chain built by the opencl plugin, run on this machine's OpenCL platform (PoCL) and
-// verified against the interpreter; the same programs compiled to PTX and accepted by
+// matmul (divisible and partial tiles, strided thread loops), a conv2d, softmax and an
+// elementwise chain built by the opencl plugin, run on this machine's OpenCL platform
+// (PoCL) and verified against the interpreter; the same programs compiled to PTX and accepted by
 // ptxas (cuda plugin); the refusal of a program whose outermost band has no coincident
 // member; an intermediate two kernels use left global (refused by the lowering); bad
 // option values; loopscape-cli print --format opencl and run --verify.
@@ -168,6 +168,9 @@ private:
         << QString::fromStdString(conv2d())
         << "sch.compute_inline(sch.get_block(\"pad_temp\"))\nsch.poly_auto(target=\"gpu\", tile=[4, 8, 16])\n"
         << QStringList{"data_shared", "weight_shared"};
+    QTest::newRow("softmax (one row per thread, reductions sequential, intermediates local)")
+        << QString::fromStdString(readSource("samples/softmax.te")) << "sch.poly_auto(target=\"gpu\")\n"
+        << QStringList{};
     QTest::newRow("elementwise chain (intermediates local)") << QString(kChain) << "sch.poly_auto(target=\"gpu\")\n"
                                                              << QStringList{};
   }
