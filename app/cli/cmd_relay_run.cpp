@@ -49,10 +49,16 @@ int fail(const Diagnostic& d, const graph::Model* model = nullptr) {
 } // namespace
 
 int runCompiledModel(const RelayRunOptions& opt) {
+  // The schedule first: a model schedule file may ask for AlterOpLayout (its group names
+  // are the blocked layout's).
+  auto schedule = graph::scheduleFromOption(opt.schedule);
+  if (!schedule) return fail(schedule.error());
+  if (schedule->model.empty()) schedule->model = opt.file;
+  schedule->alterLayout = schedule->alterLayout || opt.alterLayout;
   graph::ModelLoadOptions lo;
   lo.paramsDir = opt.params;
   lo.seed = opt.seed;
-  lo.passes = graph::hostPassOptions(opt.alterLayout);
+  lo.passes = graph::hostPassOptions(schedule->alterLayout);
   if (opt.verbose) lo.passLog = [](const std::string& line) { std::fprintf(stderr, "pass %s\n", line.c_str()); };
   auto model = graph::loadModel(opt.file, lo);
   if (!model) {
@@ -60,9 +66,6 @@ int runCompiledModel(const RelayRunOptions& opt) {
     printDiagnostic(model.error(), text ? std::string_view(*text) : std::string_view());
     return kExitBadInput;
   }
-  auto schedule = graph::scheduleFromOption(opt.schedule);
-  if (!schedule) return fail(schedule.error());
-  if (schedule->model.empty()) schedule->model = opt.file;
   auto inputs = graph::modelInputs(*model, opt.inputs, opt.params, opt.seed);
   if (!inputs) return fail(inputs.error());
 

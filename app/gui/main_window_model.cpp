@@ -23,6 +23,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -109,6 +110,12 @@ void MainWindow::createModelDock() {
   defaults->setToolTip(QStringLiteral("Every group gets the built-in schedule of its pattern"));
   connect(defaults, &QAction::triggered, this,
           [this] { m_session->setAllGroupSources(graph::ScheduleSource::Default); });
+  QAction* layout = makeAction(QStringLiteral("modelAlterLayout"), QStringLiteral("NCHW[x]c &layout (AlterOpLayout)"));
+  layout->setCheckable(true);
+  layout->setToolTip(QStringLiteral("Load the model again with TVM's x86 AlterOpLayout: convolutions in NCHW[x]c and "
+                                    "dense weights packed, each scheduled by TOPI's x86 template by default. The "
+                                    "groups change: their steps and choices are dropped"));
+  connect(layout, &QAction::toggled, this, [this](bool on) { m_session->setModelAlterLayout(on); });
   QAction* save = makeAction(QStringLiteral("fileSaveModelSchedule"), QStringLiteral("Save &model schedule…"),
                              QKeySequence(QStringLiteral("Ctrl+Alt+Shift+S")));
   connect(save, &QAction::triggered, this, [this] {
@@ -128,7 +135,7 @@ void MainWindow::createModelDock() {
   profile->setIconText(QStringLiteral("Profile model"));
   poly->setIconText(QStringLiteral("All poly_auto"));
   defaults->setIconText(QStringLiteral("All default"));
-  for (QAction* a : {profile, poly, defaults, save, open})
+  for (QAction* a : {profile, poly, defaults, save, open, layout})
     a->setEnabled(false);
   if (auto* file = menuBar()->findChild<QMenu*>(QStringLiteral("fileMenu"))) {
     QAction* before = action(QStringLiteral("fileExportKernel"));
@@ -140,6 +147,7 @@ void MainWindow::createModelDock() {
   m_runMenu->addAction(profile);
   m_runMenu->addAction(poly);
   m_runMenu->addAction(defaults);
+  m_runMenu->addAction(layout);
   m_model->toolBar()->addAction(profile);
   m_model->toolBar()->addWidget(m_model->verifyBox());
   m_model->toolBar()->addWidget(m_model->threadsBox());
@@ -148,15 +156,19 @@ void MainWindow::createModelDock() {
   m_model->toolBar()->addAction(defaults);
 
   connect(m_model, &views::ModelView::groupActivated, m_session, &Session::selectGroup);
-  connect(m_session, &Session::modelChanged, this, [this, profile, poly, defaults, save, open] {
+  connect(m_session, &Session::modelChanged, this, [this, profile, poly, defaults, save, open, layout] {
     ++m_modelRunGeneration; // a run of the previous model does not belong here
     m_modelProfiling = false;
     m_modelTimes.clear();
     m_modelVerified.clear();
     const bool model = m_session->isModel();
     const bool loaded = m_session->model() != nullptr;
-    for (QAction* a : {profile, poly, defaults, save, open})
+    for (QAction* a : {profile, poly, defaults, save, open, layout})
       a->setEnabled(loaded);
+    {
+      QSignalBlocker block(layout);
+      layout->setChecked(m_session->modelAlterLayout());
+    }
     m_editor->setReadOnly(model);
     // Saving the group's text as a program would not be the model: only sessions save it.
     action(QStringLiteral("fileSaveProgram"))->setEnabled(!model);

@@ -176,11 +176,18 @@ public:
   graph::ModelSchedule modelSchedule() const;
   /// Replaces every group's choice and trace by `schedule`'s (File → Open model schedule):
   /// a Trace choice with inline JSON becomes the group's trace, the others its choice. The
-  /// current group is loaded again. False with `error` when a trace cannot be read.
+  /// current group is loaded again; a schedule with the other layout (alter_layout) loads
+  /// the model again with it. False with `error` when a trace cannot be read.
   bool setModelSchedule(const graph::ModelSchedule& schedule, QString* error);
   /// Every group's choice becomes `source` (Default or Poly): the groups' steps are kept
   /// but not used until the group's next step.
   void setAllGroupSources(graph::ScheduleSource source);
+  /// Whether the model was loaded with AlterOpLayout (NCHW[x]c convolutions, packed
+  /// dense weights).
+  bool modelAlterLayout() const { return m_alterLayout; }
+  /// Loads the model again with or without AlterOpLayout: the groups change (and their
+  /// names), so the choices and traces of the old groups are dropped.
+  void setModelAlterLayout(bool on);
 
 Q_SIGNALS:
   /// The current program/trace changed.
@@ -258,6 +265,7 @@ private:
   std::string m_scheduleBaseDir;                       ///< relative logs and trace files of those choices
   std::optional<ir::PrimFunc> m_groupFunc;             ///< the program being loaded instead of a parse
   bool m_modelDirty = false;                           ///< a group changed since the last save
+  bool m_alterLayout = false;                          ///< the model's passes include AlterOpLayout
   std::uint64_t m_modelGeneration = 0;
   bool m_lastModified = false;
 };

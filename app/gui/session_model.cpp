@@ -78,6 +78,7 @@ void Session::openModel(const QString& path, const graph::ModelSchedule& schedul
   m_function.clear();
   m_sourceDirty = false;
   m_source = QStringLiteral("# Loading %1 ...\n").arg(QFileInfo(absolute).fileName());
+  m_alterLayout = schedule.alterLayout;
   const std::uint64_t generation = ++m_modelGeneration;
   setDiagnostics({}, {});
   Q_EMIT modelChanged();
@@ -90,9 +91,11 @@ void Session::openModel(const QString& path, const graph::ModelSchedule& schedul
   };
   m_jobs->run<Loaded>(
       QStringLiteral("Loading model"),
-      [file = absolute.toStdString()](std::stop_token, const ProgressFn&) {
+      [file = absolute.toStdString(), alterLayout = schedule.alterLayout](std::stop_token, const ProgressFn&) {
         Loaded r;
-        auto model = graph::loadModel(file);
+        graph::ModelLoadOptions options;
+        options.passes = graph::hostPassOptions(alterLayout);
+        auto model = graph::loadModel(file, options);
         if (!model) {
           r.error = model.error();
           if (auto text = ir::readSourceFile(file)) r.source = *text;
@@ -247,6 +250,7 @@ graph::ModelSchedule Session::modelSchedule() const {
   graph::ModelSchedule s;
   s.model = QFileInfo(m_modelPath).fileName().toStdString();
   s.baseDir = m_scheduleBaseDir;
+  s.alterLayout = m_alterLayout;
   if (!m_model) return s;
   for (const graph::ModelGroup& g : m_model->groups) {
     if (auto it = m_choices.find(g.name); it != m_choices.end()) {
@@ -268,6 +272,15 @@ bool Session::setModelSchedule(const graph::ModelSchedule& schedule, QString* er
     if (error) *error = QStringLiteral("open a Relay model before its schedule");
     return false;
   }
+  if (schedule.alterLayout != m_alterLayout) {
+    // Other groups: the model is loaded again with the schedule's layout (a copy of the
+    // path: openModel clears m_modelPath first).
+    const QString path = m_modelPath;
+    openModel(path, schedule);
+    m_modelDirty = true;
+    updateModified();
+    return true;
+  }
   if (!applyScheduleChoices(schedule, error)) return false;
   m_modelDirty = true;
   const int group = m_group;
@@ -276,6 +289,17 @@ bool Session::setModelSchedule(const graph::ModelSchedule& schedule, QString* er
   selectGroup(std::max(group, 0));
   updateModified();
   return true;
+}
+
+void Session::setModelAlterLayout(bool on) {
+  if (!isModel() || on == m_alterLayout) return;
+  graph::ModelSchedule s;
+  s.model = QFileInfo(m_modelPath).fileName().toStdString();
+  s.alterLayout = on;
+  const QString path = m_modelPath; // openModel clears m_modelPath first
+  openModel(path, s);
+  m_modelDirty = true;
+  updateModified();
 }
 
 void Session::setAllGroupSources(graph::ScheduleSource source) {

@@ -113,6 +113,11 @@ Expected<ModelSchedule> parseModelSchedule(std::string_view text, const std::str
   if (j.value("version", 0) != 1) return std::unexpected(malformed(fileName, "\"version\" must be 1"));
   ModelSchedule s;
   if (j.contains("model") && j["model"].is_string()) s.model = j["model"].get<std::string>();
+  if (j.contains("alter_layout")) {
+    if (!j["alter_layout"].is_boolean())
+      return std::unexpected(malformed(fileName, "\"alter_layout\" must be true or false"));
+    s.alterLayout = j["alter_layout"].get<bool>();
+  }
   if (j.contains("default")) {
     auto c = choiceFromJson(j["default"], fileName, "default");
     if (!c) return std::unexpected(c.error());
@@ -141,6 +146,7 @@ std::string modelScheduleToJson(const ModelSchedule& schedule) {
   json j;
   j["version"] = 1;
   if (!schedule.model.empty()) j["model"] = schedule.model;
+  if (schedule.alterLayout) j["alter_layout"] = true;
   j["default"] = choiceToJson(schedule.fallback);
   j["groups"] = json::object();
   for (const auto& [name, c] : schedule.groups)

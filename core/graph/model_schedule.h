@@ -2,7 +2,7 @@
 // JSON file that the CLI (`relay run --schedule FILE.json`, `--write-schedule`) and the
 // workbench both read and write:
 //
-//   {"version": 1, "model": "resnet18.relay",
+//   {"version": 1, "model": "resnet18.relay", "alter_layout": true,
 //    "default": {"source": "default"},
 //    "groups": {"tvmgen_default_fused_nn_conv2d_add_nn_relu": {"source": "poly", "fusion": "smart"},
 //               "tvmgen_default_fused_nn_dense": {"source": "trace", "file": "dense.py"},
@@ -12,7 +12,9 @@
 // Sources: "default" (the built-in schedule for the group's pattern, group_schedule.h),
 // "poly" (poly_optimize with a fusion), "tuned" (the fastest record of a tuning log for
 // the group's workload), "trace" (a hand-written trace: a file, relative to the schedule
-// file, or inline trace JSON). A group not listed takes "default".
+// file, or inline trace JSON). A group not listed takes "default". "alter_layout" (false
+// when absent): the model's graph passes include AlterOpLayout (NCHW[x]c convolutions,
+// packed dense weights), which gives the groups the names listed.
 #pragma once
 
 #include "core/ir/diagnostic.h"
@@ -45,6 +47,7 @@ struct ModelSchedule {
   GroupChoice fallback; ///< "default": groups not listed
   std::map<std::string, GroupChoice> groups;
   std::string baseDir; ///< where relative trace and log paths are resolved (the file's folder)
+  bool alterLayout = false; ///< the graph passes include AlterOpLayout
   const GroupChoice& choiceFor(const std::string& group) const;
   /// A trace or log path of this file (resolvePath).
   std::string resolve(const std::string& path) const { return resolvePath(baseDir, path); }

@@ -42,6 +42,15 @@ private Q_SLOTS:
     QVERIFY(read.has_value());
     QCOMPARE(read->baseDir, dir.path().toStdString());
     QCOMPARE(modelScheduleToJson(*read), text);
+
+    // alter_layout: written only when set, read back.
+    QVERIFY(text.find("alter_layout") == std::string::npos);
+    QVERIFY(!back->alterLayout);
+    s.alterLayout = true;
+    const std::string blocked = modelScheduleToJson(s);
+    QVERIFY(blocked.find("\"alter_layout\": true") != std::string::npos);
+    auto blockedBack = parseModelSchedule(blocked, "s.json");
+    QVERIFY(blockedBack && blockedBack->alterLayout);
   }
 
   void options() {
@@ -72,6 +81,8 @@ private Q_SLOTS:
     QTest::newRow("trace both")
         << R"({"version": 1, "groups": {"g": {"source": "trace", "file": "a.py", "trace": []}}})"
         << "s.json: groups.g is a trace: give either \"file\" or an inline \"trace\"";
+    QTest::newRow("alter_layout") << R"({"version": 1, "alter_layout": "yes"})"
+                                  << "s.json: \"alter_layout\" must be true or false";
     QTest::newRow("file type") << R"({"version": 1, "groups": {"g": {"source": "trace", "file": 3}}})"
                                << "s.json: groups.g.file must be a string";
   }

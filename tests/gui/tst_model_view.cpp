@@ -260,6 +260,40 @@ private Q_SLOTS:
     QCOMPARE(schedule::traceToJson(w->session()->groupTrace(1)), traceJson);
   }
 
+  void layoutActionLoadsTheBlockedGroups() {
+    // Run → NCHW[x]c layout: the model is loaded again with AlterOpLayout; the choice is
+    // part of the model schedule (and so of sessions), and turns off again.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString project = dir.filePath(QStringLiteral("blocked.lsproj"));
+    {
+      auto w = makeWindow();
+      QVERIFY(w->openPath(kMnist));
+      QVERIFY(settle(*w));
+      QAction* layout = w->action(QStringLiteral("modelAlterLayout"));
+      QVERIFY(layout->isEnabled() && layout->isCheckable() && !layout->isChecked());
+      layout->trigger();
+      QVERIFY(settle(*w));
+      QVERIFY(w->session()->model());
+      QVERIFY(layout->isChecked());
+      QCOMPARE(groupName(*w, 1), std::string("tvmgen_default_fused_nn_contrib_conv2d_NCHWc_add_nn_relu"));
+      QCOMPARE(groupName(*w, 7), std::string("tvmgen_default_fused_nn_contrib_dense_pack_add"));
+      QVERIFY(w->session()->modelSchedule().alterLayout);
+      QVERIFY(w->isWindowModified());
+      QVERIFY(w->saveSessionTo(project));
+    }
+    auto w = makeWindow();
+    QVERIFY(w->openPath(project));
+    QVERIFY(settle(*w));
+    QVERIFY(w->session()->modelAlterLayout());
+    QVERIFY(w->action(QStringLiteral("modelAlterLayout"))->isChecked());
+    QCOMPARE(groupName(*w, 1), std::string("tvmgen_default_fused_nn_contrib_conv2d_NCHWc_add_nn_relu"));
+    w->action(QStringLiteral("modelAlterLayout"))->trigger();
+    QVERIFY(settle(*w));
+    QVERIFY(!w->session()->modelAlterLayout());
+    QCOMPARE(groupName(*w, 1), std::string("tvmgen_default_fused_nn_conv2d_nn_bias_add_nn_relu"));
+  }
+
   void profileModelFillsTheGroupTimes() {
     auto w = makeWindow();
     QString afterSplit;
