@@ -312,7 +312,7 @@ std::set<const ir::ExprNode*> varsOf(const ir::Expr& e) {
   return out;
 }
 
-/// Whether `buffer` is read or written by a block other than `except` in `func`.
+/// Whether a block of `tree` writes `buffer`.
 bool writtenByAnyBlock(const schedule::IrTree& tree, const ir::Buffer& buffer) {
   for (const schedule::TreeNode* b : tree.blocks())
     for (const auto& w : b->block()->writes)
@@ -379,7 +379,7 @@ std::vector<Promotion> promotionCandidates(const schedule::IrTree& tree) {
 }
 
 /// cache_read of one candidate into "shared" at the innermost loop above the block's
-/// first thread loop, its copy loops fused and split over the block's threads. Returns
+/// first thread loop, its copy's dimensions bound to the block's threads. Returns
 /// the copy's bytes, or nothing when a step is refused (the scratch schedule is then
 /// dropped by the caller).
 std::optional<std::int64_t> promote(schedule::Schedule& sch, const Promotion& p) {

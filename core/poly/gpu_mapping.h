@@ -19,19 +19,30 @@
 //   5. the remaining point members (non-coincident: a reduction's k) stay sequential
 //      inside the thread.
 // Each binding is a "thread_binding(<tag>)" mark above a one-member band, which code
-// generation turns into a ThreadBinding loop (ast_to_tir.h).
+// generation turns into a ThreadBinding loop (ast_to_tir.h). A member that takes a single
+// value (a tile loop over a dimension no larger than its tile) has no loop and is not
+// bound.
 //
 // Program step (finishGpuMapping), on the regenerated PrimFunc:
 //   - a thread loop whose extent is not a constant (a partial tile: min(32, N - 32 * i))
 //     runs over its constant bound with the body guarded by the loop's real end;
+//   - an intermediate that only one nest (kernel) uses becomes "local" (set_scope) when
+//     the bound-loop dependence check then accepts the program (each thread reads only
+//     what it wrote: a fused elementwise chain, softmax's row max and sum); otherwise it
+//     stays global, which the GPU lowering refuses naming it;
+//   - the bound-loop dependence check (gpu_bound_loops.h), whose Diagnostic is returned;
 //   - shared-memory promotion with the TIR primitives (as matmul_gpu.py does by hand):
 //     an input that the block reads through an access that does not depend on one of the
-//     thread loops (each element is read by several threads: matmul's A and B tiles) is
-//     cache_read into "shared" at the innermost sequential tile loop above the threads (or
-//     the innermost block loop), and its copy loops are fused and split over the block's
-//     threads, so the threads copy the tile together. The barriers before and after the
-//     use are inserted by the GPU lowering's storage-sync pass (lower_storage_sync.h).
-//     Promotion is skipped (with a note) where the copy would not fit kGpuSharedBytes.
+//     thread loops (each element is read by several threads: matmul's A and B tiles, a
+//     convolution's weights and input window) is cache_read into "shared" at the
+//     innermost loop above the threads (the k tile loop, or the innermost block loop),
+//     and its copy is mapped as PPCG maps copies: its innermost dimension of more than
+//     one element on threadIdx.x, the next on threadIdx.y, ... (split where the tile is
+//     wider than the threads, predicated where it is narrower), so the threads copy the
+//     tile together. The barriers after the copies and before the next tile's copies
+//     are inserted by the GPU lowering's storage-sync pass (lower_storage_sync.h).
+//     Smallest tiles first; a promotion that a primitive refuses, or that would take the
+//     shared buffers over kGpuSharedBytes, is skipped (with a note).
 #pragma once
 
 #include "core/ir/diagnostic.h"
@@ -59,7 +70,8 @@ Expected<isl::schedule> mapScheduleToGpu(const isl::schedule& schedule, const Sc
                                          const std::vector<std::int64_t>& tile);
 
 /// The program step (see the file comment); `notes` gets what was promoted or why not.
-/// Errors: "schedule.poly_auto.gpu-extent" (a thread loop with no constant bound).
+/// Errors: "schedule.poly_auto.gpu-extent" (a thread loop with no constant bound),
+/// "codegen.gpu-bound-loop-dependence", "poly.isl".
 Expected<ir::PrimFunc> finishGpuMapping(const ir::PrimFunc& func, bool promoteShared, std::vector<std::string>* notes);
 
 } // namespace loopscape::poly::detail

@@ -2,10 +2,10 @@
 // (block and thread bindings, the shared-memory copies), the trace step and its replay;
 // matmul (divisible and partial tiles, strided thread loops), a conv2d, softmax and an
 // elementwise chain built by the opencl plugin, run on this machine's OpenCL platform
-// (PoCL) and verified against the interpreter; the same programs compiled to PTX and accepted by
-// ptxas (cuda plugin); the refusal of a program whose outermost band has no coincident
-// member; an intermediate two kernels use left global (refused by the lowering); bad
-// option values; loopscape-cli print --format opencl and run --verify.
+// (PoCL) and verified against the interpreter; the same programs compiled to PTX and
+// accepted by ptxas (cuda plugin); the refusal of a program whose outermost band has no
+// coincident member; an intermediate two kernels use left global (refused by the
+// lowering); bad option values; loopscape-cli print --format opencl and run --verify.
 //
 // The running tests skip, saying why, without an OpenCL platform, the PTX tests without
 // the CUDA toolkit; both skip in the sanitizer build (as tst_opencl and tst_cuda do).
