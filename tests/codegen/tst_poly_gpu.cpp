@@ -291,15 +291,34 @@ private Q_SLOTS:
     QVERIFY2(text->find(usage) != std::string::npos, text->c_str());
   }
 
-  /// A scan: its only loop carries the recurrence.
-  void refusesWithoutCoincidentMember() {
-    auto f = applied(parse(readSource("samples/prefix_sum.te")), "sch.poly_auto(target=\"gpu\")\n");
+  /// A scan (its only loop carries the recurrence), and a block that runs once (no loop
+  /// to map).
+  void refused_data() {
+    QTest::addColumn<QString>("program");
+    QTest::addColumn<QString>("code");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("prefix sum") << QString::fromStdString(readSource("samples/prefix_sum.te"))
+                                << "schedule.poly_auto.no-coincident-member"
+                                << "poly_auto(target=\"gpu\"): the outermost band (t) of blocks 'psum_init', "
+                                   "'psum_update' has no coincident member: its first loop 't' carries a dependence, "
+                                   "so no loop of it can be mapped to blockIdx (the iterations of a bound loop run at "
+                                   "the same time)";
+    QTest::newRow("one instance") << R"(from tvm import te
+A = te.placeholder((1,), dtype="float32", name="A")
+B = te.compute((1,), lambda i: A[i] * 2.0, name="B")
+)"
+                                  << "schedule.poly_auto.no-band"
+                                  << "poly_auto(target=\"gpu\"): block 'B' runs under no loop of the schedule, so it "
+                                     "cannot be mapped to GPU blocks and threads";
+  }
+  void refused() {
+    QFETCH(QString, program);
+    QFETCH(QString, code);
+    QFETCH(QString, message);
+    auto f = applied(parse(program.toStdString()), "sch.poly_auto(target=\"gpu\")\n");
     QVERIFY(!f);
-    QCOMPARE(QString::fromStdString(f.error().code), QString("schedule.poly_auto.no-coincident-member"));
-    QCOMPARE(QString::fromStdString(f.error().message),
-             QString("poly_auto(target=\"gpu\"): the outermost band (t) of blocks 'psum_init', 'psum_update' has no "
-                     "coincident member: its first loop 't' carries a dependence, so no loop of it can be mapped to "
-                     "blockIdx (the iterations of a bound loop run at the same time)"));
+    QCOMPARE(QString::fromStdString(f.error().code), code);
+    QCOMPARE(QString::fromStdString(f.error().message), message);
   }
 
   /// Fusion smart keeps conv2d's padding stage a nest (a kernel) of its own: pad_temp
