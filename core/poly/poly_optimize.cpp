@@ -302,8 +302,8 @@ std::string blockLoadingInBranch(const isl::schedule_node& band, const Scop& sco
 }
 
 /// The time band of timeOutsideNode with the inner band's selector member (see
-/// selectorMember), when it has one, split off first and marked "unroll"; the node at the
-/// time band's position.
+/// selectorMember), when it has one, split off and marked "unroll", below a coincident
+/// member of its own when the band has one; the node at the time band's position.
 isl::schedule_node unrollSelector(const isl::schedule_node& timeBand, const Scop& scop) {
   isl::schedule_node inner = timeBand.child(0);
   const int n = static_cast<int>(isl_schedule_node_band_n_member(inner.get()));
@@ -314,16 +314,33 @@ isl::schedule_node unrollSelector(const isl::schedule_node& timeBand, const Scop
   const int sel = st ? selectorMember(inner, scop, *st) : -1;
   const bool permutable = isl_schedule_node_band_get_permutable(inner.get()) == isl_bool_true;
   if (sel < 0 || n < 2 || (!permutable && sel != 0)) return timeBand;
-  std::vector<int> order{sel};
+  // A coincident member goes first when there is one (it becomes the one parallel loop of
+  // the step, around the unrolled copies: one parallel region per step, not one per copy).
+  int outer = -1;
+  for (int d = 0; d < n && permutable && n > 2; ++d)
+    if (d != sel && isl_schedule_node_band_member_get_coincident(inner.get(), d) == isl_bool_true) {
+      outer = d;
+      break;
+    }
+  std::vector<int> order;
+  if (outer >= 0) order.push_back(outer);
+  order.push_back(sel);
   for (int d = 0; d < n; ++d)
-    if (d != sel) order.push_back(d);
+    if (d != sel && d != outer) order.push_back(d);
   inner = permuteBandNode(inner, order);
-  const std::vector<std::string> names = bandMemberNames(inner);
+  std::vector<std::string> names = bandMemberNames(inner);
+  if (outer >= 0) {
+    inner = isl::manage(check(isl_schedule_node_band_split(inner.release(), 1), "selector"));
+    inner = setBandMemberNames(inner, {names[0]}).child(0);
+    names.erase(names.begin());
+  }
   inner = isl::manage(check(isl_schedule_node_band_split(inner.release(), 1), "selector"));
   inner = setBandMemberNames(inner, {names[0]});
   inner = setBandMemberNames(inner.child(0), std::vector<std::string>(names.begin() + 1, names.end())).parent();
-  // The mark node above the selector band; its parent is the time band.
-  return markBandMemberNode(inner, 0, "unroll").parent();
+  // The mark node above the selector band; the time band is its parent, or the parent of
+  // the outer member's band.
+  isl::schedule_node mark = markBandMemberNode(inner, 0, "unroll");
+  return outer >= 0 ? mark.parent().parent() : mark.parent();
 }
 
 /// Marks members first .. first + count - 1 of `band` parallel (innermost first, so each

@@ -16,8 +16,8 @@
 // otherwise the time loop stays outermost and sequential and the statement's other loops,
 // in their original order, form the band below it that steps 1-4 optimise (wavefront=True
 // or given tile sizes keep the time tiling). A loop of at most 4 iterations there that a
-// condition of the block tests (fdtd-2d's field of one te.scan state) is split off first
-// and unrolled, so each copy computes its own branch. A band whose block loads inside a
+// condition of the block tests (fdtd-2d's field of one te.scan state) is split off and
+// unrolled below the step's parallel loop, so each copy computes its own branch. A band whose block loads inside a
 // branch of T.if_then_else gets no vector mark (the vector lowering would leave the loop
 // scalar): its stride-1 loop goes innermost, whole, for the compiler's vectorizer.
 // Before the scheduler, with pack=True (packing.h), an input a reduction reads with a
