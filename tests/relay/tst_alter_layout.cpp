@@ -244,6 +244,52 @@ def @main(%x: Tensor[(2, 3, 64), float32]) {
     checkSameOutputs(typedText(text), 8);
   }
 
+  void foldedRelayoutMatchesTheOp_data() {
+    QTest::addColumn<QString>("type");
+    QTest::addColumn<QString>("src");
+    QTest::addColumn<QString>("dst");
+    QTest::newRow("NCHW to NCHW4c") << "2, 8, 3, 5"
+                                    << "NCHW"
+                                    << "NCHW4c";
+    QTest::newRow("NCHW4c to NCHW2c") << "2, 2, 3, 5, 4"
+                                      << "NCHW4c"
+                                      << "NCHW2c";
+    QTest::newRow("NCHW8c to NHWC") << "1, 2, 3, 5, 8"
+                                    << "NCHW8c"
+                                    << "NHWC";
+    QTest::newRow("OIHW to OIHW2i4o") << "8, 6, 3, 3"
+                                      << "OIHW"
+                                      << "OIHW2i4o";
+    QTest::newRow("NC to NC3n") << "9, 7"
+                                << "NC"
+                                << "NC3n";
+  }
+  void foldedRelayoutMatchesTheOp() {
+    // FoldConstant copies a constant's layout_transform directly: the same values as the
+    // op's compute through the interpreter. (The constant's shape comes from the full it
+    // is added to.)
+    QFETCH(QString, type);
+    QFETCH(QString, src);
+    QFETCH(QString, dst);
+    std::string text = fmt::format(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1), float32]) {{
+  %0 = add(meta[relay.Constant][0], full(0f, shape=[{}], dtype="float32"));
+  (layout_transform(%0, src_layout="{}", dst_layout="{}"), %x)
+}}
+)",
+                                   type.toStdString(), src.toStdString(), dst.toStdString());
+    Module typed = typedText(text);
+    auto inputs = randomInputs(typed.functions.front());
+    auto interpreted = run(typed, inputs);
+    auto folded = foldConstant(typed);
+    QVERIFY(folded);
+    const NodePtr& field = folded->functions.front().body->args[0];
+    QCOMPARE(field->kind, NodeKind::Constant);
+    const ir::NDArray& value = folded->constants[static_cast<std::size_t>(field->index)];
+    QCOMPARE(value.shape(), interpreted[0].shape());
+    QVERIFY(!ir::firstMismatch(value, interpreted[0], 0, 0));
+  }
+
   void resnetAndMnistKeepTheirOutputs_data() {
     QTest::addColumn<QString>("path");
     QTest::addColumn<int>("lanes");

@@ -1,6 +1,7 @@
 #include "core/frontend/relay/relay_layout.h"
 
 #include <cctype>
+#include <cstring>
 
 namespace loopscape::frontend::relay {
 
@@ -49,6 +50,45 @@ std::map<char, std::int64_t> primalExtents(const Layout& l, const std::vector<st
   for (std::size_t k = 0; k < l.size(); ++k)
     if (!l[k].factor) e[l[k].primal] = shape[k] * subFactor(l, l[k].primal);
   return e;
+}
+
+void relayout(const ir::NDArray& in, const Layout& src, const Layout& dst, ir::NDArray& out) {
+  const std::vector<std::int64_t>& inShape = in.shape();
+  const std::vector<std::int64_t>& outShape = out.shape();
+  const std::size_t bytes = static_cast<std::size_t>(in.dtype().bytes());
+  // Row-major strides of the source.
+  std::vector<std::int64_t> inStride(inShape.size(), 1);
+  for (std::size_t k = inShape.size(); k-- > 1;)
+    inStride[k - 1] = inStride[k] * inShape[k];
+  // Per source axis: its primal letter, its factor (sub-axis) or the divisor (primal).
+  struct SrcAxis {
+    char primal;
+    bool sub;
+    std::int64_t by;
+  };
+  std::vector<SrcAxis> srcAxes;
+  for (const auto& a : src)
+    srcAxes.push_back({a.primal, a.factor != 0, a.factor ? a.factor : subFactor(src, a.primal)});
+  std::vector<std::int64_t> index(outShape.size(), 0);
+  std::int64_t primal[26] = {};
+  const std::byte* from = in.rawData();
+  std::byte* to = out.rawData();
+  for (std::int64_t flat = 0; flat < out.numel(); ++flat) {
+    for (std::size_t k = 0; k < dst.size(); ++k)
+      if (!dst[k].factor) primal[dst[k].primal - 'A'] = index[k];
+    for (std::size_t k = 0; k < dst.size(); ++k)
+      if (dst[k].factor) primal[dst[k].primal - 'A'] = primal[dst[k].primal - 'A'] * dst[k].factor + index[k];
+    std::int64_t offset = 0;
+    for (std::size_t k = 0; k < srcAxes.size(); ++k) {
+      const std::int64_t p = primal[srcAxes[k].primal - 'A'];
+      offset += (srcAxes[k].sub ? p % srcAxes[k].by : p / srcAxes[k].by) * inStride[k];
+    }
+    std::memcpy(to + static_cast<std::size_t>(flat) * bytes, from + static_cast<std::size_t>(offset) * bytes, bytes);
+    for (std::size_t k = index.size(); k-- > 0;) {
+      if (++index[k] < outShape[k]) break;
+      index[k] = 0;
+    }
+  }
 }
 
 } // namespace loopscape::frontend::relay

@@ -3,6 +3,8 @@
 // (upper case) or a sub-axis (lower case, after its factor) of a primal axis.
 #pragma once
 
+#include "core/ir/ndarray.h"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -29,5 +31,9 @@ int primalIndex(const Layout& l, char primal);
 
 /// The whole extent of each primal axis of a shape in layout `l`.
 std::map<char, std::int64_t> primalExtents(const Layout& l, const std::vector<std::int64_t>& shape);
+
+/// `in` (in layout `src`) copied into layout `dst` as layout_transform computes it, to
+/// `out` (already of the result's shape and dtype): FoldConstant's fast path for weights.
+void relayout(const ir::NDArray& in, const Layout& src, const Layout& dst, ir::NDArray& out);
 
 } // namespace loopscape::frontend::relay

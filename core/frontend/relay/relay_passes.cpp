@@ -2,6 +2,7 @@
 
 #include "core/frontend/relay/relay_alter_layout.h"
 #include "core/frontend/relay/relay_fuse.h"
+#include "core/frontend/relay/relay_layout.h"
 #include "core/frontend/relay/relay_op.h"
 #include "core/frontend/relay/relay_type_infer.h"
 #include "core/ir/interpreter.h"
@@ -157,6 +158,16 @@ Module simplifyInference(const Module& module) {
 Expected<Module> foldConstant(const Module& module) {
   Module out = module;
   std::optional<Diagnostic> failure;
+  auto newConstant = [&](const NodePtr& n, const ir::NDArray& value) -> NodePtr {
+    auto c = std::make_shared<Node>();
+    c->kind = NodeKind::Constant;
+    c->loc = n->loc;
+    c->type = n->type;
+    c->index = static_cast<int>(out.constants.size());
+    out.constants.push_back(value);
+    out.constantTypes.push_back(n->type);
+    return c;
+  };
   auto valueOf = [&](const NodePtr& n) -> ir::NDArray {
     if (n->kind != NodeKind::Constant) return {};
     if (n->index < 0) return n->value;
@@ -170,6 +181,16 @@ Expected<Module> foldConstant(const Module& module) {
         ir::NDArray v = valueOf(a);
         if (!v.defined()) return n;
         if (a->index >= 0) args.push_back(v);
+      }
+      if (n->name == "layout_transform" && args.size() == 1) {
+        // Weights re-laid out by AlterOpLayout: copied directly, not interpreted.
+        auto src = parseLayout(n->attr("src_layout") ? n->attr("src_layout")->value.s : "");
+        auto dst = parseLayout(n->attr("dst_layout") ? n->attr("dst_layout")->value.s : "");
+        if (src && dst) {
+          ir::NDArray result(n->type.shape, n->type.dtype);
+          relayout(args[0], *src, *dst, result);
+          return newConstant(n, result);
+        }
       }
       FusedGroup g;
       g.name = "fold";
@@ -187,14 +208,7 @@ Expected<Module> foldConstant(const Module& module) {
         failure = r.error();
         return n;
       }
-      auto c = std::make_shared<Node>();
-      c->kind = NodeKind::Constant;
-      c->loc = n->loc;
-      c->type = n->type;
-      c->index = static_cast<int>(out.constants.size());
-      out.constants.push_back(result);
-      out.constantTypes.push_back(n->type);
-      return c;
+      return newConstant(n, result);
     });
   }
   if (failure) return std::unexpected(*failure);
