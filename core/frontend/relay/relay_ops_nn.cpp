@@ -864,40 +864,23 @@ Expected<std::vector<TensorPtr>> padCompute(ComputeContext& ctx) {
 
 void addNnOps(std::vector<OpDef>& t) {
   const AttrValue one2 = AttrValue::ints({1, 1}), zero2 = AttrValue::ints({0, 0});
-  t.push_back({"nn.conv2d",
-               2,
-               2,
-               {{"strides", AttrKind::Ints, one2},
-                {"padding", AttrKind::Ints, zero2},
-                {"dilation", AttrKind::Ints, one2},
-                {"groups", AttrKind::Int, AttrValue::integer(1)},
-                {"channels", AttrKind::OptInt, AttrValue::none()},
-                {"kernel_size", AttrKind::OptInts, AttrValue::none()},
-                {"data_layout", AttrKind::String, str("NCHW")},
-                {"kernel_layout", AttrKind::String, str("OIHW")},
-                {"out_layout", AttrKind::String, str("")},
-                {"out_dtype", AttrKind::String, str("")}},
-               OpPattern::OutEWiseFusable,
-               conv2dRel,
-               conv2dCompute,
+  // Conv2DAttrs, with each op's default layouts.
+  auto convAttrs = [&](const char* data, const char* kernel, const char* out) {
+    return std::vector<AttrDef>{{"strides", AttrKind::Ints, one2},
+                                {"padding", AttrKind::Ints, zero2},
+                                {"dilation", AttrKind::Ints, one2},
+                                {"groups", AttrKind::Int, AttrValue::integer(1)},
+                                {"channels", AttrKind::OptInt, AttrValue::none()},
+                                {"kernel_size", AttrKind::OptInts, AttrValue::none()},
+                                {"data_layout", AttrKind::String, str(data)},
+                                {"kernel_layout", AttrKind::String, str(kernel)},
+                                {"out_layout", AttrKind::String, str(out)},
+                                {"out_dtype", AttrKind::String, str("")}};
+  };
+  t.push_back({"nn.conv2d", 2, 2, convAttrs("NCHW", "OIHW", ""), OpPattern::OutEWiseFusable, conv2dRel, conv2dCompute,
                conv2dFlops});
-  t.push_back({"nn.contrib_conv2d_NCHWc",
-               2,
-               2,
-               {{"strides", AttrKind::Ints, one2},
-                {"padding", AttrKind::Ints, zero2},
-                {"dilation", AttrKind::Ints, one2},
-                {"groups", AttrKind::Int, AttrValue::integer(1)},
-                {"channels", AttrKind::OptInt, AttrValue::none()},
-                {"kernel_size", AttrKind::OptInts, AttrValue::none()},
-                {"data_layout", AttrKind::String, str("NCHW8c")},
-                {"kernel_layout", AttrKind::String, str("OIHW8i8o")},
-                {"out_layout", AttrKind::String, str("NCHW8c")},
-                {"out_dtype", AttrKind::String, str("")}},
-               OpPattern::OutEWiseFusable,
-               conv2dNchwcRel,
-               conv2dNchwcCompute,
-               conv2dNchwcFlops});
+  t.push_back({"nn.contrib_conv2d_NCHWc", 2, 2, convAttrs("NCHW8c", "OIHW8i8o", "NCHW8c"), OpPattern::OutEWiseFusable,
+               conv2dNchwcRel, conv2dNchwcCompute, conv2dNchwcFlops});
   t.push_back({"nn.dense",
                2,
                2,
