@@ -10,7 +10,6 @@
 
 #include "core/frontend/relay/relay_exec.h"
 #include "core/frontend/relay/relay_parser.h"
-#include "core/frontend/relay/relay_passes.h"
 #include "core/frontend/relay/relay_printer.h"
 #include "core/frontend/relay/relay_te_printer.h"
 #include "core/frontend/relay/relay_type_infer.h"
@@ -61,37 +60,22 @@ struct RelayOptions {
   std::string out;
 };
 
-/// The model after constants, passes and fusion.
-struct Prepared {
-  std::string source;
-  frontend::relay::Module module;
-  frontend::relay::FusionResult fusion;
-  std::size_t sourceConstants = 0; ///< meta constants of the file (folding appends more)
-};
-
-std::optional<Prepared> prepare(const RelayOptions& opt) {
-  namespace relay = frontend::relay;
-  Prepared p;
-  auto model = loadRelay(opt.file, p.source);
-  if (!model) return std::nullopt;
-  p.sourceConstants = model->constants.size();
-  if (auto r = relay::materializeConstants(*model, opt.params, opt.seed); !r) {
-    printDiagnostic(r.error(), p.source);
+/// The model after constants, passes, fusion and the memory plan (groups not lowered),
+/// or nullopt after printing the diagnostic (bad input).
+std::optional<graph::Model> prepare(const RelayOptions& opt) {
+  graph::ModelLoadOptions lo;
+  lo.paramsDir = opt.params;
+  lo.seed = opt.seed;
+  lo.passes = graph::hostPassOptions(opt.alterLayout);
+  lo.lower = false;
+  if (opt.verbose) lo.passLog = [](const std::string& line) { std::fprintf(stderr, "pass %s\n", line.c_str()); };
+  auto model = graph::loadModel(opt.file, lo);
+  if (!model) {
+    auto text = readFile(opt.file);
+    printDiagnostic(model.error(), text ? std::string_view(*text) : std::string_view());
     return std::nullopt;
   }
-  auto passed = relay::runPasses(
-      *model,
-      [&](const std::string& line) {
-        if (opt.verbose) std::fprintf(stderr, "pass %s\n", line.c_str());
-      },
-      graph::hostPassOptions(opt.alterLayout));
-  if (!passed) {
-    printDiagnostic(passed.error(), p.source);
-    return std::nullopt;
-  }
-  p.module = std::move(*passed);
-  p.fusion = relay::fuseOps(p.module.functions.front());
-  return p;
+  return std::move(*model);
 }
 
 void printPlan(const frontend::relay::MemoryPlan& plan) {
@@ -120,7 +104,7 @@ int runGroups(const RelayOptions& opt) {
                 frontend::relay::typeStr(g.root()->type).c_str(),
                 static_cast<long long>(frontend::relay::groupFlops(g)));
   }
-  printPlan(frontend::relay::planMemory(p->module.functions.front(), p->fusion));
+  printPlan(p->plan);
   return kExitOk;
 }
 
@@ -194,9 +178,8 @@ int runModel(const RelayOptions& opt) {
     std::printf("input  %%%s %s\n", param->name.c_str(), inputs.back().describe().c_str());
   }
   // Run in the planned storage, poisoning storage as its tensors die.
-  auto plan = frontend::relay::planMemory(main, p->fusion);
-  printPlan(plan);
-  auto outputs = frontend::relay::runFused(p->module, main, p->fusion, inputs, &plan, true);
+  printPlan(p->plan);
+  auto outputs = frontend::relay::runFused(p->module, main, p->fusion, inputs, &p->plan, true);
   if (!outputs) {
     printDiagnostic(outputs.error(), p->source);
     return kExitInternal;

@@ -59,6 +59,7 @@ Expected<Model> loadModelText(std::string text, const std::string& path, const M
   m.module = std::move(*passed);
   m.fusion = relay::fuseOps(m.main());
   m.plan = relay::planMemory(m.main(), m.fusion);
+  if (!options.lower) return m;
   for (const auto& g : m.fusion.groups) {
     if (!g.hasCall()) continue;
     auto func = relay::lowerGroup(g);

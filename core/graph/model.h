@@ -57,6 +57,10 @@ struct ModelLoadOptions {
   std::uint64_t seed = 0;                          ///< of the random constants
   std::function<void(const std::string&)> passLog; ///< one line per graph pass
   frontend::relay::PassOptions passes;             ///< AlterOpLayout and its block size
+  /// Lower every group to its PrimFunc (Model::groups). Off: the graph, its fusion and
+  /// memory plan only (`relay groups|print|run --interpret` need no PrimFunc, and a
+  /// group whose op has no compute yet does not stop them).
+  bool lower = true;
 };
 
 /// The graph passes' options for this machine: AlterOpLayout when `alterLayout`, with
