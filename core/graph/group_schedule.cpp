@@ -74,8 +74,10 @@ Expected<ScheduledGroup> defaultSchedule(const ModelGroup& group, const GroupSch
   so.guidedTileProbability = 1.0;
   so.unrollSteps = {16};
   so.poly = false;
-  // A convolution in NCHW[x]c or a packed dense (AlterOpLayout): TOPI's x86 template first.
-  if (auto t = x86TemplateScript(group, poly::MachineModel::host().vectorRegisters)) {
+  // A convolution in NCHW[x]c, a packed dense or an NN batch_matmul (AlterOpLayout):
+  // TOPI's x86 template first.
+  const poly::MachineModel machine = poly::MachineModel::host();
+  if (auto t = x86TemplateScript(group, machine.vectorRegisters, static_cast<int>(machine.vectorBytes / 4))) {
     auto sch = poly::makeSchedule(group.func, options.checkLegality ? schedule::LegalityPolicy::Exact
                                                                     : schedule::LegalityPolicy::Unverified);
     sch.setStopToken(options.stop);

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace loopscape::graph {
 
 namespace relay = frontend::relay;
@@ -97,74 +99,125 @@ std::optional<std::string> nchwcScheduleScript(const ModelGroup& group, int vect
   return s;
 }
 
-std::optional<std::string> densePackScheduleScript(const ModelGroup& group) {
-  if (!group.fused) return std::nullopt;
-  const relay::Node* dense = onlyCall(group, "nn.contrib_dense_pack");
-  if (!dense || dense->type.shape.size() < 2 || dense->args[1]->type.shape.size() != 3) return std::nullopt;
-  schedule::IrTree tree(group.func);
-  std::vector<std::string> blocks;
-  for (const auto* b : tree.blocks())
-    blocks.push_back(b->block()->name);
-  if (!tree.findBlock("T_dense_pack")) return std::nullopt;
-  const auto& shape = dense->type.shape;
-  const std::size_t rank = shape.size();
-  const std::int64_t b = dense->args[1]->type.shape[2];
-  std::int64_t rows = 1;
-  for (std::size_t k = 0; k + 1 < rank; ++k)
-    rows *= shape[k];
-  std::int64_t regM = 8;
-  while (rows % regM != 0)
-    regM /= 2;
+namespace {
 
+/// A matmul-like block (`block`, reduction loop k) and its output: `batchLoops` leading
+/// loops kept (and fused into the parallel tile), then `rowLoops` row loops (fused), then
+/// the column loop, split by `colBlock`; the rows (`rows` in all) split by 8 or the largest
+/// power of two below that divides them.
+struct MatmulShape {
+  std::string block;
+  std::size_t batchLoops = 0, rowLoops = 1;
+  std::int64_t rows = 1, colBlock = 1;
+};
+
+std::string matmulScript(const std::vector<std::string>& blocks, const MatmulShape& m) {
+  std::int64_t regM = 8;
+  while (m.rows % regM != 0)
+    regM /= 2;
   std::string s = "def apply_trace(sch):\n";
   auto line = [&](const std::string& text) { s += "    " + text + "\n"; };
-  // The row loops (fused when there are several) and the column loop of `block`.
+  std::string batch;
+  for (std::size_t k = 0; k < m.batchLoops; ++k)
+    batch += fmt::format("b{}, ", k);
+  // The batch, row and column loops of `block`: rows fused, rows and columns split.
   auto rowsAndColumn = [&](const std::string& block, const std::string& reduce) {
-    std::string names;
-    for (std::size_t k = 0; k + 1 < rank; ++k)
-      names += fmt::format("y{}, ", k);
-    line(fmt::format("{}x{} = sch.get_loops({})", names, reduce.empty() ? "" : ", " + reduce, block));
-    if (rank > 2) {
-      names.resize(names.size() - 2);
-      line(fmt::format("y = sch.fuse({})", names));
+    std::string rows;
+    for (std::size_t k = 0; k < m.rowLoops; ++k)
+      rows += fmt::format("y{}, ", k);
+    line(fmt::format("{}{}x{} = sch.get_loops({})", batch, rows, reduce.empty() ? "" : ", " + reduce, block));
+    if (m.rowLoops > 1) {
+      rows.resize(rows.size() - 2);
+      line(fmt::format("y = sch.fuse({})", rows));
     } else {
       line("y = y0");
     }
     line(fmt::format("y_chunk, y_block = sch.split(y, factors=[None, {}])", regM));
-    line(fmt::format("x_chunk, x_block = sch.split(x, factors=[None, {}])", b));
+    line(fmt::format("x_chunk, x_block = sch.split(x, factors=[None, {}])", m.colBlock));
   };
-  line("dense = sch.get_block(\"T_dense_pack\")");
-  const std::string& last = blocks.back();
-  if (last == "T_dense_pack") {
-    rowsAndColumn("dense", "k");
+  line(fmt::format("mm = sch.get_block(\"{}\")", m.block));
+  if (blocks.back() == m.block) {
+    rowsAndColumn("mm", "k");
     line("sch.reorder(y_chunk, x_chunk, k, y_block, x_block)");
-    line("sch.parallel(sch.fuse(y_chunk, x_chunk))");
+    line(fmt::format("sch.parallel(sch.fuse({}y_chunk, x_chunk))", batch));
   } else {
     bool after = false;
     for (std::size_t k = 0; k + 1 < blocks.size(); ++k) {
       if (after) line(fmt::format("sch.compute_inline(sch.get_block(\"{}\"))", blocks[k]));
-      after = after || blocks[k] == "T_dense_pack";
+      after = after || blocks[k] == m.block;
     }
-    line(fmt::format("out = sch.get_block(\"{}\")", last));
+    line(fmt::format("out = sch.get_block(\"{}\")", blocks.back()));
     rowsAndColumn("out", "");
     line("sch.reorder(y_chunk, x_chunk, y_block, x_block)");
-    line("tile = sch.fuse(y_chunk, x_chunk)");
+    line(fmt::format("tile = sch.fuse({}y_chunk, x_chunk)", batch));
     line("sch.parallel(tile)");
     line("sch.vectorize(x_block)");
-    line("sch.compute_at(dense, tile)");
+    line("sch.compute_at(mm, tile)");
     // compute_at makes loops for the extents above 1 only.
-    line(fmt::format("tile{}, x_block, k = sch.get_loops(dense)", regM > 1 ? ", y_block" : ""));
+    line(fmt::format("tile{}, x_block, k = sch.get_loops(mm)", regM > 1 ? ", y_block" : ""));
     line(regM > 1 ? "sch.reorder(k, y_block, x_block)" : "sch.reorder(k, x_block)");
   }
   if (regM > 1) line("sch.unroll(y_block)");
   line("sch.vectorize(x_block)");
-  line("sch.decompose_reduction(dense, k)");
+  line("sch.decompose_reduction(mm, k)");
   return s;
 }
 
-std::optional<TemplateScript> x86TemplateScript(const ModelGroup& group, int vectorRegisters) {
+std::vector<std::string> blockNames(const ModelGroup& group) {
+  schedule::IrTree tree(group.func);
+  std::vector<std::string> blocks;
+  for (const auto* b : tree.blocks())
+    blocks.push_back(b->block()->name);
+  return blocks;
+}
+
+bool hasBlock(const std::vector<std::string>& blocks, const std::string& name) {
+  return std::find(blocks.begin(), blocks.end(), name) != blocks.end();
+}
+
+} // namespace
+
+std::optional<std::string> densePackScheduleScript(const ModelGroup& group) {
+  if (!group.fused) return std::nullopt;
+  const relay::Node* dense = onlyCall(group, "nn.contrib_dense_pack");
+  if (!dense || dense->type.shape.size() < 2 || dense->args[1]->type.shape.size() != 3) return std::nullopt;
+  const auto blocks = blockNames(group);
+  if (!hasBlock(blocks, "T_dense_pack")) return std::nullopt;
+  const auto& shape = dense->type.shape;
+  MatmulShape m;
+  m.block = "T_dense_pack";
+  m.rowLoops = shape.size() - 1;
+  for (std::size_t k = 0; k + 1 < shape.size(); ++k)
+    m.rows *= shape[k];
+  m.colBlock = dense->args[1]->type.shape[2];
+  return matmulScript(blocks, m);
+}
+
+std::optional<std::string> batchMatmulScheduleScript(const ModelGroup& group, int lanes) {
+  if (!group.fused) return std::nullopt;
+  const relay::Node* bmm = onlyCall(group, "nn.batch_matmul");
+  if (!bmm || bmm->type.shape.size() != 3) return std::nullopt;
+  const auto blocks = blockNames(group);
+  if (!hasBlock(blocks, "T_batch_matmul_NN")) return std::nullopt;
+  const auto& shape = bmm->type.shape;
+  MatmulShape m;
+  m.block = "T_batch_matmul_NN";
+  m.batchLoops = 1;
+  m.rows = shape[1];
+  m.colBlock = 1;
+  for (std::int64_t b = std::min<std::int64_t>(shape[2], 2 * lanes); b > 1; --b)
+    if (shape[2] % b == 0) {
+      m.colBlock = b;
+      break;
+    }
+  if (m.colBlock == 1) return std::nullopt;
+  return matmulScript(blocks, m);
+}
+
+std::optional<TemplateScript> x86TemplateScript(const ModelGroup& group, int vectorRegisters, int lanes) {
   if (auto s = nchwcScheduleScript(group, vectorRegisters)) return TemplateScript{"conv2d_NCHWc", std::move(*s)};
   if (auto s = densePackScheduleScript(group)) return TemplateScript{"dense_pack", std::move(*s)};
+  if (auto s = batchMatmulScheduleScript(group, lanes)) return TemplateScript{"batch_matmul", std::move(*s)};
   return std::nullopt;
 }
 

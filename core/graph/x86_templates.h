@@ -16,6 +16,10 @@
 // its rows split by 8 (the largest power of two up to 8 dividing them), its columns by
 // the packed block b; (row chunk, column chunk) fused and parallel; the dense computed
 // there with k outside and 8 x b accumulators (8 rows unrolled, b vectorised) inside.
+//
+// batch_matmul (NN, as AlterOpLayout leaves it: the second operand transposed first so
+// its columns are contiguous): the same as dense_pack per batch, the batch loop fused
+// into the parallel tile, columns in blocks of up to two vectors.
 #pragma once
 
 #include "core/graph/model.h"
@@ -32,11 +36,16 @@ std::optional<std::string> nchwcScheduleScript(const ModelGroup& group, int vect
 /// The dense_pack template's trace for `group`, or nullopt when it has no dense_pack.
 std::optional<std::string> densePackScheduleScript(const ModelGroup& group);
 
-/// The template that applies to `group` and its name ("conv2d_NCHWc", "dense_pack").
+/// The batch_matmul template's trace for `group` (an NN batch_matmul, as AlterOpLayout
+/// leaves it), or nullopt. Columns in blocks of up to two vectors of `lanes`.
+std::optional<std::string> batchMatmulScheduleScript(const ModelGroup& group, int lanes);
+
+/// The template that applies to `group` and its name ("conv2d_NCHWc", "dense_pack",
+/// "batch_matmul").
 struct TemplateScript {
   std::string name;
   std::string script;
 };
-std::optional<TemplateScript> x86TemplateScript(const ModelGroup& group, int vectorRegisters);
+std::optional<TemplateScript> x86TemplateScript(const ModelGroup& group, int vectorRegisters, int lanes);
 
 } // namespace loopscape::graph

@@ -87,7 +87,7 @@ private Q_SLOTS:
     auto script = densePackScheduleScript(named(bert, "tvmgen_default_fused_nn_contrib_dense_pack_nn_bias_add"));
     QVERIFY(script);
     QCOMPARE(QString::fromStdString(*script), QStringLiteral(R"(def apply_trace(sch):
-    dense = sch.get_block("T_dense_pack")
+    mm = sch.get_block("T_dense_pack")
     out = sch.get_block("T_add")
     y0, x = sch.get_loops(out)
     y = y0
@@ -97,20 +97,26 @@ private Q_SLOTS:
     tile = sch.fuse(y_chunk, x_chunk)
     sch.parallel(tile)
     sch.vectorize(x_block)
-    sch.compute_at(dense, tile)
-    tile, y_block, x_block, k = sch.get_loops(dense)
+    sch.compute_at(mm, tile)
+    tile, y_block, x_block, k = sch.get_loops(mm)
     sch.reorder(k, y_block, x_block)
     sch.unroll(y_block)
     sch.vectorize(x_block)
-    sch.decompose_reduction(dense, k)
+    sch.decompose_reduction(mm, k)
 )"));
     // ResNet's classifier: one row, so no row block (compute_at makes no unit loop).
     Model resnet = graphtest::load("tests/relay/data/resnet18_w8_64.relay", blocked16());
-    auto one = x86TemplateScript(named(resnet, "tvmgen_default_fused_nn_contrib_dense_pack_nn_bias_add"), 32);
+    auto one = x86TemplateScript(named(resnet, "tvmgen_default_fused_nn_contrib_dense_pack_nn_bias_add"), 32, 16);
     QVERIFY(one);
     QCOMPARE(QString::fromStdString(one->name), QStringLiteral("dense_pack"));
-    QVERIFY2(one->script.find("tile, x_block, k = sch.get_loops(dense)") != std::string::npos, one->script.c_str());
+    QVERIFY2(one->script.find("tile, x_block, k = sch.get_loops(mm)") != std::string::npos, one->script.c_str());
     QVERIFY(one->script.find("unroll") == std::string::npos);
+    // The attention scores (2 heads x 8 x 8, NN after the pass): the head loop fused into
+    // the parallel tile, columns in one block of 8.
+    auto scores = batchMatmulScheduleScript(named(bert, "tvmgen_default_fused_nn_batch_matmul_divide"), 16);
+    QVERIFY(scores);
+    QVERIFY2(scores->find("tile = sch.fuse(b0, y_chunk, x_chunk)") != std::string::npos, scores->c_str());
+    QVERIFY2(scores->find("x_chunk, x_block = sch.split(x, factors=[None, 8])") != std::string::npos, scores->c_str());
   }
 
   void everyConvolutionTakesTheTemplate() {
@@ -136,13 +142,19 @@ private Q_SLOTS:
     Model m = graphtest::load("tests/relay/data/bert_s8_h32.relay", blocked16());
     auto compiled = compileModel(m, ModelSchedule{}, graphtest::compileOptions("cpu-llvm", m_cache.path()));
     QVERIFY2(compiled, compiled ? "" : compiled.error().message.c_str());
-    int dense = 0;
-    for (const auto& cg : compiled->groups)
-      if (m.groups[cg.group].ops.find("nn.contrib_dense_pack") != std::string::npos) {
+    int dense = 0, bmm = 0;
+    for (const auto& cg : compiled->groups) {
+      const std::string& ops = m.groups[cg.group].ops;
+      if (ops.find("nn.contrib_dense_pack") != std::string::npos) {
         ++dense;
         QCOMPARE(QString::fromStdString(cg.scheduled.source), QStringLiteral("default (dense_pack template)"));
+      } else if (ops.find("nn.batch_matmul") != std::string::npos) {
+        ++bmm;
+        QCOMPARE(QString::fromStdString(cg.scheduled.source), QStringLiteral("default (batch_matmul template)"));
       }
+    }
     QCOMPARE(dense, 6); // Q, K, V, the output projection and the two FFN layers
+    QCOMPARE(bmm, 2);   // the scores and the weighted values
     graphtest::runAndCheck("tests/relay/data/bert_s8_h32.relay", "cpu-llvm", "default", m_cache.path(), 5e7, true,
                            blocked16());
   }

@@ -5,6 +5,7 @@
 #include "core/frontend/relay/relay_alter_layout.h"
 #include "core/frontend/relay/relay_exec.h"
 #include "core/frontend/relay/relay_fuse.h"
+#include "core/frontend/relay/relay_op.h"
 #include "core/frontend/relay/relay_parser.h"
 #include "core/frontend/relay/relay_passes.h"
 #include "core/frontend/relay/relay_printer.h"
@@ -241,6 +242,31 @@ def @main(%x: Tensor[(2, 3, 64), float32]) {
       }
     QCOMPARE(layouts, (std::vector<std::string>{"NC16n", "NC7n"}));
     QCOMPARE(m.functions.front().body->type.shape, (std::vector<std::int64_t>{2, 3, 7}));
+    checkSameOutputs(typedText(text), 8);
+  }
+
+  void batchMatmulBecomesNN() {
+    // NT (TVM's default) becomes NN on the second operand transposed; NN and TN stay.
+    const char* text = R"(#[version = "0.0.5"]
+def @main(%a: Tensor[(3, 5, 4), float32], %b: Tensor[(3, 6, 4), float32], %c: Tensor[(3, 6, 2), float32]) {
+  %0 = nn.batch_matmul(%a, %b);
+  %1 = nn.batch_matmul(%0, %c, transpose_b=False);
+  %2 = nn.batch_matmul(%0, %1, transpose_a=True, transpose_b=False);
+  (%1, %2)
+}
+)";
+    AlterLayoutCounts counts;
+    Module m = altered(typedText(text), 8, &counts);
+    QCOMPARE(counts.batchMatmul, 1);
+    std::vector<std::string> ops;
+    for (const auto& n : postOrder(m.functions.front().body))
+      if (n->kind == NodeKind::Call) {
+        CallAttrs attrs(*n, n->op->attrs);
+        ops.push_back(n->name == "nn.batch_matmul"
+                          ? fmt::format("{}{}", attrs.b("transpose_a") ? "T" : "N", attrs.b("transpose_b") ? "T" : "N")
+                          : n->name);
+      }
+    QCOMPARE(ops, (std::vector<std::string>{"transpose", "NN", "NN", "TN"}));
     checkSameOutputs(typedText(text), 8);
   }
 

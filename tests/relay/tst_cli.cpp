@@ -100,7 +100,7 @@ private Q_SLOTS:
     QCOMPARE(a.exitCode, 0);
     QVERIFY2(a.err.contains(QRegularExpression(QStringLiteral(
                  "pass AlterOpLayout: 2 conv2d in NCHW\\[x\\]c, 1 dense packed \\(blocks of up to \\d+ and "
-                 "\\d+ channels\\)\n"))),
+                 "\\d+ channels\\), 0 batch_matmul made NN\n"))),
              qPrintable(a.err));
     QVERIFY(a.out.contains("group 1 tvmgen_default_fused_nn_contrib_conv2d_NCHWc_add_nn_relu\n"));
     QVERIFY(a.out.contains("group 3 tvmgen_default_fused_nn_pad\n"));

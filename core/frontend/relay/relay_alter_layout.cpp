@@ -100,6 +100,7 @@ private:
     CallAttrs attrs(*n, op->attrs);
     if (n->name == "nn.conv2d") return conv2d(n, attrs);
     if (n->name == "nn.dense") return dense(n);
+    if (n->name == "nn.batch_matmul") return batchMatmul(n, attrs);
     bool anyBlocked = false;
     for (const auto& a : n->args)
       anyBlocked = anyBlocked || m_done.at(a.get()).cb > 0;
@@ -147,6 +148,19 @@ private:
     return {callLike(n, {plain(n->args[0]), w}, withAttr(n->attrs, "weight_layout", AttrValue::string(layout), loc),
                      "nn.contrib_dense_pack"),
             0};
+  }
+
+  /// nn.batch_matmul(x, y) with y transposed (TVM's default NT form): y is transposed
+  /// first, so the product is NN and its output columns are contiguous in y. The
+  /// transpose is injective and fuses into y's producer (or folds for a constant).
+  Converted batchMatmul(const NodePtr& n, const CallAttrs& attrs) {
+    const Type& y = n->args[1]->type;
+    if (attrs.b("transpose_a") || !attrs.b("transpose_b") || !y.isTensor() || y.shape.size() != 3)
+      return {withPlainArgs(n), 0};
+    const SourceLocation& loc = n->loc;
+    NodePtr yt = makeCall("transpose", {plain(n->args[1])}, {attr("axes", AttrValue::ints({0, 2, 1}), loc)}, loc);
+    ++m_counts.batchMatmul;
+    return {callLike(n, {plain(n->args[0]), yt}, withAttr(n->attrs, "transpose_b", AttrValue::boolean(false), loc)), 0};
   }
 
   Converted biasAdd(const NodePtr& n, const CallAttrs& attrs) {

@@ -257,8 +257,9 @@ Expected<Module> runPasses(const Module& typed, const std::function<void(const s
     m = step("AlterOpLayout", before, alterOpLayout(before, {options.lanes}, &counts));
     if (!m) return m;
     if (log)
-      log(fmt::format("AlterOpLayout: {} conv2d in NCHW[x]c, {} dense packed (blocks of up to {} and {} channels)",
-                      counts.conv2d, counts.dense, options.lanes, 2 * options.lanes));
+      log(fmt::format("AlterOpLayout: {} conv2d in NCHW[x]c, {} dense packed (blocks of up to {} and {} channels), {} "
+                      "batch_matmul made NN",
+                      counts.conv2d, counts.dense, options.lanes, 2 * options.lanes, counts.batchMatmul));
   }
   bool allValues = true;
   for (const auto& c : m->constants)
