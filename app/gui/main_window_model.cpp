@@ -110,7 +110,8 @@ void MainWindow::createModelDock() {
   defaults->setToolTip(QStringLiteral("Every group gets the built-in schedule of its pattern"));
   connect(defaults, &QAction::triggered, this,
           [this] { m_session->setAllGroupSources(graph::ScheduleSource::Default); });
-  QAction* layout = makeAction(QStringLiteral("modelAlterLayout"), QStringLiteral("NCHW[x]c &layout (AlterOpLayout)"));
+  QAction* layout = makeAction(QStringLiteral("modelAlterLayout"), QStringLiteral("NCHW[x]c &layout (AlterOpLayout)"),
+                               QKeySequence(QStringLiteral("Ctrl+Alt+Shift+M")));
   layout->setCheckable(true);
   layout->setToolTip(QStringLiteral("Load the model again with TVM's x86 AlterOpLayout: convolutions in NCHW[x]c and "
                                     "dense weights packed, each scheduled by TOPI's x86 template by default. The "
