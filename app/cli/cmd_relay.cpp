@@ -207,9 +207,10 @@ int printAfterPasses(const RelayOptions& opt) {
 
 } // namespace
 
-std::optional<std::vector<ir::PrimFunc>> relayGroupFunctions(const std::string& path) {
+std::optional<std::vector<ir::PrimFunc>> relayGroupFunctions(const std::string& path, bool alterLayout) {
   RelayOptions opt;
   opt.file = path;
+  opt.alterLayout = alterLayout;
   auto p = prepare(opt);
   if (!p) return std::nullopt;
   std::vector<ir::PrimFunc> out;

@@ -40,6 +40,7 @@ struct TuneCliOptions : tune::TuneSettings {
   std::string records;
   std::string curve;
   std::vector<std::string> shapes;
+  bool alterLayout = false; ///< a Relay model's groups after AlterOpLayout
 };
 
 std::string duration(double seconds) {
@@ -71,7 +72,7 @@ std::optional<std::vector<CliTask>> loadTasks(const TuneCliOptions& opt) {
   for (const auto& file : opt.files) {
     std::vector<ir::PrimFunc> funcs;
     if (std::filesystem::path(file).extension() == ".relay") {
-      auto groups = relayGroupFunctions(file);
+      auto groups = relayGroupFunctions(file, opt.alterLayout);
       if (!groups) return std::nullopt;
       funcs = std::move(*groups);
     } else {
@@ -377,6 +378,8 @@ void registerTune(CLI::App& app, CommandResult& result) {
       ->capture_default_str()
       ->check(numberInRange(0.001, 86400));
   cmd->add_flag("--fast-math", opt->fastMath, "Compile candidates with fast-math (as `run --fast-math`)");
+  cmd->add_flag("--alter-layout", opt->alterLayout,
+                "For a .relay model: tune the groups AlterOpLayout makes (as `relay run --alter-layout`)");
   cmd->add_option("--shape", opt->shapes, "Bind a symbolic size, e.g. --shape n=64 (repeatable)");
   cmd->callback([opt, &result] { result.exitCode = runTune(*opt); });
 }

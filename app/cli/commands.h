@@ -43,8 +43,9 @@ void registerTune(CLI::App& app, CommandResult& result);
 /// `relay print|groups|run|extract MODEL.relay`: Relay models (cmd_relay.cpp).
 void registerRelay(CLI::App& app, CommandResult& result);
 /// The fused groups (with a call) of the Relay model at `path` as PrimFuncs, in execution
-/// order, after the model's passes; nullopt after printing the diagnostic (bad input).
-std::optional<std::vector<ir::PrimFunc>> relayGroupFunctions(const std::string& path);
+/// order, after the model's passes (with AlterOpLayout when `alterLayout`); nullopt after
+/// printing the diagnostic (bad input).
+std::optional<std::vector<ir::PrimFunc>> relayGroupFunctions(const std::string& path, bool alterLayout = false);
 /// `print MODEL.relay --format relay`: the typed Relay graph.
 int printRelayModel(const std::string& path);
 /// `print --format tree|deps`: the schedule tree or the dependence report of `func`.
