@@ -23,17 +23,26 @@ const relay::Node* onlyCall(const ModelGroup& group, const char* op) {
   return found;
 }
 
+std::vector<std::string> blockNames(const ModelGroup& group) {
+  schedule::IrTree tree(group.func);
+  std::vector<std::string> blocks;
+  for (const auto* b : tree.blocks())
+    blocks.push_back(b->block()->name);
+  return blocks;
+}
+
+bool hasBlock(const std::vector<std::string>& blocks, const std::string& name) {
+  return std::find(blocks.begin(), blocks.end(), name) != blocks.end();
+}
+
 } // namespace
 
 std::optional<std::string> nchwcScheduleScript(const ModelGroup& group, int vectorRegisters) {
   if (!group.fused) return std::nullopt;
   const relay::Node* conv = onlyCall(group, "nn.contrib_conv2d_NCHWc"); // one convolution per group
   if (!conv || conv->type.shape.size() != 5) return std::nullopt;
-  schedule::IrTree tree(group.func);
-  std::vector<std::string> blocks;
-  for (const auto* b : tree.blocks())
-    blocks.push_back(b->block()->name);
-  if (blocks.empty() || !tree.findBlock("conv2d_NCHWc")) return std::nullopt;
+  const auto blocks = blockNames(group);
+  if (!hasBlock(blocks, "conv2d_NCHWc")) return std::nullopt;
   const std::int64_t width = conv->type.shape[3];
   const std::int64_t cap = std::max<std::int64_t>(1, std::min<std::int64_t>(31, vectorRegisters - 2));
   std::int64_t regN = 1;
@@ -45,7 +54,7 @@ std::optional<std::string> nchwcScheduleScript(const ModelGroup& group, int vect
 
   std::string s = "def apply_trace(sch):\n";
   auto line = [&](const std::string& text) { s += "    " + text + "\n"; };
-  if (tree.findBlock("data_pad")) {
+  if (hasBlock(blocks, "data_pad")) {
     line("pad = sch.get_block(\"data_pad\")");
     line("p0, p1, p2, p3, p4 = sch.get_loops(pad)");
     line("sch.parallel(sch.fuse(p0, p1, p2))");
@@ -161,18 +170,6 @@ std::string matmulScript(const std::vector<std::string>& blocks, const MatmulSha
   line("sch.vectorize(x_block)");
   line("sch.decompose_reduction(mm, k)");
   return s;
-}
-
-std::vector<std::string> blockNames(const ModelGroup& group) {
-  schedule::IrTree tree(group.func);
-  std::vector<std::string> blocks;
-  for (const auto* b : tree.blocks())
-    blocks.push_back(b->block()->name);
-  return blocks;
-}
-
-bool hasBlock(const std::vector<std::string>& blocks, const std::string& name) {
-  return std::find(blocks.begin(), blocks.end(), name) != blocks.end();
 }
 
 } // namespace
