@@ -5,6 +5,7 @@
 #include "core/frontend/relay/relay_alter_layout.h"
 #include "core/frontend/relay/relay_exec.h"
 #include "core/frontend/relay/relay_fuse.h"
+#include "core/frontend/relay/relay_layout.h"
 #include "core/frontend/relay/relay_op.h"
 #include "core/frontend/relay/relay_parser.h"
 #include "core/frontend/relay/relay_passes.h"
@@ -314,6 +315,10 @@ def @main(%x: Tensor[(1), float32]) {{
     const ir::NDArray& value = folded->constants[static_cast<std::size_t>(field->index)];
     QCOMPARE(value.shape(), interpreted[0].shape());
     QVERIFY(!ir::firstMismatch(value, interpreted[0], 0, 0));
+    // relayout itself on the constant (plus 0): whichever path FoldConstant took.
+    ir::NDArray direct(interpreted[0].shape(), interpreted[0].dtype());
+    relayout(typed.constants[0], *parseLayout(src.toStdString()), *parseLayout(dst.toStdString()), direct);
+    QVERIFY(!ir::firstMismatch(direct, interpreted[0], 0, 0));
   }
 
   void resnetAndMnistKeepTheirOutputs_data() {
