@@ -166,7 +166,7 @@ private:
   Converted biasAdd(const NodePtr& n, const CallAttrs& attrs) {
     const Type& data = n->args[0]->type;
     std::int64_t cb = m_done.at(n->args[0].get()).cb;
-    if (!isNchw4d(data) || !(attrs.i("axis") == 1 || attrs.i("axis") == -3)) return {withPlainArgs(n), 0};
+    if (!cb || !isNchw4d(data) || !(attrs.i("axis") == 1 || attrs.i("axis") == -3)) return {withPlainArgs(n), 0};
     const SourceLocation& loc = n->loc;
     // bias (C) -> (C, 1, 1) -> (C/cb, 1, 1, cb): broadcasts along N, H, W of NCHW[cb]c.
     NodePtr bias =
@@ -178,7 +178,7 @@ private:
 
   Converted pool(const NodePtr& n, const CallAttrs& attrs) {
     std::int64_t cb = m_done.at(n->args[0].get()).cb;
-    if (attrs.s("layout") != "NCHW" || !(attrs.s("out_layout").empty() || attrs.s("out_layout") == "NCHW"))
+    if (!cb || attrs.s("layout") != "NCHW" || !(attrs.s("out_layout").empty() || attrs.s("out_layout") == "NCHW"))
       return {withPlainArgs(n), 0};
     std::vector<Attr> a = withAttr(n->attrs, "layout", AttrValue::string(blocked(cb)), n->loc);
     for (auto& x : a)
@@ -190,7 +190,7 @@ private:
   Converted pad(const NodePtr& n, const CallAttrs& attrs) {
     std::int64_t cb = m_done.at(n->args[0].get()).cb;
     auto widths = attrs.intLists("pad_width");
-    if (attrs.s("pad_mode") != "constant" || widths.size() != 4 || widths[1] != Ints{0, 0} ||
+    if (!cb || attrs.s("pad_mode") != "constant" || widths.size() != 4 || widths[1] != Ints{0, 0} ||
         (n->args.size() > 1 && m_done.at(n->args[1].get()).cb))
       return {withPlainArgs(n), 0};
     widths.push_back({0, 0});
