@@ -1,24 +1,27 @@
 #!/usr/bin/env python3
 """GPU matmul: Loopscape's samples/traces/matmul_gpu.py schedule (shared-memory tiling,
-16x16 threads, 4x4 register tile, float4 write-back) through the `opencl` target, against
-cuBLAS (through PyTorch or CuPy, whichever has CUDA) on the same machine.
+16x16 threads, 4x4 register tile, float4 write-back) through the `opencl` target (and the
+`cuda` target where it can run), against cuBLAS (through PyTorch or CuPy, whichever has
+CUDA) on the same machine.
 
   * With an NVIDIA GPU (nvidia-smi and libcuda.so.1 present): N defaults to 4096; the
     opencl target is pointed at NVIDIA's OpenCL driver (OCL_ICD_VENDORS set to
-    /etc/OpenCL/vendors/nvidia.icd when it exists), so the kernel runs on the GPU; cuBLAS
-    SGEMM is timed with CUDA events. The `cuda` target cannot run kernels yet (it compiles
-    to PTX only); the script prints what it says.
+    /etc/OpenCL/vendors/nvidia.icd when it exists), so the kernel runs on the GPU; the
+    same schedule also runs through the `cuda` target (NVRTC's PTX, loaded by the CUDA
+    driver), a second pair of rows; cuBLAS SGEMM is timed with CUDA events. If the cuda
+    target fails (no CUDA toolkit for NVRTC, a driver older than the PTX), the script
+    prints what it says instead of its rows.
   * Without a GPU: N defaults to 256 and the opencl target runs on PoCL, i.e. on this
     machine's CPU. Those numbers are a SMOKE TEST ONLY of the GPU path (the lowering, the
     OpenCL C, the host library, the launch): they say nothing about GPU performance, and
     the report says so.
 
-Loopscape's time is the kernel time from OpenCL profiling events (LOOPSCAPE_OPENCL_PROFILE=1,
-the minimum over all calls); the worker's time per call, which also covers the copies in
-and out and the launch, is printed beside it. --verify checks the result (against the
+Loopscape's time is the kernel time from OpenCL profiling events (LOOPSCAPE_OPENCL_PROFILE=1)
+or CUDA events (LOOPSCAPE_CUDA_PROFILE=1), the minimum over all calls; the worker's time per
+call, which also covers the copies in and out and the launch, is printed beside it. --verify checks the result (against the
 unscheduled program compiled by cpu-c above the interpret limit: slow at 4096).
 
-Usage (from the repository root, after building loopscape-cli and the opencl plugin):
+Usage (from the repository root, after building loopscape-cli and the opencl and cuda plugins):
   python3 bench/gpu.py [--n 4096] [--repeat 5] [--verify]
 """
 import argparse
@@ -56,8 +59,15 @@ def matmul_program(n):
     return text.replace("M, N, K = 1024, 1024, 1024", f"M, N, K = {n}, {n}, {n}")
 
 
+# How each target's host library prints the kernel time of a call (LOOPSCAPE_*_PROFILE=1).
+KERNEL_TIME = {
+    "opencl": r"opencl: kernel ([0-9.]+) ms \(profiling event\)",
+    "cuda": r"cuda: kernel ([0-9.]+) ms \(CUDA events\)",
+}
+
+
 def run_loopscape(n, target, repeat, verify, env):
-    """(kernel ms from profiling events or None, worker ms per call or None, output)."""
+    """(kernel ms from profiling or CUDA events or None, worker ms per call or None, output)."""
     with tempfile.TemporaryDirectory() as tmp:
         te = os.path.join(tmp, "matmul.te")
         with open(te, "w") as f:
@@ -69,7 +79,7 @@ def run_loopscape(n, target, repeat, verify, env):
     out = p.stdout + p.stderr
     if p.returncode != 0:
         return None, None, out
-    events = [float(x) for x in re.findall(r"opencl: kernel ([0-9.]+) ms \(profiling event\)", out)]
+    events = [float(x) for x in re.findall(KERNEL_TIME[target], out)]
     lines = out.splitlines()
     worker = None
     for i, line in enumerate(lines):
@@ -138,7 +148,7 @@ def main():
     n = args.n or (4096 if gpu else 256)
     if n % 64:
         sys.exit("--n must be a multiple of 64 (the schedule's block tile)")
-    env = dict(os.environ, LOOPSCAPE_OPENCL_PROFILE="1")
+    env = dict(os.environ, LOOPSCAPE_OPENCL_PROFILE="1", LOOPSCAPE_CUDA_PROFILE="1")
     if gpu and os.path.exists(NVIDIA_ICD):
         env["OCL_ICD_VENDORS"] = NVIDIA_ICD
 
@@ -157,11 +167,19 @@ def main():
     rows = [("loopscape opencl, kernel (profiling events)", kernel_ms),
             ("loopscape opencl, whole call (copies + launch)", worker_ms)]
     if gpu:
+        cuda_kernel_ms, cuda_worker_ms, cuda_out = run_loopscape(n, "cuda", args.repeat, args.verify, env)
+        if cuda_kernel_ms is None and cuda_worker_ms is None:
+            said = [line for line in cuda_out.splitlines() if line.startswith(("error", "cuda: "))]
+            print("loopscape cuda target: failed: " + (said[0] if said else cuda_out.strip()[-500:]))
+        else:
+            if args.verify:
+                for line in cuda_out.splitlines():
+                    if line.startswith("output "):
+                        print("  cuda " + line)
+            rows += [("loopscape cuda, kernel (CUDA events)", cuda_kernel_ms),
+                     ("loopscape cuda, whole call (copies + launch)", cuda_worker_ms)]
         ms, what = time_cublas(n, args.repeat)
         rows.append((what if ms else f"cuBLAS: not measured ({what})", ms))
-        _, _, cuda_out = run_loopscape(n, "cuda", 1, False, env)
-        said = [line for line in cuda_out.splitlines() if line.startswith("error")]
-        print("loopscape cuda target: " + (said[0] if said else "ran (see its output)"))
     print(f"{'':48s} {'min ms':>10s} {'GFLOP/s':>10s}")
     for name, ms in rows:
         if ms is None:

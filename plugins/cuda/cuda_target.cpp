@@ -1,14 +1,19 @@
 // The cuda target: the GPU lowering's kernel printed as CUDA C (gpu_source.h), compiled to
 // PTX by NVRTC and checked by `ptxas -v` (cuda_toolkit.h: the toolkit found at run time,
-// loaded with dlopen). Formats: "cuda" (the kernel), "ptx" (NVRTC's PTX for
-// LOOPSCAPE_CUDA_ARCH, default sm_80) and "ptxas" (ptxas -v: registers, shared memory).
-// Running needs the driver (libcuda.so.1); without it build() says so after compiling
-// the PTX. With a driver, running is not implemented yet either (TODO(#18)): no machine
-// here has a GPU to test it on.
+// loaded with dlopen), and run through a host library (cuda_host.h: C compiled by the
+// system compiler, embedding the PTX and loading the driver itself) in the isolated
+// worker, like the opencl target. Formats: "cuda" (the kernel), "ptx" (NVRTC's PTX for
+// LOOPSCAPE_CUDA_ARCH, default sm_80), "ptxas" (ptxas -v: registers, shared memory) and
+// "host" (the host library's C source). Running needs the driver (libcuda.so.1); without
+// it build() says so after compiling the PTX ("cuda.no-driver"), and toolchain() says the
+// target cannot run. Whether a device is there is found on the first call (a driver
+// without a GPU fails there: "cuda: cuInit: CUDA_ERROR_NO_DEVICE: ...").
 #include "core/codegen/cancel.h"
 #include "core/codegen/target.h"
 #include "plugins/common/gpu_source.h"
+#include "plugins/common/host_library.h"
 #include "plugins/common/toolchain.h"
+#include "plugins/cuda/cuda_host.h"
 #include "plugins/cuda/cuda_toolkit.h"
 
 #include <fmt/format.h>
@@ -22,7 +27,8 @@ public:
   std::string name() const override { return "cuda"; }
   std::string deviceKind() const override { return "gpu"; }
   std::string description() const override {
-    return "CUDA C compiled to PTX by NVRTC and checked by ptxas (toolkit and driver loaded at run time)";
+    return "CUDA C compiled to PTX by NVRTC and checked by ptxas, run through a host library that loads the CUDA "
+           "driver (toolkit and driver found at run time)";
   }
   TargetCapabilities capabilities() const override {
     TargetCapabilities caps;
@@ -37,21 +43,24 @@ public:
     const std::string compiles = fmt::format("toolkit at {} (NVRTC, {}) compiles to PTX for {}", t.root,
                                              t.ptxasPath.empty() ? "no ptxas" : "ptxas", architecture());
     if (!t.driver) return {false, compiles + "; cannot run: no CUDA driver (" + t.driverWhy + ")"};
-    return {false, compiles + "; a CUDA driver is present, but running kernels is not implemented yet"};
+    const ToolchainStatus cc = toolchain::compilerStatus();
+    if (!cc.usable) return {false, compiles + "; a CUDA driver is present, but no host library: " + cc.message};
+    return {true, compiles + "; runs on device 0 of the CUDA driver (libcuda.so.1); host library by " + cc.message};
   }
-  std::vector<std::string> sourceFormats() const override { return {"cuda", "ptx", "ptxas"}; }
+  std::vector<std::string> sourceFormats() const override { return {"cuda", "ptx", "ptxas", "host"}; }
 
   Expected<std::string> source(const LoweredFunc& func, const std::string& format,
                                const BuildOptions& options) override {
     if (options.stop.stop_requested()) return Unexpected(cancelledDiagnostic("building"));
-    if (format != "cuda" && format != "ptx" && format != "ptxas")
+    if (format != "cuda" && format != "ptx" && format != "ptxas" && format != "host")
       return Unexpected(Diagnostic::error("codegen.unknown-format", "target cuda has no source format '" + format +
-                                                                        "' (formats: cuda, ptx, ptxas)"));
+                                                                        "' (formats: cuda, ptx, ptxas, host)"));
     auto kernel = gpu::printKernel(func, gpu::Dialect::Cuda);
     if (!kernel) return Unexpected(kernel.error());
     if (format == "cuda") return kernel->text;
     auto ptx = compileToPtx(kernel->text, func.name);
     if (!ptx || format == "ptx") return ptx;
+    if (format == "host") return hostSource(func, *ptx);
     auto dir = toolchain::cacheDir(options, "cuda");
     if (!dir) return Unexpected(dir.error());
     return ptxasUsage(*ptx, *dir, options.stop);
@@ -65,8 +74,11 @@ public:
       return Unexpected(
           Diagnostic::error("cuda.no-driver", "cannot run CUDA kernels here: no CUDA driver (" + t.driverWhy +
                                                   "); the cuda, ptx and ptxas formats work without a GPU"));
-    return Unexpected(Diagnostic::error("cuda.cannot-run", "running CUDA kernels is not implemented yet (the PTX "
-                                                           "compiles; print it with --format ptx)"));
+    auto host = hostSource(func, *ptx);
+    if (!host) return Unexpected(host.error());
+    auto path = buildHostLibrary(*host, options);
+    if (!path) return Unexpected(path.error());
+    return hostlib::makeKernel("cuda", *path, func.name, func.flatParams.size(), func.sizeVars.size());
   }
 };
 

@@ -2,7 +2,8 @@
 // either: NVRTC (libnvrtc.so from $CUDA_HOME/lib64, /usr/local/cuda/lib64, then the
 // loader's path) is loaded with dlopen on first use to compile CUDA C to PTX; ptxas
 // ($CUDA_HOME/bin, /usr/local/cuda/bin, then PATH) reports a kernel's registers and
-// shared memory; the driver (libcuda.so.1) is only looked for: running kernels needs it.
+// shared memory; the driver (libcuda.so.1) is only looked for here: running kernels needs
+// it, and the host library (cuda_host.h) loads it again in the worker that runs them.
 #pragma once
 
 #include "core/ir/diagnostic.h"

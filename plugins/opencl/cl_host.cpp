@@ -1,77 +1,30 @@
 #include "plugins/opencl/cl_host.h"
 
 #include "plugins/common/gpu_source.h"
-#include "plugins/common/toolchain.h"
+#include "plugins/common/host_library.h"
 #include "plugins/opencl/cl_device.h"
 
 #include <fmt/format.h>
-
-#include <filesystem>
-#include <fstream>
 
 namespace loopscape::codegen::opencl {
 
 using namespace ir;
 
-namespace {
-
-/// A parameter's element count as C over the size arguments s0, s1, ...
-Expected<std::string> sizeExpr(const Expr& e, const LoweredFunc& func) {
-  if (auto* i = e.as<IntImm>()) return fmt::format("(int64_t){}", i->value);
-  if (e.is<Var>()) {
-    for (std::size_t k = 0; k < func.sizeVars.size(); ++k)
-      if (func.sizeVars[k].get() == e.get()) return fmt::format("s{}", k);
-  }
-  auto both = [&](const Expr& a, const Expr& b, const char* op) -> Expected<std::string> {
-    auto x = sizeExpr(a, func), y = sizeExpr(b, func);
-    if (!x) return x;
-    if (!y) return y;
-    return "(" + *x + " " + op + " " + *y + ")";
-  };
-  if (auto* a = e.as<Add>()) return both(a->a, a->b, "+");
-  if (auto* s = e.as<Sub>()) return both(s->a, s->b, "-");
-  if (auto* m = e.as<Mul>()) return both(m->a, m->b, "*");
-  if (auto* c = e.as<Cast>()) return sizeExpr(c->value, func);
-  return Unexpected(Diagnostic::error("opencl.unsupported", "cannot size a parameter of shape expression kind " +
-                                                                std::string(exprKindName(e.kind()))));
-}
-
-std::string ctype(DataType t) {
-  if (t.isFloat()) return t.bits() == 64 ? "double" : t.bits() == 16 ? "uint16_t" : "float";
-  if (t.isBool()) return "uint8_t";
-  return fmt::format("{}int{}_t", t.isUInt() ? "u" : "", t.bits());
-}
-
-bool writeText(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  return static_cast<bool>(out);
-}
-
-} // namespace
-
 Expected<std::string> hostSource(const LoweredFunc& func, const std::string& kernel) {
   LS_ASSERT(func.gpu.has_value(), "opencl: a host library for a CPU function");
   // The kernels, launched in this order (LoweredFunc::moreKernels).
-  std::vector<const LoweredFunc*> kernels{&func};
-  for (const LoweredFunc& k : func.moreKernels)
-    kernels.push_back(&k);
+  const std::vector<const LoweredFunc*> kernels = hostlib::kernelsInOrder(func);
   const std::size_t nk = kernels.size();
   const std::string& name = func.name;
-  std::string sig, body;
+  const std::string sig = hostlib::signature(func);
+  std::string body;
   const std::size_t nb = func.flatParams.size(), ns = func.sizeVars.size();
-  for (std::size_t i = 0; i < nb; ++i)
-    sig += fmt::format("{}void* p{}", i ? ", " : "", i);
-  for (std::size_t i = 0; i < ns; ++i)
-    sig += fmt::format("{}int64_t s{}", i + nb ? ", " : "", i);
-  if (sig.empty()) sig = "void";
 
   body += "  if (!ls_kernel[0]) ls_init();\n  cl_int e;\n";
   for (std::size_t i = 0; i < nb; ++i) {
-    const Buffer& b = func.flatParams[i];
-    auto count = sizeExpr(b->shape[0], func);
-    if (!count) return Unexpected(count.error());
-    body += fmt::format("  size_t n{} = (size_t)({}) * sizeof({});\n", i, *count, ctype(b->dtype));
+    auto bytes = hostlib::byteSize(func, i, "opencl");
+    if (!bytes) return Unexpected(bytes.error());
+    body += fmt::format("  size_t n{} = {};\n", i, *bytes);
     body +=
         fmt::format("  cl_mem m{} = clCreateBuffer(ls_ctx, CL_MEM_READ_WRITE, n{} ? n{} : 1, NULL, &e);\n", i, i, i);
     body += fmt::format("  if (e != CL_SUCCESS) ls_fail(\"clCreateBuffer\", e);\n");
@@ -173,27 +126,7 @@ static void ls_init(void) {
 }
 
 Expected<std::string> buildHostLibrary(const std::string& host, const BuildOptions& options) {
-  if (auto ok = toolchain::requireCompiler("opencl"); !ok) return Unexpected(ok.error());
-  auto dir = toolchain::cacheDir(options, "opencl");
-  if (!dir) return Unexpected(dir.error());
-  const std::vector<std::string> flags = {"-std=gnu11", "-O2", "-fPIC", "-shared"};
-  const toolchain::Compiler& cc = toolchain::systemCompiler();
-  const std::string base =
-      (std::filesystem::path(*dir) / toolchain::contentHash({cc.path, cc.version, "-std=gnu11 -O2 -shared", host}))
-          .string();
-  return toolchain::cachedOutput("opencl", base + ".so", [&](const std::string& temporary) -> Expected<void> {
-    if (!writeText(base + ".c", host))
-      return Unexpected(Diagnostic::error("opencl.write-failed", "cannot write " + base + ".c"));
-    std::vector<std::string> args = flags;
-    args.insert(args.end(), {"-o", temporary, base + ".c", "-lOpenCL"});
-    auto ran = toolchain::runCompiler("opencl", args, options.stop);
-    if (!ran) return Unexpected(ran.error());
-    if (ran->exitStatus == 0) return {};
-    auto d =
-        Diagnostic::error("opencl.compile-error", "the C compiler rejected the OpenCL host library " + base + ".c");
-    d.notes.push_back("compiler output:\n" + ran->output);
-    return Unexpected(std::move(d));
-  });
+  return hostlib::buildLibrary("opencl", "OpenCL host library", host, {"-lOpenCL"}, options);
 }
 
 } // namespace loopscape::codegen::opencl

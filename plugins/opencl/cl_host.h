@@ -4,7 +4,8 @@
 //
 //   void <name>(void* p0, ..., void* pN, int64_t s0, ...);   // the kernel's C ABI
 //
-// so that the isolated runner's `loopscape-worker` calls it exactly like a cpu-c kernel.
+// so that the isolated runner's `loopscape-worker` calls it exactly like a cpu-c kernel
+// (what the cuda plugin's host library shares with it: plugins/common/host_library.h).
 // On its first call it picks the device (cl_device.h's choice), creates a context and a
 // profiling queue and builds the program (kept for later calls); each call copies every
 // parameter to a device buffer, launches the NDRange of the lowered launch (global =

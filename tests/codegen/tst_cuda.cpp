@@ -4,6 +4,15 @@
 // its barriers and shared memory), and, without a CUDA driver, build() saying that it
 // cannot run. The NVRTC and ptxas parts skip, saying why, without the CUDA toolkit and in
 // the sanitizer build (NVRTC is not loaded into an ASan process).
+//
+// The run path (plugins/cuda/cuda_host.h): the host library's launch lines, and the host
+// library run by loopscape-cli and its worker against the MOCK CUDA driver
+// (tests/codegen/mock_cuda: a libcuda.so.1 that records the driver calls, loaded only by
+// those child processes through LD_LIBRARY_PATH). That tests the host plumbing (driver
+// loading, copies, launch grid and block, arguments, kernel order, error reporting)
+// without a GPU; it computes nothing. Only realGpuVerify runs kernels on a real GPU and
+// checks their results against the interpreter; it skips where the real driver does not
+// load or finds no device (every machine these tests have run on so far).
 #include "gpu_test_helpers.h"
 
 #include "core/codegen/gpu_bound_loop_check.h"
@@ -14,18 +23,25 @@
 #include "core/schedule/schedule.h"
 #include "core/schedule/trace_script.h"
 
+#include <QTemporaryDir>
 #include <QtTest>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+
+#include <dlfcn.h>
+#include <sys/wait.h>
 
 using namespace loopscape;
 using namespace loopscape::codegen;
 
 namespace {
 
+using testing::kGpuMatmul;
 using testing::kTwoKernels;
+using testing::parse;
 using testing::readSource;
 using testing::scheduled;
 
@@ -63,6 +79,82 @@ sch.bind(j_1, "threadIdx.x")
 sch.vectorize(j_2)
 )";
 
+RunOptions isolated() {
+  RunOptions o;
+  o.workerPath = LS_WORKER_PATH;
+  o.timeoutSeconds = 60;
+  return o;
+}
+
+struct Cli {
+  int exitCode = -1;
+  QString out;
+};
+
+/// loopscape-cli with `args` (simple words) in the source directory, stdout and stderr
+/// together, with the environment variables `env` ("NAME=value") set for it alone.
+Cli runCli(const QStringList& args, const QStringList& env = {}) {
+  std::string command = "cd '" LS_SOURCE_DIR "' && env";
+  for (const QString& e : env)
+    command += " '" + e.toStdString() + "'";
+  command += " '" LS_CLI_PATH "'";
+  for (const QString& a : args)
+    command += " '" + a.toStdString() + "'";
+  command += " 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) qFatal("cannot start loopscape-cli");
+  std::string out;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;)
+    out.append(buf, n);
+  const int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, QString::fromStdString(out)};
+}
+
+QString readText(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  return QString::fromUtf8(f.readAll());
+}
+
+/// The calls that the mock driver recorded in `path` ("<pid> <call>" lines) by the
+/// processes that loaded a module (the worker running the host library), without the pid;
+/// the CLI's own lines (NVRTC's cuInit and cuGetExportTable) are left out.
+QString workerCalls(const QString& path) {
+  QStringList order;
+  QMap<QString, QString> calls;
+  for (const QString& line : readText(path).split('\n', Qt::SkipEmptyParts)) {
+    const QString pid = line.section(' ', 0, 0);
+    if (!calls.contains(pid)) order << pid;
+    calls[pid] += line.section(' ', 1) + "\n";
+  }
+  QString out;
+  for (const QString& pid : order)
+    if (calls[pid].contains("cuModuleLoadData")) out += calls[pid];
+  return out;
+}
+
+/// Why the real CUDA driver cannot run kernels in this process, or "" when it loads and
+/// finds a device (cuInit, cuDeviceGetCount > 0). LD_LIBRARY_PATH is never set in this
+/// process, so the mock driver is not what it finds.
+[[maybe_unused]] QString realGpuMissing() {
+  void* driver = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!driver) {
+    const char* why = ::dlerror();
+    return QString::fromUtf8(why ? why : "libcuda.so.1 not found");
+  }
+  using InitFn = int (*)(unsigned int);
+  using CountFn = int (*)(int*);
+  auto init = reinterpret_cast<InitFn>(::dlsym(driver, "cuInit"));
+  auto count = reinterpret_cast<CountFn>(::dlsym(driver, "cuDeviceGetCount"));
+  if (!init || !count) return "libcuda.so.1 has no cuInit or cuDeviceGetCount";
+  if (int e = init(0); e != 0) return QString("cuInit failed with error %1").arg(e);
+  int devices = 0;
+  if (int e = count(&devices); e != 0) return QString("cuDeviceGetCount failed with error %1").arg(e);
+  if (devices <= 0) return "the CUDA driver finds no device";
+  return {};
+}
+
 } // namespace
 
 class TestCuda : public QObject {
@@ -71,7 +163,8 @@ class TestCuda : public QObject {
 private:
   Pipeline m_pipeline;
   Target* m_target = nullptr;
-  QString m_skip; ///< why the NVRTC/ptxas tests skip, or empty
+  QString m_skip;  ///< why the NVRTC/ptxas tests skip, or empty
+  QString m_noGpu; ///< why realGpuVerify skips, or empty
 
   LoweredFunc lowered(const std::string& program, const std::string& script) {
     auto l = m_pipeline.lower(*m_target, scheduled(program, script));
@@ -92,6 +185,16 @@ private Q_SLOTS:
     const std::string status = m_target->toolchain().message;
     if (status.starts_with("no CUDA toolkit")) m_skip = QString::fromStdString(status);
 #endif
+#if defined(__SANITIZE_ADDRESS__)
+    m_noGpu = "the driver is not loaded into an ASan process";
+#else
+    m_noGpu = realGpuMissing();
+#endif
+  }
+
+  void describesItself() {
+    QCOMPARE(QString::fromStdString(m_target->deviceKind()), QString("gpu"));
+    QCOMPARE(m_target->sourceFormats(), (std::vector<std::string>{"cuda", "ptx", "ptxas", "host"}));
   }
 
   void cudaSourceGolden() {
@@ -211,13 +314,202 @@ extern "C" __global__ void __launch_bounds__(256) main_kernel(float* __restrict_
     if (!m_skip.isEmpty()) QSKIP(qPrintable(m_skip));
     const std::string status = m_target->toolchain().message;
     if (status.find("cannot run: no CUDA driver") == std::string::npos)
-      QSKIP("a CUDA driver is present here (running CUDA kernels is not implemented yet)");
+      QSKIP("a CUDA driver is present here (realGpuVerify runs kernels with it)");
     QVERIFY(!m_target->toolchain().usable);
     auto kernel = m_pipeline.build(*m_target, lowered(kSmall, kSmallSchedule), BuildOptions{});
     QVERIFY(!kernel);
     QCOMPARE(QString::fromStdString(kernel.error().code), QString("cuda.no-driver"));
     QVERIFY2(kernel.error().message.starts_with("cannot run CUDA kernels here: no CUDA driver ("),
              kernel.error().message.c_str());
+  }
+  /// The host library's C (format "host"): the PTX embedded, the driver entry points
+  /// looked up by their _v2 names, each parameter copied in and out, and one launch line
+  /// per kernel with its grid and block, in order.
+  void hostSourceLaunches() {
+    if (!m_skip.isEmpty()) QSKIP(qPrintable(m_skip));
+    const LoweredFunc small = lowered(kSmall, kSmallSchedule);
+    auto host = m_pipeline.source(*m_target, small, "host", BuildOptions{});
+    QVERIFY2(host, host ? "" : renderDiagnostic(host.error()).c_str());
+    auto ptx = m_pipeline.source(*m_target, small, "ptx", BuildOptions{});
+    QVERIFY(ptx);
+    auto has = [&](const std::string& line) { return host->find(line) != std::string::npos; };
+    QVERIFY2(has("/* Generated by loopscape (target cuda): the host library of kernel main_kernel. */\n"),
+             host->c_str());
+    // The PTX, line by line, as a C string literal.
+    QVERIFY2(has("static const char ls_ptx[] =\n\"//\\n\"\n"), host->c_str());
+    QVERIFY2(has("\".visible .entry main_kernel(\\n\"\n"), host->c_str());
+    QVERIFY(ptx->find(".visible .entry main_kernel(\n") != std::string::npos);
+    QVERIFY2(has("LS_LOAD(cuMemAlloc, \"cuMemAlloc_v2\", NULL);"), host->c_str());
+    QVERIFY2(has("LS_LOAD(cuEventElapsedTime, \"cuEventElapsedTime_v2\", \"cuEventElapsedTime\");"), host->c_str());
+    QVERIFY2(has("void main_kernel(void* p0, void* p1, void* p2) {\n  if (!ls_kernel[0]) ls_init();\n"
+                 "  size_t n0 = (size_t)((int64_t)256) * sizeof(float);\n"
+                 "  CUdeviceptr d0 = 0;\n"
+                 "  LS_CHECK(ls_cuMemAlloc(&d0, n0 ? n0 : 1), \"cuMemAlloc\");\n"
+                 "  if (n0) LS_CHECK(ls_cuMemcpyHtoD(d0, p0, n0), \"cuMemcpyHtoD\");\n"),
+             host->c_str());
+    QVERIFY2(has("  size_t n2 = (size_t)((int64_t)1024) * sizeof(float);\n"), host->c_str());
+    QVERIFY2(has("  void* args[] = {&d0, &d1, &d2};\n"), host->c_str());
+    QVERIFY2(has("    LS_CHECK(ls_cuLaunchKernel(ls_kernel[0], 2, 2, 1, 16, 16, 1, 0, NULL, args, NULL), "
+                 "\"cuLaunchKernel\");\n"),
+             host->c_str());
+    QVERIFY2(has("  LS_CHECK(ls_cuModuleGetFunction(&ls_kernel[0], module, \"main_kernel\"), "
+                 "\"cuModuleGetFunction\");\n"),
+             host->c_str());
+    QVERIFY2(has("  if (n2) LS_CHECK(ls_cuMemcpyDtoH(p2, d2, n2), \"cuMemcpyDtoH\");\n"
+                 "  LS_CHECK(ls_cuMemFree(d2), \"cuMemFree\");\n"
+                 "  if (ls_profile) fprintf(stderr, \"cuda: kernel %.4f ms (CUDA events)\\n\", ls_seconds * 1e3);\n"
+                 "}\n"),
+             host->c_str());
+
+    // Two kernels: both looked up, launched in order, each with its own grid.
+    auto two = m_pipeline.lower(*m_target, testing::parseScript(kTwoKernels));
+    QVERIFY2(two, two ? "" : renderDiagnostic(two.error()).c_str());
+    auto host2 = m_pipeline.source(*m_target, *two, "host", BuildOptions{});
+    QVERIFY2(host2, host2 ? "" : renderDiagnostic(host2.error()).c_str());
+    const std::size_t get0 = host2->find("ls_cuModuleGetFunction(&ls_kernel[0], module, \"main_kernel\")");
+    const std::size_t get1 = host2->find("ls_cuModuleGetFunction(&ls_kernel[1], module, \"main_kernel_1\")");
+    QVERIFY2(get0 != std::string::npos && get1 != std::string::npos, host2->c_str());
+    const std::size_t launch0 = host2->find("ls_cuLaunchKernel(ls_kernel[0], 64, 1, 1, 64, 1, 1, 0, NULL, args, NULL)");
+    const std::size_t launch1 = host2->find("ls_cuLaunchKernel(ls_kernel[1], 32, 1, 1, 64, 1, 1, 0, NULL, args, NULL)");
+    QVERIFY2(launch0 != std::string::npos && launch1 != std::string::npos && launch0 < launch1, host2->c_str());
+    QVERIFY2(host2->find("cuda: 2 kernels %.4f ms (CUDA events)") != std::string::npos, host2->c_str());
+  }
+
+  /// With the mock driver, `loopscape-cli targets` says the cuda target can run.
+  void mockDriverTargets() {
+    if (!m_skip.isEmpty()) QSKIP(qPrintable(m_skip));
+    const Cli r = runCli({"targets"}, {"LD_LIBRARY_PATH=" LS_MOCK_CUDA_DIR});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("; runs on device 0 of the CUDA driver (libcuda.so.1); host library by "),
+             qPrintable(r.out));
+    QVERIFY2(r.out.contains("  formats: cuda, ptx, ptxas, host"), qPrintable(r.out));
+  }
+
+  /// `loopscape-cli run --target cuda` against the mock driver: the plugin builds the host
+  /// library, the worker calls it once, and the mock's record of the driver calls is
+  /// exactly the expected sequence (device setup once, then per call: allocate and copy in
+  /// every parameter, each launch with its grid, block and arguments, copy out and free).
+  void mockDriverRecordsCalls_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("program");
+    QTest::addColumn<QString>("trace");
+    QTest::addColumn<QString>("expected");
+    QTest::addColumn<QString>("profile");
+    const QString setup = "cuInit 0\ncuDeviceGet 0\ncuDevicePrimaryCtxRetain 0\ncuCtxSetCurrent\n";
+    const QString timed = "cuEventRecord\n%1\ncuEventRecord\ncuEventSynchronize\ncuEventElapsedTime\n";
+    QTest::newRow("matmul_gpu (128 x 128 x 64)")
+        << "matmul.te" << QString(kGpuMatmul) << "samples/traces/matmul_gpu.py"
+        << setup +
+               "cuModuleLoadDataEx entries=main_kernel(3)\ncuModuleGetFunction main_kernel\n"
+               "cuEventCreate 0\ncuEventCreate 0\n"
+               "cuMemAlloc buf0 32768\ncuMemcpyHtoD buf0 32768\n"
+               "cuMemAlloc buf1 32768\ncuMemcpyHtoD buf1 32768\n"
+               "cuMemAlloc buf2 65536\ncuMemcpyHtoD buf2 65536\n" +
+               QString(timed).arg("cuLaunchKernel main_kernel grid=2,2,1 block=16,16,1 shared=0 args=buf0,buf1,buf2") +
+               "cuCtxSynchronize\n"
+               "cuMemcpyDtoH buf0 32768\ncuMemFree buf0\n"
+               "cuMemcpyDtoH buf1 32768\ncuMemFree buf1\n"
+               "cuMemcpyDtoH buf2 65536\ncuMemFree buf2\n"
+        << "cuda: kernel 0.2500 ms (CUDA events)";
+    QTest::newRow("two kernels") << "two.py" << QString(kTwoKernels) << ""
+                                 << setup +
+                                        "cuModuleLoadDataEx entries=main_kernel(3),main_kernel_1(3)\n"
+                                        "cuModuleGetFunction main_kernel\ncuModuleGetFunction main_kernel_1\n"
+                                        "cuEventCreate 0\ncuEventCreate 0\n"
+                                        "cuMemAlloc buf0 16384\ncuMemcpyHtoD buf0 16384\n"
+                                        "cuMemAlloc buf1 16384\ncuMemcpyHtoD buf1 16384\n"
+                                        "cuMemAlloc buf2 16384\ncuMemcpyHtoD buf2 16384\n" +
+                                        QString(timed).arg("cuLaunchKernel main_kernel grid=64,1,1 block=64,1,1 "
+                                                           "shared=0 args=buf0,buf1,buf2") +
+                                        QString(timed).arg("cuLaunchKernel main_kernel_1 grid=32,1,1 block=64,1,1 "
+                                                           "shared=0 args=buf0,buf1,buf2") +
+                                        "cuCtxSynchronize\n"
+                                        "cuMemcpyDtoH buf0 16384\ncuMemFree buf0\n"
+                                        "cuMemcpyDtoH buf1 16384\ncuMemFree buf1\n"
+                                        "cuMemcpyDtoH buf2 16384\ncuMemFree buf2\n"
+                                 << "cuda: 2 kernels 0.5000 ms (CUDA events)";
+  }
+  void mockDriverRecordsCalls() {
+    if (!m_skip.isEmpty()) QSKIP(qPrintable(m_skip));
+    QFETCH(QString, file);
+    QFETCH(QString, program);
+    QFETCH(QString, trace);
+    QFETCH(QString, expected);
+    QFETCH(QString, profile);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString source = dir.filePath(file), log = dir.filePath("calls.log");
+    {
+      QFile f(source);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(program.toUtf8());
+    }
+    QStringList args = {"run", source, "--target", "cuda", "--warmup", "0", "--repeat", "1", "--number", "1"};
+    if (!trace.isEmpty()) args << "--trace" << trace;
+    const Cli r = runCli(
+        args, {"LD_LIBRARY_PATH=" LS_MOCK_CUDA_DIR, "LOOPSCAPE_MOCK_CUDA_LOG=" + log, "LOOPSCAPE_CUDA_PROFILE=1"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.out));
+    QVERIFY2(r.out.contains(profile), qPrintable(r.out));
+    QCOMPARE(workerCalls(log), expected);
+  }
+
+  /// A driver error aborts the call with "cuda: <function>: <name>: <string>" (and the
+  /// JIT's log), which the CLI reports.
+  void mockDriverErrorIsReported() {
+    if (!m_skip.isEmpty()) QSKIP(qPrintable(m_skip));
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString log = dir.filePath("calls.log");
+    const Cli r = runCli({"run", "samples/softmax.te", "--trace", "samples/traces/softmax_gpu.py", "--target", "cuda",
+                          "--warmup", "0", "--repeat", "1", "--number", "1"},
+                         {"LD_LIBRARY_PATH=" LS_MOCK_CUDA_DIR, "LOOPSCAPE_MOCK_CUDA_LOG=" + log,
+                          "LOOPSCAPE_MOCK_CUDA_FAIL=cuModuleLoadData"});
+    QVERIFY2(r.exitCode != 0, qPrintable(r.out));
+    QVERIFY2(r.out.contains("error: the kernel crashed with SIGABRT (aborted)\nnote: the kernel's output: "
+                            "cuda: cuModuleLoadDataEx: CUDA_ERROR_INVALID_PTX: a PTX JIT compilation failed\n"
+                            "cuda: the PTX JIT's error log:\nptxas fatal   : mock driver: PTX refused\n"),
+             qPrintable(r.out));
+    QCOMPARE(workerCalls(log), QString("cuInit 0\ncuDeviceGet 0\ncuDevicePrimaryCtxRetain 0\ncuCtxSetCurrent\n"
+                                       "cuModuleLoadDataEx failed (LOOPSCAPE_MOCK_CUDA_FAIL)\n"));
+  }
+
+  /// On a real GPU: the GPU sample schedules (small copies) and the two-kernel program
+  /// built, run in the worker and verified against the interpreter.
+  void realGpuVerify_data() {
+    QTest::addColumn<QString>("program");
+    QTest::addColumn<QString>("trace");
+    QTest::newRow("matmul_gpu (128 x 128 x 64)") << QString(kGpuMatmul) << "samples/traces/matmul_gpu.py";
+    QTest::newRow("softmax_gpu") << QString::fromStdString(readSource("samples/softmax.te"))
+                                 << "samples/traces/softmax_gpu.py";
+    // samples/conv2d_nchw.te with fewer channels and rows, as tst_opencl.
+    QString conv = QString::fromStdString(readSource("samples/conv2d_nchw.te"));
+    conv.replace("batch, in_channel, height, width = 1, 64, 56, 56", "batch, in_channel, height, width = 1, 4, 8, 56");
+    conv.replace("out_channel, kernel, pad, stride = 64, 3, 1, 1", "out_channel, kernel, pad, stride = 8, 3, 1, 1");
+    QVERIFY(conv.contains("1, 4, 8, 56") && conv.contains("8, 3, 1, 1"));
+    QTest::newRow("conv2d_nchw_gpu (4 -> 8 channels, 8 x 56)") << conv << "samples/traces/conv2d_nchw_gpu.py";
+    QTest::newRow("two kernels") << QString(kTwoKernels) << "";
+  }
+  void realGpuVerify() {
+    if (!m_noGpu.isEmpty())
+      QSKIP(qPrintable("no CUDA GPU here (" + m_noGpu + "): the CUDA run path is tested against the mock driver only"));
+    if (!m_skip.isEmpty()) QSKIP(qPrintable(m_skip));
+    QFETCH(QString, program);
+    QFETCH(QString, trace);
+    const ir::PrimFunc original =
+        trace.isEmpty() ? testing::parseScript(program.toStdString()) : parse(program.toStdString());
+    const ir::PrimFunc func = trace.isEmpty() ? original : scheduled(original, readSource(trace.toStdString()));
+    auto l = m_pipeline.lower(*m_target, func);
+    QVERIFY2(l, l ? "" : renderDiagnostic(l.error()).c_str());
+    auto kernel = m_pipeline.build(*m_target, *l, BuildOptions{});
+    QVERIFY2(kernel, kernel ? "" : renderDiagnostic(kernel.error()).c_str());
+    auto args = makeArguments(original, {}, 0);
+    QVERIFY2(args, args ? "" : renderDiagnostic(args.error()).c_str());
+    auto report = m_pipeline.verify(*kernel, original, {}, *args, isolated(), VerifyOptions{});
+    QVERIFY2(report, report ? "" : renderDiagnostic(report.error()).c_str());
+    QCOMPARE(report->reference, ReferenceKind::Interpreter);
+    QVERIFY(!report->outputs.empty());
+    for (const auto& check : report->outputs)
+      QVERIFY2(check.passed(), (check.name + ": " + check.str()).c_str());
   }
 };
 
