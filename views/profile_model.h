@@ -39,6 +39,12 @@ struct ProfileRow {
   std::optional<double> intensity;
   std::optional<double> peakGflops;
   std::optional<double> bandwidthGBs;
+  /// The modeled traffic of the measured schedule (core/codegen/traffic_model.h), absent
+  /// in rows saved before it was recorded: its bytes between the cache and memory, FLOP
+  /// per modeled byte, and the model in words ("beyond a 1 MiB cache, 64-byte lines").
+  std::optional<double> modeledBytes;
+  std::optional<double> modeledIntensity;
+  std::string trafficModel;
   /// "step 3 · split / cpu-c": the row's label in the chart.
   std::string label() const;
   bool timed() const { return !perRepeatMs.empty(); }

@@ -57,8 +57,11 @@ std::optional<ProfileRow> rowFromJson(const QJsonValue& value) {
     return v.isDouble() || v.isUndefined() || v.isNull();
   };
   if (!optional("percentOfPeak", row.percentOfPeak) || !optional("intensity", row.intensity) ||
-      !optional("peakGflops", row.peakGflops) || !optional("bandwidthGBs", row.bandwidthGBs))
+      !optional("peakGflops", row.peakGflops) || !optional("bandwidthGBs", row.bandwidthGBs) ||
+      !optional("modeledBytes", row.modeledBytes) || !optional("modeledIntensity", row.modeledIntensity))
     return std::nullopt;
+  if (const QJsonValue model = o.value(QLatin1String("trafficModel")); model.isString())
+    row.trafficModel = model.toString().toStdString();
   return row;
 }
 
@@ -86,6 +89,9 @@ QJsonArray profileRowsToJson(const std::vector<ProfileRow>& rows) {
     if (row.intensity) o[QLatin1String("intensity")] = *row.intensity;
     if (row.peakGflops) o[QLatin1String("peakGflops")] = *row.peakGflops;
     if (row.bandwidthGBs) o[QLatin1String("bandwidthGBs")] = *row.bandwidthGBs;
+    if (row.modeledBytes) o[QLatin1String("modeledBytes")] = *row.modeledBytes;
+    if (row.modeledIntensity) o[QLatin1String("modeledIntensity")] = *row.modeledIntensity;
+    if (!row.trafficModel.empty()) o[QLatin1String("trafficModel")] = QString::fromStdString(row.trafficModel);
     out.append(o);
   }
   return out;

@@ -2,8 +2,9 @@
 // the .lsproj's "view" object ("profile": an array of row objects) and come back when the
 // session is opened. A row that does not read (a field of the wrong type, an unknown
 // status) is left out; nothing else of the session depends on these rows. The optional
-// numbers (percent of peak, the roofline's intensity, peak and bandwidth) are absent when
-// missing, so sessions saved before the roofline was recorded still read.
+// numbers (percent of peak, the roofline's intensity, peak and bandwidth, the modeled
+// traffic and its intensity) are absent when missing, so sessions saved before they were
+// recorded still read.
 #pragma once
 
 #include "views/profile_model.h"

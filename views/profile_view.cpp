@@ -125,6 +125,11 @@ ProfileView::ProfileView(QWidget* parent) : QWidget(parent) {
   m_chartTabs->addTab(m_roofline, QStringLiteral("Roofline"));
   m_chartTabs->setTabToolTip(1, QStringLiteral("Each measured state against this machine's roof: min(peak, bandwidth "
                                                "x arithmetic intensity), log-log; hover a point for its numbers"));
+  // The roofline's intensity selector in the tab bar's corner, shown with the roofline.
+  m_chartTabs->setCornerWidget(m_roofline->intensitySelector(), Qt::TopRightCorner);
+  m_roofline->intensitySelector()->setVisible(false);
+  connect(m_chartTabs, &QTabWidget::currentChanged, this,
+          [this] { m_roofline->intensitySelector()->setVisible(m_chartTabs->currentWidget() == m_roofline); });
 
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->setObjectName(QStringLiteral("profileSplitter"));

@@ -1,6 +1,7 @@
 #include "views/roofline_chart.h"
 
 #include <QChart>
+#include <QComboBox>
 #include <QCursor>
 #include <QGraphicsLineItem>
 #include <QGraphicsSimpleTextItem>
@@ -10,6 +11,8 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QScatterSeries>
+#include <QSignalBlocker>
+#include <QStandardItemModel>
 #include <QToolTip>
 
 #include <algorithm>
@@ -35,13 +38,37 @@ std::pair<double, double> decades(double lo, double hi) {
   return {std::pow(10.0, std::floor(std::log10(lo / 3))), std::pow(10.0, std::ceil(std::log10(hi * 3)))};
 }
 
-QString toolTipOf(const ProfileRow& row, const QString& label) {
+/// "143 MB", "12.3 kB", "576 bytes".
+QString bytesText(double v) {
+  if (v >= 1e9) return QStringLiteral("%1 GB").arg(num(v / 1e9));
+  if (v >= 1e6) return QStringLiteral("%1 MB").arg(num(v / 1e6));
+  if (v >= 1e3) return QStringLiteral("%1 kB").arg(num(v / 1e3));
+  return QStringLiteral("%1 bytes").arg(num(v));
+}
+
+bool hasModeled(const ProfileRow& row) { return row.modeledIntensity && *row.modeledIntensity > 0; }
+
+/// The tooltip of a point plotted at intensity `x` (the compulsory or the modeled one).
+QString toolTipOf(const ProfileRow& row, const QString& label, RooflineChart::Intensity shown) {
+  const bool modeled = shown == RooflineChart::Intensity::Modeled;
+  const double x = modeled ? *row.modeledIntensity : *row.intensity;
+  const QString axis = QStringLiteral(" (x axis)");
   QString tip = label;
-  tip += QStringLiteral("\narithmetic intensity: %1 FLOP/byte").arg(num(*row.intensity));
+  tip += QStringLiteral("\narithmetic intensity: %1 FLOP/byte (compulsory bytes)%2")
+             .arg(num(*row.intensity), modeled ? QString() : axis);
+  if (hasModeled(row)) {
+    tip += QStringLiteral("\nmodeled intensity: %1 FLOP/byte (modeled traffic)%2")
+               .arg(num(*row.modeledIntensity), modeled ? axis : QString());
+    if (row.modeledBytes)
+      tip += QStringLiteral("\n  modeled traffic %1 %2")
+                 .arg(bytesText(*row.modeledBytes), QString::fromStdString(row.trafficModel));
+  } else {
+    tip += QStringLiteral("\nmodeled intensity: not recorded for this run");
+  }
   tip += QStringLiteral("\nachieved: %1 GFLOP/s").arg(num(row.gflops));
   if (row.percentOfPeak) tip += QStringLiteral(" (%1 % of peak)").arg(num(*row.percentOfPeak));
   if (row.peakGflops && row.bandwidthGBs) {
-    const double roof = std::min(*row.peakGflops, *row.bandwidthGBs * *row.intensity);
+    const double roof = std::min(*row.peakGflops, *row.bandwidthGBs * x);
     tip +=
         QStringLiteral("\nroof here: %1 GFLOP/s (%2, %3 % of it)")
             .arg(num(roof), roof < *row.peakGflops ? QStringLiteral("memory bound") : QStringLiteral("compute bound"),
@@ -67,6 +94,23 @@ RooflineChart::RooflineChart(QWidget* parent) : QChartView(new QChart, parent) {
   QFont title = c->titleFont();
   title.setPointSizeF(title.pointSizeF() * 0.9);
   c->setTitleFont(title);
+  // The intensity selector, above the title in the top-left corner (placeSelector).
+  m_selector = new QComboBox(this);
+  m_selector->setObjectName(QStringLiteral("rooflineIntensity"));
+  m_selector->addItem(QStringLiteral("Intensity: compulsory bytes"), int(Intensity::Compulsory));
+  m_selector->setItemData(0,
+                          QStringLiteral("FLOP per byte of the program's parameters, each read or written once: "
+                                         "the same for every schedule"),
+                          Qt::ToolTipRole);
+  m_selector->addItem(QStringLiteral("Intensity: modeled traffic (L2 model)"),
+                      int(Intensity::Modeled)); // tip: rebuild()
+  m_selector->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  QFont selectorFont = m_selector->font();
+  selectorFont.setPointSizeF(selectorFont.pointSizeF() * 0.9);
+  m_selector->setFont(selectorFont);
+  connect(m_selector, &QComboBox::currentIndexChanged, this,
+          [this](int index) { setIntensity(static_cast<Intensity>(m_selector->itemData(index).toInt())); });
+  placeSelector();
   connect(c, &QChart::plotAreaChanged, this, [this] { layoutLabels(); });
   setDark(false);
 }
@@ -75,6 +119,25 @@ void RooflineChart::setRows(const std::vector<ProfileRow>& rows, const QString& 
   m_rows = rows;
   m_programName = programName;
   rebuild();
+}
+
+void RooflineChart::setIntensity(Intensity intensity) {
+  m_requested = intensity;
+  rebuild();
+}
+
+void RooflineChart::placeSelector() {
+  // Elsewhere (the profile view puts it in its tab bar's corner) it takes no room here.
+  const bool here = m_selector->parentWidget() == this;
+  if (here) {
+    m_selector->adjustSize();
+    m_selector->move(4, 3);
+  }
+  QMargins margins = chart()->margins();
+  const int top = here ? m_selector->height() + 3 : 2;
+  if (margins.top() == top) return;
+  margins.setTop(top);
+  chart()->setMargins(margins);
 }
 
 void RooflineChart::setDark(bool dark) {
@@ -88,6 +151,7 @@ void RooflineChart::setDark(bool dark) {
 
 void RooflineChart::rebuild() {
   QChart* c = chart();
+  placeSelector();
   for (QGraphicsItem* item : m_labels)
     delete item;
   for (QGraphicsItem* item : m_leaders)
@@ -108,6 +172,38 @@ void RooflineChart::rebuild() {
   m_roofs.clear();
   m_leftOut = 0;
 
+  // The intensity shown: the modeled one when asked for and every point has it.
+  const auto plotted = [](const ProfileRow& row) {
+    return row.timed() && row.intensity && *row.intensity > 0 && row.gflops > 0;
+  };
+  const int withoutModel = int(std::count_if(m_rows.begin(), m_rows.end(),
+                                             [&](const ProfileRow& row) { return plotted(row) && !hasModeled(row); }));
+  const int withModel = int(std::count_if(m_rows.begin(), m_rows.end(),
+                                          [&](const ProfileRow& row) { return plotted(row) && hasModeled(row); }));
+  m_shown = m_requested == Intensity::Modeled && withoutModel == 0 ? Intensity::Modeled : Intensity::Compulsory;
+  {
+    const QSignalBlocker block(m_selector);
+    if (auto* items = qobject_cast<QStandardItemModel*>(m_selector->model()))
+      items->item(1)->setEnabled(withoutModel == 0);
+    m_selector->setCurrentIndex(m_selector->findData(int(m_shown)));
+    m_selector->setToolTip(withoutModel == 0 ? QString()
+                                             : QStringLiteral("%1 run(s) have no modeled traffic (measured before it "
+                                                              "was recorded): the compulsory intensity is shown")
+                                                   .arg(withoutModel));
+  }
+  std::string trafficModel;
+  for (const ProfileRow& row : m_rows)
+    if (plotted(row) && hasModeled(row) && !row.trafficModel.empty()) {
+      trafficModel = row.trafficModel;
+      break;
+    }
+  m_selector->setItemData(
+      1,
+      QStringLiteral("FLOP per byte that this schedule moves between the L2 cache and memory, "
+                     "estimated from its loops and accesses%1 (an estimate, not a measurement)")
+          .arg(trafficModel.empty() ? QString() : QStringLiteral(" (%1)").arg(QString::fromStdString(trafficModel))),
+      Qt::ToolTipRole);
+
   // The points, labelled as the bar chart labels them (a state measured again is "(2)").
   std::map<QString, int> seen;
   for (const ProfileRow& row : m_rows) {
@@ -119,13 +215,14 @@ void RooflineChart::rebuild() {
           }))
         m_roofs.push_back(roof);
     }
-    if (!row.intensity || *row.intensity <= 0 || row.gflops <= 0) {
+    if (!plotted(row)) {
       ++m_leftOut;
       continue;
     }
     QString label = QString::fromStdString(row.label());
     if (const int n = ++seen[label]; n > 1) label = QStringLiteral("%1 (%2)").arg(label).arg(n);
-    m_points.push_back({*row.intensity, row.gflops, label, toolTipOf(row, label)});
+    const double x = m_shown == Intensity::Modeled ? *row.modeledIntensity : *row.intensity;
+    m_points.push_back({x, *row.intensity, row.modeledIntensity, row.gflops, label, toolTipOf(row, label, m_shown)});
   }
 
   // The axes: whole decades around every point and every knee.
@@ -160,7 +257,9 @@ void RooflineChart::rebuild() {
   m_x->setRange(x0, x1);
   m_x->setLabelFormat(QStringLiteral("%.6g"));
   m_x->setMinorTickCount(8);
-  m_x->setTitleText(QStringLiteral("arithmetic intensity, FLOP/byte"));
+  // Short (the dock is small); the selector's and the points' tooltips say more.
+  m_x->setTitleText(m_shown == Intensity::Modeled ? QStringLiteral("FLOP per byte of modeled L2 traffic")
+                                                  : QStringLiteral("FLOP per compulsory byte"));
   m_y = new QLogValueAxis;
   m_y->setObjectName(QStringLiteral("rooflineGflopsAxis"));
   m_y->setBase(10);
@@ -216,6 +315,10 @@ void RooflineChart::rebuild() {
   if (m_points.empty()) title += QStringLiteral(" (no measured states yet)");
   if (m_leftOut > 0) title += QStringLiteral(" · %1 run(s) without arithmetic intensity not shown").arg(m_leftOut);
   if (m_roofs.empty() && !m_points.empty()) title += QStringLiteral(" · no machine peak: no roof");
+  if (m_requested == Intensity::Modeled && withoutModel > 0)
+    title += withModel > 0
+                 ? QStringLiteral(" · %1 run(s) without modeled traffic: compulsory bytes shown").arg(withoutModel)
+                 : QStringLiteral(" · no modeled traffic recorded: compulsory bytes shown");
   c->setTitle(title);
 
   if (!m_points.empty()) {
@@ -348,6 +451,7 @@ void RooflineChart::layoutRoofLabels() {
 
 void RooflineChart::resizeEvent(QResizeEvent* event) {
   QChartView::resizeEvent(event);
+  placeSelector();
   layoutLabels();
 }
 

@@ -1,9 +1,19 @@
 // RooflineChart: the roofline plot of the profile view (Qt Charts, log-log). The roof is
-// this machine's measured limit for a kernel of arithmetic intensity I (FLOP per
-// compulsory byte): min(peak GFLOP/s, bandwidth GB/s x I), flat right of the knee
-// I = peak / bandwidth and slanted left of it. Each measured state of the profile table
-// is a point (x = the row's intensity, y = its achieved GFLOP/s) labelled by the row's
-// label (trace step and target); hovering a point shows its numbers in a tooltip.
+// this machine's measured limit for a kernel of arithmetic intensity I (FLOP per byte
+// moved): min(peak GFLOP/s, bandwidth GB/s x I), flat right of the knee I = peak /
+// bandwidth and slanted left of it. Each measured state of the profile table is a point
+// (x = the row's intensity, y = its achieved GFLOP/s) labelled by the row's label (trace
+// step and target); hovering a point shows its numbers in a tooltip.
+//
+// Two intensities, picked with the combo box in the chart's corner (objectName
+// "rooflineIntensity"): FLOP per compulsory byte (every parameter once: the same for
+// every schedule of a program, so its states line up vertically) and FLOP per modeled
+// byte (ProfileRow::modeledIntensity, core/codegen/traffic_model.h: the traffic between
+// the L2 and memory that the schedule causes, so tiling moves a state right). The modeled
+// one is the default; when a plotted row has none (saved before it was recorded) every
+// point falls back to the compulsory one, the item is disabled and the title says so.
+// The x axis title names the intensity shown. The selector sits in the chart's top-left
+// corner unless someone reparents it (the profile view puts it in its tab bar's corner).
 //
 // The roof comes from the rows (ProfileRow::peakGflops, bandwidthGBs): a state that uses
 // every core has a higher roof than a single-core one, so each distinct roof is drawn.
@@ -16,8 +26,10 @@
 
 #include <QChartView>
 
+#include <optional>
 #include <vector>
 
+class QComboBox;
 class QGraphicsLineItem;
 class QGraphicsSimpleTextItem;
 class QLineSeries;
@@ -29,8 +41,12 @@ namespace loopscape::views {
 class RooflineChart : public QChartView {
   Q_OBJECT
 public:
+  /// What the x axis measures.
+  enum class Intensity { Compulsory, Modeled };
   struct Point {
-    double intensity = 0; ///< x: FLOP per compulsory byte
+    double intensity = 0; ///< x: FLOP per byte, compulsory or modeled (intensity())
+    double compulsoryIntensity = 0;
+    std::optional<double> modeledIntensity;
     double gflops = 0;    ///< y: achieved GFLOP/s
     QString label;        ///< the row's label ("step 3 · split / cpu-c", "... (2)" when repeated)
     QString toolTip;      ///< what hovering the point shows
@@ -47,6 +63,14 @@ public:
   /// Shows the measured `rows` of `programName` (replacing what was shown).
   void setRows(const std::vector<ProfileRow>& rows, const QString& programName);
   void setDark(bool dark);
+  /// Asks for an intensity (as the combo box does); the chart shows it when every point
+  /// has it, else the compulsory one.
+  void setIntensity(Intensity intensity);
+  /// The intensity asked for, and the one the points and the x axis show.
+  Intensity requestedIntensity() const { return m_requested; }
+  Intensity intensity() const { return m_shown; }
+  /// The "Intensity: ..." selector (objectName rooflineIntensity).
+  QComboBox* intensitySelector() const { return m_selector; }
 
   const std::vector<Point>& points() const { return m_points; }
   const std::vector<Roof>& roofs() const { return m_roofs; }
@@ -75,10 +99,16 @@ private:
   void layoutLabels();
   void layoutRoofLabels();
   void onHovered(const QPointF& point, bool state);
+  /// Keeps the selector above the plot, in the chart's top-left corner, when it is still
+  /// the chart's child; else gives the room back.
+  void placeSelector();
 
   std::vector<ProfileRow> m_rows;
   QString m_programName;
   bool m_dark = false;
+  Intensity m_requested = Intensity::Modeled;
+  Intensity m_shown = Intensity::Compulsory;
+  QComboBox* m_selector = nullptr;
   std::vector<Point> m_points;
   std::vector<Roof> m_roofs;
   int m_leftOut = 0;

@@ -49,6 +49,7 @@ std::optional<TimedProfile> timeKernel(const codegen::Pipeline& pipeline, const 
     return std::nullopt;
   }
   codegen::ProfileReport profile = codegen::makeProfile(original, scheduled, sizes, ran->timing, threads);
+  codegen::addModeledTraffic(profile, kernel.func, sizes);
   profile.mode = run.isolation == codegen::Isolation::InProcess ? "in process" : "isolated worker";
   if (withPeak) profile.peak = codegen::machinePeak();
   return TimedProfile{std::move(*ran), std::move(profile)};

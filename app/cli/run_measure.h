@@ -1,7 +1,7 @@
 // The compile-and-measure path that `run` and `compare --run` share: a program built by a
 // target plugin through the codegen pipeline, then timed with its profile (useful work,
-// compulsory bytes, cores, the machine's peak). Failures print their diagnostic to stderr
-// and set the command's exit status.
+// compulsory and modeled bytes, cores, the machine's peak). Failures print their
+// diagnostic to stderr and set the command's exit status.
 #pragma once
 
 #include "core/codegen/pipeline.h"
@@ -35,7 +35,8 @@ struct TimedProfile {
 };
 
 /// Times `kernel` (built from `scheduled`, a schedule of `original`) on copies of `args`
-/// and makes its profile (codegen::makeProfile; `threads` as BuildOptions::threads), with
+/// and makes its profile (codegen::makeProfile; `threads` as BuildOptions::threads; the
+/// modeled traffic of the kernel's lowered function, codegen::addModeledTraffic), with
 /// profile.mode from `run` and the machine's peak when `withPeak` (its cacheNote is left
 /// for the caller to print). On failure prints the diagnostic and sets `exitCode`
 /// (internal failure).

@@ -159,6 +159,7 @@ Row runProfile(const ProfileRequest& request, std::stop_token stop,
   progress(total, total);
   codegen::ProfileReport profile =
       codegen::makeProfile(request.original, request.scheduled, *sizes, timed->timing, /*threads=*/0);
+  codegen::addModeledTraffic(profile, built->func, *sizes, codegen::TrafficOptions{request.trafficCacheBytes, 64});
   profile.peak = request.peak ? request.peak() : codegen::machinePeak();
   for (double s : timed->timing.perRepeat)
     row.perRepeatMs.push_back(s * 1e3);
@@ -166,8 +167,14 @@ Row runProfile(const ProfileRequest& request, std::stop_token stop,
   row.medianMs = timed->timing.median() * 1e3;
   row.gflops = profile.gflops();
   if (profile.peak && profile.peakGflops() > 0) row.percentOfPeak = profile.percentOfPeak();
-  // The roofline's inputs: the useful work per compulsory byte and this state's roof.
+  // The roofline's inputs: the useful work per compulsory byte and per modeled byte of
+  // this schedule's traffic (traffic_model.h), and this state's roof.
   if (profile.arithmeticIntensity() > 0) row.intensity = profile.arithmeticIntensity();
+  if (profile.modeledIntensity() > 0) {
+    row.modeledBytes = profile.modeledBytes;
+    row.modeledIntensity = profile.modeledIntensity();
+    row.trafficModel = profile.trafficModel;
+  }
   if (profile.peak && profile.peakGflops() > 0) row.peakGflops = profile.peakGflops();
   if (profile.peak && profile.peak->bandwidthGBs > 0) row.bandwidthGBs = profile.peak->bandwidthGBs;
   return row;

@@ -1,8 +1,10 @@
 // Profiling for the profile view: compile the current state with a target plugin, run it
 // in the isolated loopscape-worker (a crash or a time-out is an error row, never a crash
 // of the workbench), verify its outputs against the reference, time it, and express the
-// median as GFLOP/s and percent of this machine's peak. Every stage goes through the
-// codegen pipeline (core/codegen/pipeline.h); this file turns its results into a row.
+// median as GFLOP/s and percent of this machine's peak, with the modeled traffic of the
+// compiled kernel (core/codegen/traffic_model.h) for the roofline. Every stage goes
+// through the codegen pipeline (core/codegen/pipeline.h); this file turns its results
+// into a row.
 //
 // runProfile is plain C++ run in a background thread: it gets a std::stop_token and
 // reports its stage through a callback. Its stages, in order, are compiling, verifying
@@ -52,6 +54,8 @@ struct ProfileRequest {
   double interpretLimit = 2e7; ///< above: the compiled unscheduled program is the reference
   std::uint64_t seed = 0;
   PeakProvider peak; ///< empty: codegen::machinePeak()
+  /// The cache of the modeled traffic (core/codegen/traffic_model.h); 0: this core's L2.
+  std::int64_t trafficCacheBytes = 0;
 };
 
 /// Stage `done` of `total` (as ProgressFn reports them): 0 compiling, 1 verifying,

@@ -14,6 +14,15 @@ double ProfileReport::gflops() const {
 
 double ProfileReport::arithmeticIntensity() const { return bytes > 0 ? work.flops / bytes : 0; }
 
+double ProfileReport::modeledIntensity() const { return modeledBytes > 0 ? work.flops / modeledBytes : 0; }
+
+void addModeledTraffic(ProfileReport& report, const LoweredFunc& lowered, const ir::SizeBindings& sizes,
+                       TrafficOptions options) {
+  const TrafficEstimate estimate = estimateTraffic(lowered, sizes, options);
+  report.modeledBytes = estimate.bytes;
+  report.trafficModel = estimate.model;
+}
+
 double ProfileReport::peakGflops() const {
   if (!peak) return 0;
   if (threads <= 1) return peak->gflopsPerCore;
@@ -55,6 +64,9 @@ std::string formatProfile(const ProfileReport& r, int warmup) {
   out += fmt::format("work: {:.0f} FLOP ({}), {:.0f} bytes compulsory\n", r.work.flops,
                      r.work.exact ? "exact" : "estimate", r.bytes);
   for (const auto& note : r.work.notes) out += fmt::format("  note: {}\n", note);
+  if (r.modeledBytes > 0)
+    out += fmt::format("modeled traffic: {:.0f} bytes {} (AI {:.3f} FLOP/B)\n", r.modeledBytes, r.trafficModel,
+                       r.modeledIntensity());
   if (r.peak)
     out += fmt::format("peak: {:.1f} GFLOP/s fp32 on {} core{} ({}), {:.1f} GB/s; roofline bound {:.1f} GFLOP/s\n",
                        r.peakGflops(), r.threads, r.threads == 1 ? "" : "s", r.peak->isa, r.peak->bandwidthGBs,

@@ -1,12 +1,15 @@
 // A kernel's profile: its timing (profile_timer.h), the work it does (flop_count.h), the
-// compulsory traffic, and where that puts it against this machine's peak
-// (machine_peak.h): GFLOP/s, arithmetic intensity, percent of peak and the roofline bound.
+// compulsory traffic and the modeled traffic of its schedule (traffic_model.h), and where
+// that puts it against this machine's peak (machine_peak.h): GFLOP/s, arithmetic
+// intensity, percent of peak and the roofline bound.
 // `formatProfile` renders it as the timing table `loopscape-cli run` prints.
 #pragma once
 
 #include "core/codegen/flop_count.h"
+#include "core/codegen/lowered_func.h"
 #include "core/codegen/machine_peak.h"
 #include "core/codegen/profile_timer.h"
+#include "core/codegen/traffic_model.h"
 #include "core/ir/interpreter.h"
 #include "core/ir/prim_func.h"
 
@@ -19,6 +22,10 @@ struct ProfileReport {
   TimingResult timing;
   FlopCount work;                 ///< counted on the unscheduled program (useful work)
   double bytes = 0;               ///< compulsory bytes: every parameter once
+  /// Modeled bytes between the cache and memory for this schedule (traffic_model.h); 0:
+  /// not modeled.
+  double modeledBytes = 0;
+  std::string trafficModel;        ///< the model in words: "beyond a 1 MiB cache, 64-byte lines"
   std::optional<MachinePeak> peak; ///< absent: no percent of peak
   int threads = 1;                ///< cores the kernel can use (1 without parallel loops)
   std::string mode;               ///< "isolated worker" or "in process"
@@ -27,6 +34,8 @@ struct ProfileReport {
   double gflops() const;
   /// FLOP per compulsory byte (0 when bytes is 0).
   double arithmeticIntensity() const;
+  /// FLOP per modeled byte (0 when modeledBytes is 0).
+  double modeledIntensity() const;
   /// The FMA peak for `threads` cores: per-core peak for 1 thread, all-core peak for
   /// more (scaled by threads / cores when fewer than every core); 0 without a peak.
   double peakGflops() const;
@@ -46,11 +55,17 @@ bool usesParallelLoops(const ir::PrimFunc& func);
 ProfileReport makeProfile(const ir::PrimFunc& original, const ir::PrimFunc& scheduled, const ir::SizeBindings& sizes,
                           TimingResult timing, int threads);
 
+/// Sets report.modeledBytes and trafficModel from the lowered kernel that was timed
+/// (estimateTraffic under `sizes`, this core's L2 unless `options` say otherwise).
+void addModeledTraffic(ProfileReport& report, const LoweredFunc& lowered, const ir::SizeBindings& sizes,
+                       TrafficOptions options = {});
+
 /// The timing table:
 ///   timing: <mode>, <R> repeats x <N> calls, <W> warm-up
 ///      min ms   median ms      max ms   spread     GFLOP/s   % of peak   AI FLOP/B
 ///     <values, same columns>
 ///   work: <F> FLOP (exact|estimate), <B> bytes compulsory
+///   modeled traffic: <M> bytes <model> (AI <x> FLOP/B)   | only when modeled
 ///   peak: <P> GFLOP/s fp32 on <T> core(s) (<isa>), <BW> GB/s; roofline bound <R> GFLOP/s
 ///   counters: cycles C, instructions I (IPC x), cache misses M   | or the unavailable note
 /// Columns without data (no peak) print "-".

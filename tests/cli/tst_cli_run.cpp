@@ -76,6 +76,11 @@ private:
     QCOMPARE(v[6], QString("7.385")); // AI = 2*64*32*48 FLOP / 4*(64*48+48*32+64*32) bytes
     QVERIFY(out.contains("\nwork: 196608 FLOP (exact), 26624 bytes compulsory\n") ||
             out.contains("\nwork: 196608 FLOP (exact), 26624 bytes compulsory"));
+    // The modeled traffic (core/codegen/traffic_model.h): the three matrices (26 KiB) fit
+    // any L2, so every schedule moves the compulsory bytes.
+    QVERIFY2(out.contains(QRegularExpression("\nmodeled traffic: 26624 bytes beyond a \\d+ [KM]iB cache, 64-byte "
+                                             "lines \\(AI 7\\.385 FLOP/B\\)\n")),
+             qPrintable(out));
     QVERIFY(out.contains(QRegularExpression("\ncounters: (cycles \\d+|hardware counters unavailable: perf_event_open "
                                             "failed with [A-Z]+ \\(.*\\))\n")));
   }

@@ -7,12 +7,16 @@
 //
 // LS_PROFILE_SCREENSHOT=FILE.png also renders the window with the profile dock raised
 // (the machine's real peak is used then; LS_PROFILE_SCREENSHOT_DARK=1 for the dark
-// theme, LS_PROFILE_SCREENSHOT_ROOFLINE=1 for the roofline tab instead of the bars): the
-// picture in docs/screenshots/.
+// theme, LS_PROFILE_SCREENSHOT_ROOFLINE=1 for the roofline tab instead of the bars,
+// LS_PROFILE_SCREENSHOT_N=1024 for the matmul's size, 256 by default): the picture in
+// docs/screenshots/.
 #include "gui_helpers.h"
 
 #include "app/gui/code_jobs.h"
 #include "app/gui/profile_jobs.h"
+#include "core/frontend/te_frontend.h"
+#include "core/schedule/schedule.h"
+#include "core/schedule/trace_script.h"
 #include "views/profile_rows_json.h"
 #include "views/profile_view.h"
 
@@ -155,9 +159,16 @@ private Q_SLOTS:
     QCOMPARE(*row.intensity, flops / (3 * 64 * 64 * 4));
     QCOMPARE(row.peakGflops, std::optional<double>(kFakePeakPerCore));
     QCOMPARE(row.bandwidthGBs, std::optional<double>(50));
+    // The modeled traffic of the compiled kernel (this core's L2): 48 KiB of matrices fit
+    // in any L2, so it is the compulsory traffic here.
+    QVERIFY(row.modeledIntensity.has_value());
+    QCOMPARE(row.modeledBytes, std::optional<double>(3 * 64 * 64 * 4));
+    QCOMPARE(*row.modeledIntensity, *row.intensity);
+    QVERIFY(row.trafficModel.starts_with("beyond a "));
     const auto& points = w.profileView()->roofline()->points();
     QVERIFY(!points.empty());
-    QCOMPARE(points.back().intensity, *row.intensity);
+    QCOMPARE(points.back().compulsoryIntensity, *row.intensity);
+    QCOMPARE(points.back().intensity, *row.modeledIntensity);
     QCOMPARE(points.back().gflops, row.gflops);
 
     // The stages were reported in order: compiling, verifying, the three repeats, the peak.
@@ -198,6 +209,45 @@ private Q_SLOTS:
     QVERIFY(bars);
     QCOMPARE(bars->barSets().front()->count(), r + 2);
     QCOMPARE(categories().mid(0, 2), (QStringList{label + QStringLiteral(" (2)"), label}));
+  }
+
+  void tiledMatmulHasTheLargerModeledIntensity() {
+    // The job itself (runProfile) on the 64^3 matmul, untiled and tiled 8 x 8, with the
+    // traffic model's cache at 4 KiB so that the matrices (48 KiB) do not fit: the tiled
+    // schedule moves less, its modeled intensity is larger; the compulsory one is equal.
+    auto original = frontend::parseTe(smallMatmul().toStdString(), "matmul.te");
+    QVERIFY(original.has_value());
+    schedule::Schedule sch(*original);
+    QVERIFY(schedule::applyScript(sch, R"(b = sch.get_block("C")
+i, j, k = sch.get_loops(b)
+i_0, i_1 = sch.split(i, factors=[None, 8])
+j_0, j_1 = sch.split(j, factors=[None, 8])
+sch.reorder(i_0, j_0, k, i_1, j_1)
+)",
+                                  "tile.py")
+                .has_value());
+    auto measure = [&](const ir::PrimFunc& scheduled) {
+      gui::ProfileRequest request;
+      request.original = *original;
+      request.scheduled = scheduled;
+      request.target = m_target.toStdString();
+      request.repeat = 1;
+      request.verify = false;
+      request.minRepeatMs = 1;
+      request.trafficCacheBytes = 4096;
+      request.peak = [] { return std::optional<codegen::MachinePeak>(); };
+      return gui::runProfile(request, {}, [](int, int) {});
+    };
+    const views::ProfileRow untiled = measure(*original);
+    const views::ProfileRow tiled = measure(sch.func());
+    QVERIFY2(untiled.timed() && tiled.timed(), (untiled.message + " / " + tiled.message).c_str());
+    QVERIFY(untiled.modeledIntensity && tiled.modeledIntensity);
+    QCOMPARE(*untiled.intensity, *tiled.intensity);
+    // tst_traffic_model derives both: 18350080 bytes untiled, 425984 tiled.
+    QCOMPARE(untiled.modeledBytes, std::optional<double>(18350080));
+    QCOMPARE(tiled.modeledBytes, std::optional<double>(425984));
+    QVERIFY(*tiled.modeledIntensity > *untiled.modeledIntensity);
+    QCOMPARE(tiled.trafficModel, std::string("beyond a 4 KiB cache, 64-byte lines"));
   }
 
   void previewedStepIsTheOneMeasured() {
@@ -432,8 +482,11 @@ private Q_SLOTS:
     gui::MainWindow& w = *m_window;
     w.profileView()->model()->clear();
     if (qEnvironmentVariableIsSet("LS_PROFILE_SCREENSHOT_DARK")) w.setDarkTheme(true);
+    // 256^3 by default (its 768 KiB fit a 1 MiB L2: every state has the compulsory
+    // traffic); LS_PROFILE_SCREENSHOT_N=1024 spreads the roofline's modeled intensities.
+    const QString n = qEnvironmentVariable("LS_PROFILE_SCREENSHOT_N", QStringLiteral("256"));
     QString text = readSample(QStringLiteral("matmul.te"));
-    text.replace(QStringLiteral("M, N, K = 1024, 1024, 1024"), QStringLiteral("M, N, K = 256, 256, 256"));
+    text.replace(QStringLiteral("M, N, K = 1024, 1024, 1024"), QStringLiteral("M, N, K = %1, %1, %1").arg(n));
     w.session()->openSource(text, QStringLiteral("matmul.te"));
     QVERIFY(settle(w));
     setOptions(5, true);

@@ -5,6 +5,9 @@
 // point and knee; hovering a point shows its numbers; labels of close points do not
 // overlap; the rows' roofline fields survive a session file and old sessions still read;
 // the profile view shows the plot on a "Roofline" tab beside the bars, in both themes.
+// The intensity selector: the modeled traffic's intensity by default when every point has
+// it, the compulsory one on request or as the fallback for rows without it (the title and
+// the x axis say which); hovering shows both.
 #include "views/profile_rows_json.h"
 #include "views/profile_view.h"
 #include "views/roofline_chart.h"
@@ -13,11 +16,13 @@
 #include <QAbstractAxis>
 #include <QApplication>
 #include <QChart>
+#include <QComboBox>
 #include <QGraphicsSimpleTextItem>
 #include <QJsonObject>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QScatterSeries>
+#include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTest>
 #include <QToolTip>
@@ -47,6 +52,14 @@ ProfileRow timedRow(int step, const std::string& stepLabel, double gflops, std::
   row.intensity = intensity;
   row.peakGflops = peak;
   row.bandwidthGBs = bandwidth;
+  return row;
+}
+
+/// `row` with a modeled traffic of `bytes` and FLOP per modeled byte `intensity`.
+ProfileRow withModel(ProfileRow row, double intensity, double bytes) {
+  row.modeledIntensity = intensity;
+  row.modeledBytes = bytes;
+  row.trafficModel = "beyond a 1 MiB cache, 64-byte lines";
   return row;
 }
 
@@ -190,10 +203,13 @@ private Q_SLOTS:
   }
 
   void fieldsAreSavedAndOldSessionsRead() {
-    const ProfileRow row = timedRow(3, "3 · split", 40, 8.0);
+    const ProfileRow row = withModel(timedRow(3, "3 · split", 40, 8.0), 6, 1e7);
     const QJsonArray saved = views::profileRowsToJson({row});
     const QJsonObject o = saved.at(0).toObject();
     QCOMPARE(o.value(QStringLiteral("intensity")).toDouble(), 8.0);
+    QCOMPARE(o.value(QStringLiteral("modeledIntensity")).toDouble(), 6.0);
+    QCOMPARE(o.value(QStringLiteral("modeledBytes")).toDouble(), 1e7);
+    QCOMPARE(o.value(QStringLiteral("trafficModel")).toString(), QStringLiteral("beyond a 1 MiB cache, 64-byte lines"));
     QCOMPARE(o.value(QStringLiteral("peakGflops")).toDouble(), 100.0);
     QCOMPARE(o.value(QStringLiteral("bandwidthGBs")).toDouble(), 20.0);
     auto back = views::profileRowsFromJson(saved);
@@ -201,9 +217,14 @@ private Q_SLOTS:
     QCOMPARE(back[0].intensity, std::optional<double>(8.0));
     QCOMPARE(back[0].peakGflops, std::optional<double>(100.0));
     QCOMPARE(back[0].bandwidthGBs, std::optional<double>(20.0));
-    // A row saved before the roofline: the fields are absent, the row still reads.
+    QCOMPARE(back[0].modeledIntensity, std::optional<double>(6.0));
+    QCOMPARE(back[0].modeledBytes, std::optional<double>(1e7));
+    QCOMPARE(back[0].trafficModel, row.trafficModel);
+    // A row saved before the roofline (or before the modeled traffic): the fields are
+    // absent, the row still reads.
     QJsonObject old = o;
-    for (const char* key : {"intensity", "peakGflops", "bandwidthGBs"})
+    for (const char* key :
+         {"intensity", "peakGflops", "bandwidthGBs", "modeledIntensity", "modeledBytes", "trafficModel"})
       old.remove(QLatin1String(key));
     QJsonObject wrong = o;
     wrong[QStringLiteral("intensity")] = QStringLiteral("high");
@@ -212,7 +233,89 @@ private Q_SLOTS:
     QCOMPARE(skipped, 1);
     QCOMPARE(back.size(), std::size_t(1));
     QVERIFY(!back[0].intensity && !back[0].peakGflops && !back[0].bandwidthGBs);
+    QVERIFY(!back[0].modeledIntensity && !back[0].modeledBytes && back[0].trafficModel.empty());
     QCOMPARE(back[0].gflops, 40.0);
+  }
+
+  void intensitySelectorMovesThePoints() {
+    RooflineChart chart;
+    chart.resize(640, 420);
+    const std::vector<ProfileRow> rows{withModel(timedRow(0, "original", 4, 8.0), 0.5, 2e8),
+                                       withModel(timedRow(3, "3 · tile", 40, 8.0), 6.0, 1e7)};
+    chart.setRows(rows, QStringLiteral("matmul.te"));
+    auto* selector = chart.findChild<QComboBox*>(QStringLiteral("rooflineIntensity"));
+    QVERIFY(selector);
+    QCOMPARE(selector, chart.intensitySelector());
+    QCOMPARE(selector->count(), 2);
+    // Every point has a modeled traffic: it is the default, the points spread out.
+    QCOMPARE(chart.intensity(), RooflineChart::Intensity::Modeled);
+    QCOMPARE(selector->currentText(), QStringLiteral("Intensity: modeled traffic (L2 model)"));
+    QCOMPARE(chart.pointSeries()->points(), (QList<QPointF>{{0.5, 4.0}, {6.0, 40.0}}));
+    QCOMPARE(chart.points()[0].compulsoryIntensity, 8.0);
+    QCOMPARE(chart.points()[0].modeledIntensity, std::optional<double>(0.5));
+    QCOMPARE(chart.intensityAxis()->titleText(), QStringLiteral("FLOP per byte of modeled L2 traffic"));
+    QVERIFY(!chart.chart()->title().contains(QStringLiteral("compulsory")));
+    // 0.5 and 6: the axis spans 0.1 .. 100 (the knee 5 too).
+    QCOMPARE(chart.intensityAxis()->min(), 0.1);
+    // Hovering shows both intensities, the plotted one marked; the roof is the modeled one's.
+    QString tip = chart.toolTipAt(QPointF(6, 40));
+    QVERIFY2(tip.contains(QStringLiteral("arithmetic intensity: 8 FLOP/byte (compulsory bytes)\n")), qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("modeled intensity: 6 FLOP/byte (modeled traffic) (x axis)")),
+             qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("modeled traffic 10 MB beyond a 1 MiB cache, 64-byte lines")),
+             qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("roof here: 100 GFLOP/s (compute bound")),
+             qPrintable(tip)); // min(100, 20 x 6)
+    tip = chart.toolTipAt(QPointF(0.5, 4));
+    QVERIFY2(tip.contains(QStringLiteral("roof here: 10 GFLOP/s (memory bound, 40 % of it)")), qPrintable(tip));
+
+    // Compulsory bytes: both states on one vertical line at 8 FLOP/byte.
+    selector->setCurrentIndex(0);
+    QCOMPARE(chart.intensity(), RooflineChart::Intensity::Compulsory);
+    QCOMPARE(chart.requestedIntensity(), RooflineChart::Intensity::Compulsory);
+    QCOMPARE(chart.pointSeries()->points(), (QList<QPointF>{{8.0, 4.0}, {8.0, 40.0}}));
+    QCOMPARE(chart.intensityAxis()->titleText(), QStringLiteral("FLOP per compulsory byte"));
+    tip = chart.toolTipAt(QPointF(8, 40));
+    QVERIFY2(tip.contains(QStringLiteral("arithmetic intensity: 8 FLOP/byte (compulsory bytes) (x axis)")),
+             qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("modeled intensity: 6 FLOP/byte (modeled traffic)\n")), qPrintable(tip));
+    // The choice survives new rows; and back.
+    chart.setRows(rows, QStringLiteral("matmul.te"));
+    QCOMPARE(chart.intensity(), RooflineChart::Intensity::Compulsory);
+    chart.setIntensity(RooflineChart::Intensity::Modeled);
+    QCOMPARE(selector->currentIndex(), 1);
+    QCOMPARE(chart.points()[1].intensity, 6.0);
+  }
+
+  void rowsWithoutModelFallBackToCompulsory() {
+    RooflineChart chart;
+    // One run recorded before the modeled traffic was: every point shows the compulsory
+    // intensity (no mixed axis), the title says why, the modeled item is disabled.
+    std::vector<ProfileRow> rows{timedRow(0, "original", 4, 8.0), withModel(timedRow(3, "3 · tile", 40, 8.0), 6, 1e7)};
+    chart.setRows(rows, QStringLiteral("matmul.te"));
+    QCOMPARE(chart.requestedIntensity(), RooflineChart::Intensity::Modeled);
+    QCOMPARE(chart.intensity(), RooflineChart::Intensity::Compulsory);
+    QCOMPARE(chart.pointSeries()->points(), (QList<QPointF>{{8.0, 4.0}, {8.0, 40.0}}));
+    QVERIFY2(
+        chart.chart()->title().contains(QStringLiteral("1 run(s) without modeled traffic: compulsory bytes shown")),
+        qPrintable(chart.chart()->title()));
+    QVERIFY(chart.intensityAxis()->titleText().contains(QStringLiteral("compulsory")));
+    QCOMPARE(chart.intensitySelector()->currentIndex(), 0);
+    auto* items = qobject_cast<QStandardItemModel*>(chart.intensitySelector()->model());
+    QVERIFY(items && !items->item(1)->isEnabled());
+    QVERIFY(chart.toolTipAt(QPointF(8, 4)).contains(QStringLiteral("modeled intensity: not recorded for this run")));
+    // Only old rows.
+    chart.setRows(knownRows(), QStringLiteral("matmul.te"));
+    QVERIFY(chart.chart()->title().contains(QStringLiteral("no modeled traffic recorded: compulsory bytes shown")));
+    // Asking for the compulsory intensity is no fallback: no note.
+    chart.setIntensity(RooflineChart::Intensity::Compulsory);
+    QVERIFY(!chart.chart()->title().contains(QStringLiteral("modeled")));
+    // When every row has it again, the modeled item comes back.
+    rows.erase(rows.begin());
+    chart.setIntensity(RooflineChart::Intensity::Modeled);
+    chart.setRows(rows, QStringLiteral("matmul.te"));
+    QVERIFY(items->item(1)->isEnabled());
+    QCOMPARE(chart.intensity(), RooflineChart::Intensity::Modeled);
   }
 
   void profileViewShowsIt() {
@@ -230,10 +333,20 @@ private Q_SLOTS:
       view.addRow(row);
     QCOMPARE(view.roofline()->points().size(), std::size_t(2));
     QVERIFY(view.roofline()->chart()->title().contains(QStringLiteral("matmul.te")));
+    // The intensity selector sits in the tab bar's corner, shown with the roofline only.
+    auto* selector = view.findChild<QComboBox*>(QStringLiteral("rooflineIntensity"));
+    QVERIFY(selector);
+    QCOMPARE(tabs->cornerWidget(Qt::TopRightCorner), static_cast<QWidget*>(selector));
+    QCOMPARE(view.roofline()->chart()->margins().top(), 2); // no room kept for it in the chart
+    view.show();
     view.showRoofline(true);
     QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(view.roofline()));
+    QVERIFY(selector->isVisible());
+    selector->setCurrentIndex(0);
+    QCOMPARE(view.roofline()->intensity(), RooflineChart::Intensity::Compulsory);
     view.showRoofline(false);
     QCOMPARE(tabs->currentIndex(), 0);
+    QVERIFY(!selector->isVisible());
     // Both themes: the roofline's chart follows the view's.
     views::applyTheme(*qApp, true);
     view.setDark(true);
