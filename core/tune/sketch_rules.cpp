@@ -71,7 +71,7 @@ public:
       switch (plan.rule) {
       case Sketch::Rule::Skip: break;
       case Sketch::Rule::Inline: done = inlineBlock(plan.block); break;
-      case Sketch::Rule::Tile: done = tile(plan.block, plan.writeLevel); break;
+      case Sketch::Rule::Tile: done = tile(plan.block, plan.writeLevel, plan.pack); break;
       case Sketch::Rule::RFactor: done = rfactor(plan.block); break;
       case Sketch::Rule::ComputeLocation: done = computeLocation(plan.block); break;
       }
@@ -147,8 +147,9 @@ private:
     return computeAt(m_sch, *b, *loc, true);
   }
 
-  /// Multi-level tiling SSRSRS with write reuse at `writeLevel` (0: none).
-  Expected<void> tile(const std::string& name, int writeLevel) {
+  /// Multi-level tiling SSRSRS with write reuse at `writeLevel` (0: none) and the input
+  /// `pack` packed into panels of the register tile's width (empty: none).
+  Expected<void> tile(const std::string& name, int writeLevel, const std::string& pack) {
     auto b = getBlock(m_sch, name, m_sch.func().name);
     if (!b) return std::unexpected(b.error());
     auto loops = getLoops(m_sch, *b);
@@ -160,6 +161,7 @@ private:
     bool reduceSplit = false;
     // The innermost spatial loop (the contiguous axis of the output, as te lays it out).
     LoopRV vectorAxis;
+    std::int64_t panel = 1; // its register tile factor
     for (const LoopRV& l : *loops) {
       const auto extent = constExtent(node(l));
       if (extent && *extent > 1 &&
@@ -178,6 +180,7 @@ private:
       reduceSplit |= reduce;
       auto factors = sampleTile(l, reduce ? 2 : 4, !reduce, l == vectorAxis);
       if (!factors) return std::unexpected(factors.error());
+      if (l == vectorAxis && !factors->empty()) panel = m_sch.integer(RV(factors->back()), "tune").value_or(1);
       auto parts = split(m_sch, l, *factors);
       if (!parts) return std::unexpected(parts.error());
       for (std::size_t i = 0; i < parts->size(); ++i)
@@ -188,6 +191,8 @@ private:
       order.insert(order.end(), group->begin(), group->end());
     if (order.size() > 1)
       if (auto r = reorder(m_sch, order); !r) return r;
+    if (!pack.empty())
+      if (auto r = packPanels(*b, pack, panel); !r) return r;
     if (writeLevel <= 0) return {};
     const std::vector<LoopRV>& anchorGroup = S[writeLevel - 1];
     if (anchorGroup.empty()) return {};
@@ -199,6 +204,43 @@ private:
     auto cache = cacheWrite(m_sch, *b, 0, "global");
     if (!cache) return std::unexpected(cache.error());
     return reverseComputeAt(m_sch, *cache, anchor, true);
+  }
+
+  /// `buffer` (read by `block`, its last dimension the vector axis) copied into panels
+  /// `width` wide: B[k, j] -> B_global[j // width, k, j % width], the copy's panel loop
+  /// outermost and its `width` loop innermost (the post-steps parallelise and vectorise
+  /// it). Nothing when the panel is one column or the whole row.
+  Expected<void> packPanels(BlockRV block, const std::string& buffer, std::int64_t width) {
+    auto node = m_sch.block(RV(block), "tune");
+    if (!node) return std::unexpected(node.error());
+    const auto& reads = (*node)->block()->reads;
+    const auto it =
+        std::find_if(reads.begin(), reads.end(), [&](const ir::BufferRegion& r) { return r.buffer->name == buffer; });
+    if (it == reads.end() || width <= 1) return {};
+    const std::size_t rank = it->region.size();
+    const auto last = ir::asConstInt(it->buffer->shape.back());
+    if (!last || width >= *last || *last % width != 0) return {};
+    auto copy = cacheRead(m_sch, block, it - reads.begin(), "global");
+    if (!copy) return std::unexpected(copy.error());
+    IndexMap map;
+    for (std::size_t d = 0; d < rank; ++d)
+      map.params.push_back(ir::Var::make(fmt::format("d{}", d)));
+    const ir::Expr w = ir::IntImm::make(ir::DataType::int32(), width);
+    map.results.push_back(ir::FloorDiv::make(map.params.back(), w));
+    for (std::size_t d = 0; d + 1 < rank; ++d)
+      map.results.push_back(map.params[d]);
+    map.results.push_back(ir::FloorMod::make(map.params.back(), w));
+    if (auto r = transformLayout(m_sch, *copy, {BufferIndex::Kind::Write, 0}, std::move(map)); !r) return r;
+    auto loops = getLoops(m_sch, *copy);
+    if (!loops) return std::unexpected(loops.error());
+    if (loops->size() != rank) return {};
+    auto parts = split(m_sch, loops->back(), {std::nullopt, width});
+    if (!parts) return std::unexpected(parts.error());
+    std::vector<LoopRV> order{parts->front()};
+    order.insert(order.end(), loops->begin(), loops->end() - 1);
+    order.push_back(parts->back());
+    if (auto r = reorder(m_sch, order); !r) return r;
+    return {};
   }
 
   /// The reduce loops fused, split in 2 by sampled factors and the outer (decision 0) or

@@ -51,6 +51,39 @@ bool hasConditional(const ir::Block& b) {
   return found;
 }
 
+/// The input parameter a tiled block's panels pack (space.h's "+ packing"): read at
+/// distinct block iterators, the last the innermost spatial iterator of extent at least
+/// two vectors, another a reduce iterator; empty when there is none.
+std::string packableInput(const ir::Block& b, const std::set<const ir::BufferNode*>& params, int vectorLanes) {
+  // The innermost spatial iterator with an extent above 1 (te's innermost output axis).
+  int vector = -1;
+  for (std::size_t i = 0; i < b.iterVars.size(); ++i)
+    if (b.iterVars[i].kind == ir::IterKind::Spatial && ir::asConstInt(b.iterVars[i].dom.extent).value_or(1) > 1)
+      vector = static_cast<int>(i);
+  if (vector < 0 || ir::asConstInt(b.iterVars[vector].dom.extent).value_or(0) < 2 * vectorLanes) return {};
+  std::set<const ir::BufferNode*> written;
+  for (const auto& w : b.writes)
+    written.insert(w.buffer.get());
+  for (const auto& region : b.reads) {
+    const ir::BufferNode* buffer = region.buffer.get();
+    if (!params.contains(buffer) || written.contains(buffer) || region.region.size() < 2) continue;
+    std::vector<int> iters;
+    for (const auto& r : region.region) {
+      int found = -1;
+      for (std::size_t i = 0; i < b.iterVars.size(); ++i)
+        if (r.min.get() == b.iterVars[i].var.get()) found = static_cast<int>(i);
+      if (found < 0 || ir::asConstInt(r.extent).value_or(0) != 1 ||
+          std::find(iters.begin(), iters.end(), found) != iters.end())
+        break;
+      iters.push_back(found);
+    }
+    if (iters.size() != region.region.size() || iters.back() != vector) continue;
+    if (std::any_of(iters.begin(), iters.end(), [&](int i) { return b.iterVars[i].kind == ir::IterKind::Reduce; }))
+      return buffer->name;
+  }
+  return {};
+}
+
 /// Products of the constant spatial and reduce iterator extents (symbolic ones count 1).
 std::pair<std::int64_t, std::int64_t> iterProducts(const ir::Block& b) {
   std::int64_t spatial = 1, reduce = 1;
@@ -162,16 +195,19 @@ std::vector<Sketch> generateSketches(const ir::PrimFunc& func, const SpaceOption
       std::vector<Sketch::BlockPlan> options_;
       if (reduction && hasDataReuse(b)) {
         for (int level : {0, 1, 2})
-          options_.push_back({b.name, Sketch::Rule::Tile, level});
+          options_.push_back({b.name, Sketch::Rule::Tile, level, {}});
+        if (const std::string pack = packableInput(b, params, options.vectorLanes); !pack.empty())
+          for (int level : {0, 1, 2})
+            options_.push_back({b.name, Sketch::Rule::Tile, level, pack});
       } else if (reduction) {
         const auto [spatial, reduce] = iterProducts(b);
-        options_.push_back({b.name, Sketch::Rule::Skip, 0});
-        if (spatial <= parallelBound && spatial < reduce) options_.push_back({b.name, Sketch::Rule::RFactor, 0});
+        options_.push_back({b.name, Sketch::Rule::Skip, 0, {}});
+        if (spatial <= parallelBound && spatial < reduce) options_.push_back({b.name, Sketch::Rule::RFactor, 0, {}});
       } else if (!output) {
-        if (!hasConditional(b)) options_.push_back({b.name, Sketch::Rule::Inline, 0});
-        options_.push_back({b.name, Sketch::Rule::ComputeLocation, 0});
+        if (!hasConditional(b)) options_.push_back({b.name, Sketch::Rule::Inline, 0, {}});
+        options_.push_back({b.name, Sketch::Rule::ComputeLocation, 0, {}});
       } else {
-        options_.push_back({b.name, Sketch::Rule::Skip, 0});
+        options_.push_back({b.name, Sketch::Rule::Skip, 0, {}});
       }
       choices.push_back(std::move(options_));
     }
@@ -197,6 +233,7 @@ std::vector<Sketch> generateSketches(const ir::PrimFunc& func, const SpaceOption
         static constexpr const char* kRule[] = {"skip", "inline", "tile", "rfactor", "compute_at"};
         what += fmt::format("{}{}: {}", what.empty() ? "" : ", ", p.block, kRule[static_cast<int>(p.rule)]);
         if (p.rule == Sketch::Rule::Tile && p.writeLevel > 0) what += fmt::format(" write@{}", p.writeLevel);
+        if (p.rule == Sketch::Rule::Tile && !p.pack.empty()) what += " pack " + p.pack;
       }
       s.name = fmt::format("tir({})", what.empty() ? "post-steps only" : what);
       s.plans = std::move(plans);

@@ -25,6 +25,15 @@
 //                   is recorded like a sampled one. An
 //                   elementwise consumer is moved there with reverse_compute_at, otherwise
 //                   a cache_write "global" block is;
+//     + packing     (ours, not MetaSchedule's: a second sketch per write level) an input
+//                   parameter indexed by distinct block iterators, its last index the
+//                   innermost spatial iterator j and another a reduce iterator (B[k, j]
+//                   of a matmul) is copied first into panels as wide as j's register tile
+//                   w (its last tile factor): cache_read "global" + transform_layout
+//                   (..., j) -> (j // w, ..., j % w), the copy's j split by w and its
+//                   panel loop made outermost, so that the tile's inner loops read w
+//                   contiguous floats per reduce step (the hand-tuned matmul_tuned.py's
+//                   packing); no decision of its own, none when w is 1 or all of j;
 //   add-rfactor     a reduction whose spatial extent is small (at most
 //                   max_jobs_per_core * cores) and smaller than its reduce extent: the
 //                   reduce loops fused, split in 2 by sample_perfect_tile, rfactor on the
@@ -87,6 +96,7 @@ struct Sketch {
     std::string block;
     Rule rule = Rule::Skip;
     int writeLevel = 0; ///< Tile: 0 no write reuse, 1 or 2 the tile level
+    std::string pack;   ///< Tile: the input copied into panels first (empty: none)
   };
   std::vector<BlockPlan> plans; ///< TIR: one per block, last block first
   std::string fusion;           ///< poly: "max", "smart", "min"

@@ -1,6 +1,7 @@
 // The search space (core/tune/space.h): the sketches of the samples, candidates that replay
 // as traces and compute what the unscheduled program computes, decisions that regenerate
 // the same program, and mutations that change it.
+#include "core/ir/printer.h"
 #include "core/ir/structural_equal.h"
 #include "core/poly/checked_schedule.h"
 #include "core/poly/legality.h"
@@ -51,9 +52,68 @@ private Q_SLOTS:
     tune::SpaceOptions options;
     options.cores = 2;
     const auto sketches = tune::generateSketches(matmul(64, 64, 64), options);
-    const std::vector<std::string> expected{"tir(C: tile)",       "tir(C: tile write@1)", "tir(C: tile write@2)",
-                                            "poly(fusion=smart)", "poly(fusion=max)",     "poly(fusion=min)"};
+    const std::vector<std::string> expected{"tir(C: tile)",
+                                            "tir(C: tile write@1)",
+                                            "tir(C: tile write@2)",
+                                            "tir(C: tile pack B)",
+                                            "tir(C: tile write@1 pack B)",
+                                            "tir(C: tile write@2 pack B)",
+                                            "poly(fusion=smart)",
+                                            "poly(fusion=max)",
+                                            "poly(fusion=min)"};
     QCOMPARE(names(sketches), expected);
+    // No panels where j is under two vectors wide, nor for an input whose last index is
+    // not j (an NT dense's W[j, k]).
+    QCOMPARE(names(tune::generateSketches(matmul(64, 8, 64), options)).size(), std::size_t{6});
+    const auto dense = tune::generateSketches(polytest::parseTe(R"(from tvm import te
+A = te.placeholder((16, 32), dtype="float32", name="A")
+W = te.placeholder((64, 32), dtype="float32", name="W")
+k = te.reduce_axis((0, 32), name="k")
+C = te.compute((16, 64), lambda i, j: te.sum(A[i, k] * W[j, k], axis=k), name="C")
+)"),
+                                              options);
+    QCOMPARE(dense.size(), std::size_t{6});
+  }
+
+  // The packing sketch copies B into panels as wide as j's register tile: the copy, its
+  // layout and loops exactly, then legal and equal to the original; a tile of one column
+  // packs nothing.
+  void packSketchPanelsB() {
+    const ir::PrimFunc func = matmul(16, 64, 32);
+    tune::SpaceOptions options;
+    options.cores = 2;
+    options.poly = false;
+    const auto sketches = tune::generateSketches(func, options);
+    const auto pack = std::find_if(sketches.begin(), sketches.end(),
+                                   [](const tune::Sketch& s) { return s.name == "tir(C: tile pack B)"; });
+    QVERIFY(pack != sketches.end());
+    using schedule::TraceList;
+    const auto tile = [](std::vector<std::int64_t> f) {
+      TraceList l;
+      for (auto x : f)
+        l.emplace_back(x);
+      return schedule::TraceValue(l);
+    };
+    // i, j, k decisions, then the parallel jobs (none) and the unroll depth (none).
+    const tune::Decisions decisions{tile({2, 1, 1, 8}), tile({1, 2, 2, 16}), tile({4, 8}), std::int64_t{0},
+                                    std::int64_t{0}};
+    auto sch = tune::generate(func, *pack, options, decisions, 1);
+    QVERIFY2(sch, sch ? "" : sch.error().message.c_str());
+    const std::string trace = schedule::traceToPython(sch->trace());
+    QVERIFY2(trace.find(R"(sch.cache_read(block=b0, read_buffer_index=1, storage_scope="global")") != std::string::npos,
+             trace.c_str());
+    QVERIFY2(trace.find("index_map=lambda d0, d1: (d1 // 16, d0, d1 % 16)") != std::string::npos, trace.c_str());
+    const std::string program = ir::printPrimFunc(sch->func());
+    QVERIFY2(program.find("B_global = T.alloc_buffer((4, 32, 16))") != std::string::npos, program.c_str());
+    auto legal = poly::checkLegality(func, sch->func());
+    QVERIFY(legal && legal->legal);
+    QCOMPARE(polytest::compareRuns(func, sch->func(), 1e-4), std::string());
+    // A one-column register tile: no copy.
+    const tune::Decisions narrow{tile({2, 1, 1, 8}), tile({4, 4, 4, 1}), tile({4, 8}), std::int64_t{0},
+                                 std::int64_t{0}};
+    auto plain = tune::generate(func, *pack, options, narrow, 1);
+    QVERIFY(plain);
+    QVERIFY(schedule::traceToPython(plain->trace()).find("cache_read") == std::string::npos);
   }
 
   void softmaxSketches() {
