@@ -21,8 +21,20 @@ namespace loopscape::codegen {
 
 namespace {
 
-// Keys of affine terms: a loop's id (>= 0), or -lanes (<= -2) for the lanes of a Ramp.
+// Keys of affine terms: a loop's id (>= 0), -lanes (-2 ..) for the lanes of a Ramp, or
+// kPseudoBase - i (<= kPseudoBase) for the i-th floordiv/floormod term (Model::pseudo).
 using Terms = std::map<int, double>;
+constexpr int kPseudoBase = -1'000'000;
+
+/// floordiv(x, c) or floormod(x, c) of an affine x that is not an exact affine form:
+/// a term whose extent depends on which of x's loops iterate (Model::extentAt).
+struct Pseudo {
+  bool mod = false;
+  double modulus = 1;
+  Terms inner;         ///< x's terms
+  double constant = 0; ///< x's constant, in [0, modulus)
+  friend bool operator==(const Pseudo&, const Pseudo&) = default;
+};
 
 struct Affine {
   Terms coef;
@@ -58,15 +70,48 @@ struct Model {
   std::vector<Access> accesses;
   std::vector<int> loopDepth;
   std::vector<double> loopExtent;
+  std::vector<Pseudo> pseudo;
   double lineBytes = 64;
   double cacheBytes = 1 << 20;
 
+  static bool isPseudo(int key) { return key <= kPseudoBase; }
+  const Pseudo& pseudoOf(int key) const { return pseudo[static_cast<std::size_t>(kPseudoBase - key)]; }
+
+  /// Whether term `key` takes more than one value inside a statement at `depth`.
   bool iterates(int key, int depth) const {
+    if (isPseudo(key)) {
+      const Terms& inner = pseudoOf(key).inner;
+      return std::any_of(inner.begin(), inner.end(), [&](const auto& t) { return iterates(t.first, depth); });
+    }
     if (key < 0) return true; // lanes
     const auto k = static_cast<std::size_t>(key);
     return loopDepth[k] >= depth && loopExtent[k] > 1;
   }
-  double extentOf(int key) const { return key < 0 ? -key : loopExtent[static_cast<std::size_t>(key)]; }
+
+  /// The values term `key` takes inside a statement at `depth` (its loops inside it
+  /// iterate): a loop's extent, the lanes, or for floordiv/floormod of x by c, from the
+  /// span of x's iterating terms: floormod min(c, span + 1); floordiv floor(span / c) + 1
+  /// when the rest of x is a known constant, else floor((span + c - 1) / c) + 1, at most
+  /// the number of x's values.
+  double extentAt(int key, int depth) const {
+    if (!isPseudo(key)) return key < 0 ? -key : loopExtent[static_cast<std::size_t>(key)];
+    const Pseudo& p = pseudoOf(key);
+    double span = 0, count = 1;
+    bool fixedRest = false;
+    for (const auto& [k, c] : p.inner) {
+      const double e = extentAt(k, depth);
+      if (iterates(k, depth)) {
+        span += std::abs(c) * (e - 1);
+        count *= e;
+      } else if (e > 1) {
+        fixedRest = true;
+      }
+    }
+    if (p.mod) return std::min(p.modulus, span + 1);
+    const double steps =
+        fixedRest ? std::floor((span + p.modulus - 1) / p.modulus) : std::floor((p.constant + span) / p.modulus);
+    return std::min(count, steps + 1);
+  }
 
   double fullLines(const BufferInfo& b) const {
     double lines = std::ceil(b.shape.back() * b.elemBytes / lineBytes);
@@ -112,8 +157,9 @@ struct Model {
         double range = 1, product = 1;
         for (const auto& [key, c] : g.access->dims[d]) {
           if (!iterates(key, s.depth)) continue;
-          range += c * (extentOf(key) - 1);
-          product *= extentOf(key);
+          const double extent = extentAt(key, s.depth);
+          range += c * (extent - 1);
+          product *= extent;
         }
         const auto [lo, hi] = std::minmax_element(g.offsets[d].begin(), g.offsets[d].end());
         range += *hi - *lo;
@@ -140,8 +186,10 @@ struct Model {
     switch (s.kind) {
     case Node::Kind::Loop: {
       const Node& body = s.children.front();
-      if (footprintLines(body) * lineBytes <= cacheBytes) return bytes; // the loop streams
-      return s.extent * traffic(body);
+      const double iterations = s.extent * traffic(body);
+      // The loop streams, never costing more than its iterations one by one.
+      if (footprintLines(body) * lineBytes <= cacheBytes) return std::min(bytes, iterations);
+      return iterations;
     }
     case Node::Kind::Seq: {
       double sum = 0;
@@ -364,6 +412,21 @@ private:
           r.coef[key] = c * factor;
       return r;
     }
+    case ir::ExprKind::Div:
+    case ir::ExprKind::FloorDiv:
+    case ir::ExprKind::FloorMod: {
+      const bool mod = e.is<ir::FloorMod>();
+      const ir::Expr& a = mod               ? e.as<ir::FloorMod>()->a
+                          : e.is<ir::Div>() ? e.as<ir::Div>()->a
+                                            : e.as<ir::FloorDiv>()->a;
+      const ir::Expr& b = mod               ? e.as<ir::FloorMod>()->b
+                          : e.is<ir::Div>() ? e.as<ir::Div>()->b
+                                            : e.as<ir::FloorDiv>()->b;
+      const Affine x = affineOf(a), d = affineOf(b);
+      if (x.opaque || d.opaque || !d.coef.empty() || d.constant < 1 || d.constant != std::floor(d.constant))
+        return opaque(e);
+      return divMod(x, d.constant, mod);
+    }
     case ir::ExprKind::Ramp: {
       const auto& ramp = *e.as<ir::Ramp>();
       r = affineOf(ramp.base);
@@ -374,6 +437,36 @@ private:
     }
     default: return opaque(e);
     }
+  }
+
+  /// floordiv(x, c) (mod false) or floormod(x, c) (mod true): x = hi + lo, hi the terms
+  /// whose coefficients c divides (and c * floor(constant / c)); when lo stays in [0, c)
+  /// over its loops' ranges, floordiv = hi / c and floormod = lo exactly; else lo's part
+  /// is a floordiv/floormod term (Pseudo).
+  Affine divMod(const Affine& x, double c, bool mod) const {
+    Affine hi, lo;
+    hi.constant = std::floor(x.constant / c) * c;
+    lo.constant = x.constant - hi.constant;
+    for (const auto& [key, coef] : x.coef)
+      (std::fmod(coef, c) == 0 ? hi : lo).coef[key] = coef;
+    double lowest = lo.constant, highest = lo.constant;
+    for (const auto& [key, coef] : lo.coef)
+      (coef > 0 ? highest : lowest) += coef * (m_model.extentAt(key, 0) - 1);
+    Affine r;
+    if (!mod) {
+      r.constant = hi.constant / c;
+      for (const auto& [key, coef] : hi.coef)
+        r.coef[key] = coef / c;
+    }
+    if (lowest >= 0 && highest < c) {
+      if (mod) return lo;
+      return r;
+    }
+    Pseudo p{mod, c, lo.coef, lo.constant};
+    auto it = std::find(m_model.pseudo.begin(), m_model.pseudo.end(), p);
+    if (it == m_model.pseudo.end()) it = m_model.pseudo.insert(it, std::move(p));
+    r.coef[kPseudoBase - static_cast<int>(it - m_model.pseudo.begin())] = 1;
+    return r;
   }
 
   /// Every loop (and the lanes of a vector) that `e` depends on, through lets.

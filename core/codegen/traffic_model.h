@@ -12,7 +12,11 @@
 //     sizes take their bound values; lets are substituted), then split back into the
 //     buffer's dimensions (row-major strides of its shape): a term goes to the outermost
 //     dimension whose stride divides its coefficient, the constant is split by
-//     truncating division. An index that is not affine (floordiv, floormod, a load)
+//     truncating division. floordiv(x, c) and floormod(x, c) of an affine x are exact
+//     where the part of x that c does not divide stays in [0, c); else they are terms of
+//     their own whose extent follows from the span of x's iterating terms (floormod: at
+//     most c values; floordiv: span / c + 1, one more when x's fixed part may be
+//     misaligned). Any other index that is not affine (a load, a select, min/max)
 //     touches the whole buffer as soon as one of its loop variables iterates.
 //   * Footprint of a statement S (in lines): the loops inside S iterate, the ones around
 //     it are fixed. For one access, each dimension d spans
@@ -28,9 +32,9 @@
 //     counts at most all its lines; footprint(S) = the sum over buffers.
 //   * Traffic, recursively on the statement tree:
 //       traffic(S) = footprint(S) * L                    when footprint(S) * L <= C;
-//       otherwise, for a loop whose body fits:  footprint(loop) * L (the loop streams:
-//                  consecutive iterations share what they have in common, each line of
-//                  the loop's footprint is brought in once);
+//       otherwise, for a loop whose body fits:  min(footprint(loop) * L, extent *
+//                  traffic(body)) (the loop streams: consecutive iterations share what
+//                  they have in common, each line of its footprint comes in once);
 //       for a loop whose body does not fit:     extent * traffic(body);
 //       for a sequence (or an if's branches):   the sum of its children's traffic;
 //       for a single statement:                 footprint(S) * L.
@@ -42,7 +46,8 @@
 // further apart than the cache holds is assumed kept when the loop's body fits (a loop
 // that streams a working set just under C is optimistic); conflict misses, prefetching,
 // write-allocate and the other cache levels are not modeled. Both branches of an if
-// count. The result is an estimate for comparing schedules, not a measurement.
+// count; loop variables are taken to start at 0. The result is an estimate for comparing
+// schedules, not a measurement.
 #pragma once
 
 #include "core/codegen/lowered_func.h"

@@ -169,6 +169,21 @@ sch.reorder(i_0, j_0, k, i_1, j_1)
     QCOMPARE(tile, 142606336.0);
     QCOMPARE(tuned, 83886080.0);
     QVERIFY(tile >= *codegen::compulsoryBytes(original, {}));
+
+    // A GPU kernel (matmul_gpu.py: 64 x 64 tiles of C per block of 16 x 16 threads, A and B
+    // copied through shared memory): the thread indices are loops around the body
+    // (blockIdx.y, blockIdx.x, threadIdx.y, threadIdx.x), shared and local buffers do not
+    // count, and the copies' floordiv/floormod indices are bounded terms. One block (the
+    // threadIdx.y loop) touches A 64 rows x 64 lines + B 1024 rows x 4 lines (64 columns)
+    // + C 64 rows x 4 lines = 8448 lines: fits; the blockIdx.x loop (A 4096 + all of B
+    // 65536 + C 64 rows x 64 = 73728 lines) streams: 4718592 bytes per blockIdx.y, x 16 =
+    // 75497472.
+    codegen::LowerOptions gpu;
+    gpu.deviceKind = "gpu";
+    auto kernel = codegen::lower(scheduled(original, readAll(dir + "traces/matmul_gpu.py")), gpu);
+    QVERIFY(kernel.has_value());
+    QVERIFY(kernel->gpu.has_value());
+    QCOMPARE(codegen::estimateTraffic(*kernel, {}, codegen::TrafficOptions{kMiB, 64}).bytes, 75497472.0);
   }
 };
 
