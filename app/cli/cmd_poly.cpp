@@ -1,5 +1,6 @@
-// `poly FILE --auto [--fusion max|smart|min] [--tile 32,32] [--exact-deps] [--check] [--trace T]`: runs the isl
-// scheduler; `poly FILE --optimize [--no-parallel] [--no-vectorize] [--no-pack] [--parallel-depth N]
+// `poly FILE --auto [--fusion max|smart|min] [--tile 32,32] [--target cpu|gpu] [--exact-deps] [--check]
+// [--trace T]`: runs the isl scheduler (--target gpu: PPCG's mapping onto blocks and threads); `poly FILE --optimize
+// [--no-parallel] [--no-vectorize] [--no-pack] [--parallel-depth N]
 // [--unroll-jam 8,32] [--tile auto|64,256,128]
 // [--machine l1=48K,...]` runs poly_optimize and prints its decisions as comments. Both run the isl
 // scheduler (the poly_auto primitive, after the steps of --trace when given) and prints
@@ -43,6 +44,7 @@ struct PolyOptions {
   std::string fusion; // empty: poly_auto's max, poly_optimize's smart
   std::string tile;
   bool exactDeps = false;
+  std::string target = "cpu"; // --auto: "cpu" or "gpu" (PPCG's mapping)
   bool check = false;
   std::string trace;
   std::vector<std::string> shapes;
@@ -117,6 +119,7 @@ int runPoly(const PolyOptions& opt) {
     poly::PolyAutoOptions options;
     if (!opt.fusion.empty()) options.fusion = opt.fusion;
     options.simplifyDependences = !opt.exactDeps;
+    options.target = opt.target;
     if (!opt.tile.empty()) {
       auto sizes = parseSizes(opt.tile);
       if (!sizes) {
@@ -136,6 +139,11 @@ int runPoly(const PolyOptions& opt) {
   if (opt.optimize) {
     if (opt.autoSchedule) {
       std::fprintf(stderr, "error: --optimize runs the isl scheduler itself; give --auto or --optimize, not both\n");
+      return kExitBadInput;
+    }
+    if (opt.target != "cpu") {
+      std::fprintf(stderr, "error: --target gpu maps the isl schedule onto a GPU with --auto; --optimize schedules for "
+                           "this CPU\n");
       return kExitBadInput;
     }
     poly::PolyOptimizeOptions options;
@@ -218,6 +226,11 @@ void registerPoly(CLI::App& app, CommandResult& result) {
   cmd->add_option("--tile", opt->tile,
                   "Tile the outermost bands of the computed schedule, e.g. 32,32 (with --optimize: auto, the default, "
                   "or the cache tile sizes)");
+  cmd->add_option("--target", opt->target,
+                  "With --auto: cpu (the schedule as computed, the default) or gpu (PPCG's mapping: the outermost "
+                  "band tiled, its coincident tile and point loops bound to blockIdx and threadIdx, reused input tiles "
+                  "in shared memory; build it with run/print --target opencl or cuda)")
+      ->check(CLI::IsMember({"cpu", "gpu"}));
   cmd->add_flag("--no-parallel", opt->noParallel, "With --optimize: no parallel loop");
   cmd->add_flag("--wavefront", opt->wavefront,
                 "With --optimize: run the tiles of a band with no coincident member (a time-iterated stencil) in "

@@ -93,6 +93,10 @@ private Q_SLOTS:
     QCOMPARE(both.exitCode, 2);
     QCOMPARE(both.err,
              QString("error: --optimize runs the isl scheduler itself; give --auto or --optimize, not both\n"));
+    auto gpuOptimize = runCli({"poly", m_dir.filePath("mm32.te"), "--optimize", "--target", "gpu"});
+    QCOMPARE(gpuOptimize.exitCode, 2);
+    QCOMPARE(gpuOptimize.err, QString("error: --target gpu maps the isl schedule onto a GPU with --auto; --optimize "
+                                      "schedules for this CPU\n"));
     auto machine = runCli({"poly", m_dir.filePath("mm32.te"), "--optimize", "--machine", "l1=fast"});
     QCOMPARE(machine.exitCode, 2);
     QCOMPARE(machine.err,
@@ -151,6 +155,26 @@ private Q_SLOTS:
                             "            v_i = T.axis.spatial(8, i_1)\n"
                             "            v_j = T.axis.spatial(6, j_0 * 2 + j_1)\n"),
              qPrintable(r.out));
+  }
+
+  void autoForGpu() {
+    // --target gpu: PPCG's mapping, printed with its trace step; the program binds the tile
+    // loops to blocks and the point loops to threads, with B's tile in shared memory.
+    auto r = runCli({"poly", "samples/matmul.te", "--auto", "--target", "gpu", "--tile", "32,32"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("    for i_0 in T.thread_binding(32, thread=\"blockIdx.y\"):\n"
+                            "        for j_0 in T.thread_binding(32, thread=\"blockIdx.x\"):\n"),
+             qPrintable(r.out));
+    QVERIFY2(r.out.contains("                for i_1 in T.thread_binding(32, thread=\"threadIdx.y\"):\n"
+                            "                    for j_1 in T.thread_binding(32, thread=\"threadIdx.x\"):\n"),
+             qPrintable(r.out));
+    QVERIFY2(r.out.contains("    B_shared = T.alloc_buffer((1024, 1024), scope=\"shared\")\n"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("sch.poly_auto(fusion=\"max\", outer_coincidence=False, maximize_band_depth=True, "
+                            "algorithm=\"isl\", tile=[32, 32], simplify_deps=True, target=\"gpu\")\n"),
+             qPrintable(r.out));
+    auto bad = runCli({"poly", "samples/matmul.te", "--auto", "--target", "tpu"});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY2(bad.err.contains("--target: tpu not in {cpu,gpu}"), qPrintable(bad.err));
   }
 
   void fusionMinDistributes() {
