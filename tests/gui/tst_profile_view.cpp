@@ -48,9 +48,12 @@ views::PrimitiveRequest loopRequest(const gui::Session& s, const std::string& ki
   r.kind = kind;
   r.snapshot = s.state()->program();
   const int i = r.snapshot->find(views::NodeInfo::Kind::Loop, loop);
-  r.inputs.push_back({r.snapshot->nodes[i].node});
+  // Built in place: moving a braced RequestArg trips GCC 12's -Wmaybe-uninitialized on
+  // the variant's other alternatives once this file instantiates more (a false positive).
+  r.inputs.reserve(1 + args.size());
+  r.inputs.emplace_back().value = r.snapshot->nodes[i].node;
   for (auto& a : args)
-    r.inputs.push_back({std::move(a)});
+    r.inputs.emplace_back().value = std::move(a);
   r.attrs = std::move(attrs);
   return r;
 }
