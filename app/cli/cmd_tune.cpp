@@ -147,6 +147,9 @@ void printBest(const tune::Record& best) {
 void printDropped(const tune::TuneResult& result) {
   for (const auto& [reason, count] : result.dropped)
     fmt::print(stderr, "tune: dropped before measuring: {} x {}\n", count, reason);
+  for (const auto& [code, count] : result.legalityUnknown)
+    fmt::print(stderr, "tune: {} new best(s) kept on verification alone: the exact legality check failed ({})\n", count,
+               code);
 }
 
 int runSingle(TaskSetup& setup, const TuneCliOptions& opt, tune::CostModel& model,

@@ -70,6 +70,10 @@ QString summary(const TuneOutcome& o, const QString& records) {
     dropped << QStringLiteral("%1 × %2").arg(count).arg(QString::fromStdString(reason));
   if (!dropped.isEmpty())
     text += QStringLiteral(" Dropped before measuring: %1.").arg(dropped.join(QStringLiteral(", ")));
+  for (const auto& [code, count] : o.legalityUnknown)
+    text += QStringLiteral(" %1 new best(s) kept on verification alone: the exact legality check failed (%2).")
+                .arg(count)
+                .arg(QString::fromStdString(code));
   return text;
 }
 

@@ -152,6 +152,7 @@ TuneOutcome runTuneSearch(const TuneRequest& request, std::vector<tune::Record> 
   out.measured = static_cast<int>(result->records.size());
   out.errors = result->errors;
   out.dropped = result->dropped;
+  out.legalityUnknown = result->legalityUnknown;
   out.modelCorrelation = result->modelCorrelation;
   out.modelSamples = result->modelSamples;
   return out;

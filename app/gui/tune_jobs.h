@@ -64,6 +64,7 @@ struct TuneOutcome {
   int measured = 0;
   int errors = 0;
   std::map<std::string, int> dropped; ///< reason -> candidates dropped before measuring
+  std::map<std::string, int> legalityUnknown; ///< TuneResult::legalityUnknown
   QString model;
   /// The model's rank correlation with the measured GFLOP/s on candidates it had not seen,
   /// over `modelSamples` of them (0: too few to say).

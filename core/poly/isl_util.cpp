@@ -45,6 +45,17 @@ IslStopScope::~IslStopScope() {
 
 bool IslStopScope::cancelled() const { return isl_ctx_aborted(m_ctx) != 0; }
 
+IslQuotaScope::IslQuotaScope(unsigned long maxOperations)
+    : m_ctx(islContext().get()), m_previous(isl_ctx_get_max_operations(m_ctx)) {
+  isl_ctx_reset_error(m_ctx);
+  isl_ctx_set_max_operations(m_ctx, maxOperations);
+  isl_ctx_reset_operations(m_ctx);
+}
+
+IslQuotaScope::~IslQuotaScope() { isl_ctx_set_max_operations(m_ctx, m_previous); }
+
+bool IslQuotaScope::exceeded() const { return isl_ctx_last_error(m_ctx) == isl_error_quota; }
+
 isl::id makeId(const std::string& name) {
   return isl::manage(check(isl_id_alloc(islContext().get(), name.c_str(), nullptr), "isl_id_alloc"));
 }

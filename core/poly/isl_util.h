@@ -46,6 +46,25 @@ private:
   std::optional<std::stop_callback<std::function<void()>>> m_callback;
 };
 
+/// While alive, the calling thread's isl computation is bounded by `maxOperations` isl
+/// operations (isl_ctx_set_max_operations, counted from the scope's start): past it isl
+/// fails the running operation with isl_error_quota, the caller's catch turns it into a
+/// Diagnostic, and `exceeded()` says why. The previous bound is restored when the scope ends.
+class IslQuotaScope {
+public:
+  explicit IslQuotaScope(unsigned long maxOperations);
+  ~IslQuotaScope();
+  IslQuotaScope(const IslQuotaScope&) = delete;
+  IslQuotaScope& operator=(const IslQuotaScope&) = delete;
+  /// Whether the computation ran out of its operations (a failed C-API call; the C++
+  /// bindings reset the error when they throw: catch isl::exception_quota for those).
+  bool exceeded() const;
+
+private:
+  isl_ctx* m_ctx;
+  unsigned long m_previous;
+};
+
 /// Throws IslError with the context's last error message when `p` is null.
 template <typename T> T* check(T* p, const char* what) {
   if (!p) throw IslError(std::string("isl: ") + what + " failed");

@@ -330,12 +330,22 @@ private:
 };
 
 Expected<LegalityReport> checkAgainst(const OriginalModel& orig, const Scop& cur) {
+  IslQuotaScope quota(kLegalityMaxOperations);
+  auto failed = [&](const char* what, bool overQuota = false) {
+    if (overQuota || quota.exceeded())
+      return Diagnostic::error("poly.quota", fmt::format("the legality check exceeded the bound of {} isl operations: "
+                                                         "the schedule is too complex to check exactly",
+                                                         kLegalityMaxOperations));
+    return Diagnostic::error("poly.isl", std::string("isl failed checking legality: ") + what);
+  };
   try {
     return Checker(orig, cur).run();
+  } catch (const isl::exception_quota& e) { // the C++ bindings reset the context's last error
+    return Unexpected(failed(e.what(), true));
   } catch (const isl::exception& e) {
-    return Unexpected(Diagnostic::error("poly.isl", std::string("isl failed checking legality: ") + e.what()));
+    return Unexpected(failed(e.what()));
   } catch (const IslError& e) {
-    return Unexpected(Diagnostic::error("poly.isl", std::string("isl failed checking legality: ") + e.what()));
+    return Unexpected(failed(e.what()));
   }
 }
 

@@ -44,7 +44,13 @@ struct LegalityReport {
   std::vector<std::string> unmatched;
 };
 
-/// Errors: "poly.non-affine" (the analysis cannot decide), "poly.isl" ... from either
+/// The most isl operations one check may take (isl_ctx_set_max_operations). Without a
+/// bound, a few tiled conv2d schedules kept isl simplifying for minutes; past it the check
+/// fails with "poly.quota" and the verdict is unknown, not "legal".
+inline constexpr unsigned long kLegalityMaxOperations = 2'000'000;
+
+/// Errors: "poly.non-affine" (the analysis cannot decide), "poly.quota" (the check took
+/// more than kLegalityMaxOperations), "poly.isl" ... from either
 /// program's Scop. The original's model (Scop, dependences in the common space) is built
 /// from the thread's analysis of the original state (program_analysis.h) once per thread and
 /// original state; the structure of `current` is the state's too. The verdict is the same

@@ -258,7 +258,12 @@ private:
     if (!m_options.checkLegality) return {};
     auto state = schedule::ProgramState::make(c.func);
     auto report = poly::checkLegality(*m_original, *state);
-    if (!report || report->legal) return {};
+    if (!report) {
+      // No verdict (isl's bound, a non-affine access): the verification alone decides.
+      ++m_result.legalityUnknown[report.error().code];
+      return {};
+    }
+    if (report->legal) return {};
     return report->counterexample ? poly::counterexampleMessage(*report->counterexample) : "a dependence is broken";
   }
 

@@ -26,7 +26,9 @@
 // the original) and then a second run verified against the reference before it becomes the
 // best; one that fails is recorded with the error "illegal: ..." or "wrong: ...". (The
 // exact check takes up to a second on a tiled conv2d: every candidate would pay that, and
-// the sketch rules only make steps the primitives themselves check.)
+// the sketch rules only make steps the primitives themselves check.) A check that cannot
+// decide (isl's operation bound, kLegalityMaxOperations) leaves the verification to decide,
+// and is counted in TuneResult::legalityUnknown.
 #pragma once
 
 #include "core/codegen/lowered_func.h"
@@ -101,6 +103,9 @@ struct TuneResult {
   std::vector<CurvePoint> curve;
   std::vector<Record> records;        ///< measured in this run, in order
   std::map<std::string, int> dropped; ///< reason -> candidates dropped before measuring
+  /// Error code ("poly.quota", ...) -> new bests the exact legality check could not decide
+  /// (kept on their verification against the reference alone).
+  std::map<std::string, int> legalityUnknown;
   int errors = 0;
   bool stopped = false; ///< by the stop token or the time budget
   std::string modelName;

@@ -3,7 +3,8 @@
 // the verifier installed, the cached check (per-thread models of originals) agreeing with
 // an uncached one along a sequence of steps and its replayed prefixes, and 200 random
 // schedule sequences classified by brute force (executed instance order, every dependence
-// pair) agreeing with the checker.
+// pair) agreeing with the checker; a check too complex for its bound of isl operations
+// (a tiled conv2d candidate) stopping with an error.
 #include "poly_test_helpers.h"
 
 #include "core/poly/checked_schedule.h"
@@ -136,6 +137,39 @@ private Q_SLOTS:
     auto r = applySteps(sch, "t, i = sch.get_loops(sch.get_block(\"stencil\"))\nsch.parallel(t)\n");
     QVERIFY(!r.has_value());
     QCOMPARE(QString::fromStdString(r.error().code), QString("schedule.parallel.not-compact-dataflow"));
+  }
+
+  // A tiled ResNet-18 conv layer with its padding computed inside the tile, parallel, vectorised
+  // and its init decomposed (an auto-scheduler's candidate): isl kept simplifying for minutes
+  // checking it. The check stops at its bound of isl operations with an error, not a verdict.
+  void tooComplexCheckStopsAtItsBound() {
+    const ir::PrimFunc conv = polytest::parseProgram(sample("conv2d_nchw.te", {}));
+    schedule::Schedule sch(conv);
+    auto r = applySteps(sch, R"(b0 = sch.get_block(name="conv2d_nchw", func_name="main")
+l1, l2, l3, l4, l5, l6, l7 = sch.get_loops(block=b0)
+l12, l13, l14, l15 = sch.split(loop=l2, factors=[2, 16, 2, 1])
+l20, l21, l22, l23 = sch.split(loop=l3, factors=[7, 2, 2, 2])
+l28, l29, l30, l31 = sch.split(loop=l4, factors=[1, 2, 1, 28])
+l34, l35 = sch.split(loop=l5, factors=[2, 32])
+sch.reorder(l1, l12, l20, l28, l13, l21, l29, l34, l14, l22, l30, l35, l6, l7, l15, l23, l31)
+sch.compute_at(block=sch.get_block(name="pad_temp", func_name="main"), loop=l21, preserve_unit_loops=True, index=-1)
+sch.parallel(sch.fuse(l12, l20, l28))
+sch.vectorize(l31)
+sch.decompose_reduction(block=b0, loop=l34)
+)");
+    QVERIFY2(r.has_value(), r ? "" : r.error().message.c_str());
+    QCOMPARE(verdict(poly::checkLegality(conv, sch.func())),
+             fmt::format("error poly.quota: the legality check exceeded the bound of {} isl operations: the schedule "
+                         "is too complex to check exactly",
+                         poly::kLegalityMaxOperations));
+    // The same steps without the padding moved are checked within the bound.
+    schedule::Schedule plain(conv);
+    QVERIFY(applySteps(plain, "b0 = sch.get_block(\"conv2d_nchw\")\n"
+                              "l1, l2, l3, l4, l5, l6, l7 = sch.get_loops(b0)\n"
+                              "l12, l13 = sch.split(l2, factors=[2, 32])\n"
+                              "sch.parallel(l12)\n")
+                .has_value());
+    QCOMPARE(verdict(poly::checkLegality(conv, plain.func())), std::string("legal"));
   }
 
   void legalSequencesAccepted_data() {
