@@ -3,15 +3,13 @@
 // buffers' dimensions; footprints and traffic are then computed on that tree.
 #include "core/codegen/traffic_model.h"
 
+#include "core/ir/host_caches.h"
 #include "core/ir/visitor.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -529,43 +527,11 @@ private:
   std::unordered_map<const ir::ExprNode*, ir::Expr> m_lets;
 };
 
-std::optional<std::int64_t> parseCacheSize(std::string text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
-    text.pop_back();
-  if (text.empty()) return std::nullopt;
-  std::int64_t scale = 1;
-  const char last = static_cast<char>(std::toupper(static_cast<unsigned char>(text.back())));
-  if (last == 'K' || last == 'M' || last == 'G') {
-    scale = last == 'K' ? 1024 : last == 'M' ? (1 << 20) : (std::int64_t{1} << 30);
-    text.pop_back();
-  }
-  if (text.empty() || text.size() > 9 || !std::all_of(text.begin(), text.end(), ::isdigit)) return std::nullopt;
-  const std::int64_t n = std::stoll(text) * scale;
-  return n > 0 ? std::optional(n) : std::nullopt;
-}
-
-std::string firstLine(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return line;
-}
-
 } // namespace
 
 std::int64_t hostL2CacheBytes() {
-  static const std::int64_t bytes = [] {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator("/sys/devices/system/cpu/cpu0/cache", ec)) {
-      if (!entry.path().filename().string().starts_with("index")) continue;
-      const std::string type = firstLine(entry.path() / "type");
-      if (firstLine(entry.path() / "level") != "2" || (type != "Unified" && type != "Data")) continue;
-      if (auto size = parseCacheSize(firstLine(entry.path() / "size"))) return *size;
-    }
-    return std::int64_t{1} << 20;
-  }();
-  return bytes;
+  const std::int64_t l2 = ir::hostCaches().l2;
+  return l2 > 0 ? l2 : std::int64_t{1} << 20;
 }
 
 std::string cacheSizeText(std::int64_t bytes) {

@@ -1,6 +1,7 @@
 // Shared by the GPU lowering, OpenCL and CUDA tests: reading a source file of the
 // repository, te and TVMScript programs parsed (the test stops on a parse error), a
-// schedule script applied, and the programs more than one of them uses.
+// schedule script applied, loopscape-cli run with extra environment variables, and the
+// programs more than one of them uses.
 #pragma once
 
 #include "core/frontend/te_frontend.h"
@@ -10,9 +11,12 @@
 
 #include <QtTest>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include <sys/wait.h>
 
 namespace loopscape::testing {
 
@@ -80,5 +84,32 @@ def main(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"), C: 
                     T.writes(C[vi, vj])
                     C[vi, vj] = B[63 - vj, vi] + T.float32(1)
 )";
+
+#ifdef LS_CLI_PATH
+struct Cli {
+  int exitCode = -1;
+  QString out;
+};
+
+/// loopscape-cli with `args` (simple words) in the source directory, stdout and stderr
+/// together, with the environment variables `env` ("NAME=value") set for it alone.
+inline Cli runCli(const QStringList& args, const QStringList& env = {}) {
+  std::string command = "cd '" LS_SOURCE_DIR "' && env";
+  for (const QString& e : env)
+    command += " '" + e.toStdString() + "'";
+  command += " '" LS_CLI_PATH "'";
+  for (const QString& a : args)
+    command += " '" + a.toStdString() + "'";
+  command += " 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) qFatal("cannot start loopscape-cli");
+  std::string out;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;)
+    out.append(buf, n);
+  const int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, QString::fromStdString(out)};
+}
+#endif
 
 } // namespace loopscape::testing

@@ -26,23 +26,23 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include <dlfcn.h>
-#include <sys/wait.h>
 
 using namespace loopscape;
 using namespace loopscape::codegen;
 
 namespace {
 
+using testing::Cli;
 using testing::kGpuMatmul;
 using testing::kTwoKernels;
 using testing::parse;
 using testing::readSource;
+using testing::runCli;
 using testing::scheduled;
 
 const char* kSmall = R"(from tvm import te
@@ -84,31 +84,6 @@ RunOptions isolated() {
   o.workerPath = LS_WORKER_PATH;
   o.timeoutSeconds = 60;
   return o;
-}
-
-struct Cli {
-  int exitCode = -1;
-  QString out;
-};
-
-/// loopscape-cli with `args` (simple words) in the source directory, stdout and stderr
-/// together, with the environment variables `env` ("NAME=value") set for it alone.
-Cli runCli(const QStringList& args, const QStringList& env = {}) {
-  std::string command = "cd '" LS_SOURCE_DIR "' && env";
-  for (const QString& e : env)
-    command += " '" + e.toStdString() + "'";
-  command += " '" LS_CLI_PATH "'";
-  for (const QString& a : args)
-    command += " '" + a.toStdString() + "'";
-  command += " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) qFatal("cannot start loopscape-cli");
-  std::string out;
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;)
-    out.append(buf, n);
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, QString::fromStdString(out)};
 }
 
 QString readText(const QString& path) {

@@ -24,11 +24,9 @@
 
 #include <QtTest>
 
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace loopscape;
@@ -36,10 +34,12 @@ using namespace loopscape::codegen;
 
 namespace {
 
+using testing::Cli;
 using testing::kTwoKernels;
 using testing::parse;
 using testing::parseScript;
 using testing::readSource;
+using testing::runCli;
 using testing::scheduled;
 const char* const kMatmul = testing::kGpuMatmul;
 
@@ -62,30 +62,6 @@ ir::Stmt withoutBarriers(const ir::Stmt& s) {
     }
   } strip;
   return strip.mutate(s);
-}
-
-struct Cli {
-  int exitCode = -1;
-  QString out;
-};
-
-/// loopscape-cli with `args` (simple words) in the source directory, stdout and stderr
-/// together; with `vendors`, OCL_ICD_VENDORS set to it.
-Cli runCli(const QStringList& args, const QString& vendors = {}) {
-  std::string command = "cd '" LS_SOURCE_DIR "' && ";
-  if (!vendors.isEmpty()) command += "OCL_ICD_VENDORS='" + vendors.toStdString() + "' ";
-  command += "'" LS_CLI_PATH "'";
-  for (const QString& a : args)
-    command += " '" + a.toStdString() + "'";
-  command += " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) qFatal("cannot start loopscape-cli");
-  std::string out;
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;)
-    out.append(buf, n);
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, QString::fromStdString(out)};
 }
 
 } // namespace
@@ -414,20 +390,22 @@ sch.bind(k_1, "threadIdx.x")
       const char* path;
       ~Remove() { ::rmdir(path); }
     } remove{pattern};
-    const Cli list = runCli({"targets"}, emptyDir);
+    const Cli list = runCli({"targets"}, {"OCL_ICD_VENDORS=" + emptyDir});
     QCOMPARE(list.exitCode, 0);
     QVERIFY2(list.out.contains("opencl  (not usable)"), qPrintable(list.out));
     QVERIFY2(list.out.contains("  toolchain: no OpenCL platform found (clGetPlatformIDs: -1001); install an OpenCL "
                                "driver, e.g. Debian's pocl-opencl-icd"),
              qPrintable(list.out));
-    const Cli run = runCli(
-        {"run", "samples/softmax.te", "--trace", "samples/traces/softmax_gpu.py", "--target", "opencl"}, emptyDir);
+    const Cli run =
+        runCli({"run", "samples/softmax.te", "--trace", "samples/traces/softmax_gpu.py", "--target", "opencl"},
+               {"OCL_ICD_VENDORS=" + emptyDir});
     QVERIFY(run.exitCode != 0);
     QVERIFY2(run.out.contains("error: target 'opencl' cannot build here: no OpenCL platform found"),
              qPrintable(run.out));
     // Printing the source needs no platform.
-    const Cli print = runCli(
-        {"print", "samples/softmax.te", "--trace", "samples/traces/softmax_gpu.py", "--format", "opencl"}, emptyDir);
+    const Cli print =
+        runCli({"print", "samples/softmax.te", "--trace", "samples/traces/softmax_gpu.py", "--format", "opencl"},
+               {"OCL_ICD_VENDORS=" + emptyDir});
     QCOMPARE(print.exitCode, 0);
     QVERIFY2(print.out.contains("barrier(CLK_LOCAL_MEM_FENCE);"), qPrintable(print.out));
   }

@@ -22,18 +22,17 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include <cstdio>
 #include <fstream>
-
-#include <sys/wait.h>
 
 using namespace loopscape;
 using namespace loopscape::codegen;
 
 namespace {
 
+using testing::Cli;
 using testing::parse;
 using testing::readSource;
+using testing::runCli;
 
 /// samples/matmul.te at 64 x 64 x 64, or at other sizes.
 std::string matmul(int m, int n, int k) {
@@ -74,26 +73,6 @@ Expected<ir::PrimFunc> applied(const ir::PrimFunc& original, const std::string& 
   schedule::Schedule sch = poly::makeSchedule(original);
   if (auto ok = schedule::applyScript(sch, script, "test.py"); !ok) return Unexpected(ok.error());
   return sch.func();
-}
-
-struct Cli {
-  int exitCode = -1;
-  QString out;
-};
-
-Cli runCli(const QStringList& args) {
-  std::string command = "cd '" LS_SOURCE_DIR "' && '" LS_CLI_PATH "'";
-  for (const QString& a : args)
-    command += " '" + a.toStdString() + "'";
-  command += " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) qFatal("cannot start loopscape-cli");
-  std::string out;
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;)
-    out.append(buf, n);
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, QString::fromStdString(out)};
 }
 
 constexpr const char* kMatmulMapped = R"(# from tvm.script import tir as T
