@@ -40,7 +40,7 @@ struct Record {
   std::string family; ///< "tir" or "poly"
   std::string sketch; ///< the sketch's name (space.h)
   schedule::Trace trace;
-  std::vector<double> seconds;
+  std::vector<double> seconds; ///< per-call time of each repeat (a verified new best: of two runs)
   double gflops = 0;
   std::string error;
   bool verified = false;

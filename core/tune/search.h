@@ -24,9 +24,10 @@
 // generated or lowered are dropped before measurement, and counted by reason. A candidate
 // faster than the best so far must pass the exact legality check (checkLegality against
 // the original) and then a second run verified against the reference before it becomes the
-// best; one that fails is recorded with the error "illegal: ..." or "wrong: ...". (The
-// exact check takes up to a second on a tiled conv2d: every candidate would pay that, and
-// the sketch rules only make steps the primitives themselves check.) A check that cannot
+// best (its record keeps the times of both runs, two worker processes, and is ranked by
+// their median); one that fails is recorded with the error "illegal: ..." or "wrong: ...".
+// (The exact check takes up to a second on a tiled conv2d: every candidate would pay that,
+// and the sketch rules only make steps the primitives themselves check.) A check that cannot
 // decide (isl's operation bound, kLegalityMaxOperations) leaves the verification to decide,
 // and is counted in TuneResult::legalityUnknown.
 #pragma once

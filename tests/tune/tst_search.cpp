@@ -200,6 +200,13 @@ private Q_SLOTS:
     }
     QCOMPARE(result->errors, crashed);
     QVERIFY(crashed >= 2);
+    // A new best is timed again in its verification run; its record keeps both times and
+    // is ranked by their median (each measure() here times a program once).
+    QVERIFY(result->best);
+    QCOMPARE(result->best->seconds.size(), std::size_t{2});
+    QCOMPARE(result->best->medianSeconds(), (result->best->seconds[0] + result->best->seconds[1]) / 2);
+    for (const auto& r : result->records)
+      QCOMPARE(r.seconds.size(), std::size_t{r.ok() && r.verified ? 2 : r.ok() ? 1 : 0});
   }
 
   void strategies() {
