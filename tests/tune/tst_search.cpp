@@ -206,7 +206,7 @@ private Q_SLOTS:
     QCOMPARE(result->best->seconds.size(), std::size_t{2});
     QCOMPARE(result->best->medianSeconds(), (result->best->seconds[0] + result->best->seconds[1]) / 2);
     for (const auto& r : result->records)
-      QCOMPARE(r.seconds.size(), std::size_t{r.ok() && r.verified ? 2 : r.ok() ? 1 : 0});
+      QCOMPARE(r.seconds.size(), static_cast<std::size_t>(r.ok() && r.verified ? 2 : r.ok() ? 1 : 0));
   }
 
   void strategies() {
