@@ -20,4 +20,5 @@ cd build-asan
 # Not intercepting __tls_get_addr drops that bookkeeping; leak checking stays on.
 export ASAN_OPTIONS="detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:intercept_tls_get_addr=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export LSAN_OPTIONS="suppressions=$PWD/../scripts/lsan-qt.supp"
 QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j "$(nproc)" "$@"
