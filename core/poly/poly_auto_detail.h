@@ -10,6 +10,9 @@
 
 #include <isl/cpp.h>
 
+#include <map>
+#include <string>
+
 namespace loopscape::poly {
 
 /// The schedule tree isl computes for `scop` with `options` (dependences computed here).
@@ -32,10 +35,13 @@ struct OptimizedSchedule {
   std::vector<std::vector<std::string>> fuseGroups;
 };
 
-/// `decided` (a recorded decision) fixes the sizes band by band. Errors as computeIslSchedule.
+/// `decided` (a recorded decision) fixes the sizes band by band. `scheduled`, when given,
+/// keeps isl's tree for `scop` by fusion: a tree found there is reused, a computed one
+/// stored. Errors as computeIslSchedule.
 Expected<OptimizedSchedule> optimizeIslSchedule(const Scop& scop, const Dependences& deps,
                                                 const PolyOptimizeOptions& options, const MachineModel& machine,
-                                                const std::vector<std::vector<std::int64_t>>* decided);
+                                                const std::vector<std::vector<std::int64_t>>* decided,
+                                                std::map<std::string, isl::schedule>* scheduled = nullptr);
 
 /// The program poly_optimize schedules: `func` after packing (options.pack, packing.h)
 /// and the vector tails' separation (options.vectorize, tail_split.h). `changed` says

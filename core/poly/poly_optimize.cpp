@@ -567,13 +567,21 @@ namespace detail {
 
 Expected<OptimizedSchedule> optimizeIslSchedule(const Scop& scop, const Dependences& deps,
                                                 const PolyOptimizeOptions& options, const MachineModel& machine,
-                                                const std::vector<std::vector<std::int64_t>>* decided) {
-  PolyAutoOptions autoOptions;
-  autoOptions.fusion = options.fusion;
-  auto tree = computeIslSchedule(scop, deps, autoOptions);
-  if (!tree) return Unexpected(tree.error());
+                                                const std::vector<std::vector<std::int64_t>>* decided,
+                                                std::map<std::string, isl::schedule>* scheduled) {
+  isl::schedule tree;
+  if (scheduled && scheduled->contains(options.fusion)) {
+    tree = scheduled->at(options.fusion);
+  } else {
+    PolyAutoOptions autoOptions;
+    autoOptions.fusion = options.fusion;
+    auto computed = computeIslSchedule(scop, deps, autoOptions);
+    if (!computed) return Unexpected(computed.error());
+    tree = *computed;
+    if (scheduled) scheduled->emplace(options.fusion, tree);
+  }
   Walk walk{scop, deps, options, machine, decided, {}, {}, {}};
-  isl::schedule_node root = walk.visit(tree->root());
+  isl::schedule_node root = walk.visit(tree.root());
   return OptimizedSchedule{root.schedule(), std::move(walk.decisions), std::move(walk.notes),
                            std::move(walk.fuseGroups)};
 }

@@ -124,17 +124,14 @@ Expected<void> checkScheduleRange(const isl::schedule& tree, const Scop& scop, i
 using PostEdit = std::function<Expected<ir::PrimFunc>(const ir::PrimFunc&)>;
 
 /// `base`, when given, is the program the edit starts from instead of the current one (a
-/// rewrite of it made before the scheduler: poly_optimize's packing); its Scop and
-/// dependences are computed here.
+/// rewrite of it made before the scheduler: poly_optimize's packing); its analysis is the
+/// base state's.
 Expected<std::vector<RV>> polyStep(Schedule& sch, std::string_view prim, const Edit& edit,
                                    bool needsDependences = false, const PostEdit& post = {},
-                                   const ir::PrimFunc* base = nullptr) {
+                                   const schedule::ProgramState* base = nullptr) {
   std::shared_ptr<const detail::ProgramAnalysis> analysis;
-  std::optional<Dependences> baseDeps;
-  if (base) {
-    // analysis stays null: the Scop below is the base's.
-  } else if (needsDependences) {
-    auto a = detail::analyzeProgram(*sch.state());
+  if (needsDependences || base) {
+    auto a = detail::analyzeProgram(base ? *base : *sch.state());
     if (!a) return Unexpected(a.error());
     analysis = *a;
   } else {
@@ -142,23 +139,12 @@ Expected<std::vector<RV>> polyStep(Schedule& sch, std::string_view prim, const E
   }
   std::optional<Scop> extracted;
   if (!analysis) {
-    auto s = extractScop(base ? *base : sch.func());
+    auto s = extractScop(sch.func());
     if (!s) return Unexpected(s.error());
     extracted = std::move(*s);
   }
-  if (base && needsDependences) {
-    try {
-      auto d = computeDependences(*extracted);
-      if (!d) return Unexpected(d.error());
-      baseDeps = std::move(*d);
-    } catch (const isl::exception& e) {
-      return Unexpected(Diagnostic::error("poly.isl", fmt::format("{} failed in isl: {}", prim, e.what())));
-    } catch (const detail::IslError& e) {
-      return Unexpected(Diagnostic::error("poly.isl", fmt::format("{} failed in isl: {}", prim, e.what())));
-    }
-  }
   const Scop* scop = analysis ? &analysis->scop : &*extracted;
-  const Dependences* deps = analysis ? &analysis->deps : baseDeps ? &*baseDeps : nullptr;
+  const Dependences* deps = analysis ? &analysis->deps : nullptr;
   // The isl scheduler and the AST build are the long parts: a stop aborts them.
   detail::IslStopScope stopScope(sch.stopToken());
   auto cancelled = [&] {
@@ -187,7 +173,7 @@ Expected<std::vector<RV>> polyStep(Schedule& sch, std::string_view prim, const E
     }
   }();
   if (!inRange) return Unexpected(stopScope.cancelled() ? cancelled() : inRange.error());
-  auto func = generateFunc(base ? *base : sch.func(), *scop, *tree);
+  auto func = generateFunc(base ? base->func() : sch.func(), *scop, *tree);
   if (!func) return Unexpected(stopScope.cancelled() ? cancelled() : func.error());
   if (stopScope.cancelled()) return Unexpected(cancelled());
   if (post) {
@@ -343,6 +329,37 @@ Expected<std::vector<RV>> applyComputeAtTile(Schedule& sch, const std::vector<Tr
   });
 }
 
+/// prepareForOptimize's program for `func` (null: unchanged), kept per thread for the
+/// last few programs so that a program optimised again (the tuner's candidates, which
+/// differ by their decision only) gets the same prepared program object, and with it the
+/// cached analysis (program_analysis.h) and isl's tree.
+Expected<schedule::StatePtr> preparedProgram(const ir::PrimFunc& func, const PolyOptimizeOptions& o,
+                                             const MachineModel& machine) {
+  struct Entry {
+    ir::PrimFunc func; ///< kept, so its nodes are not freed (sameProgram)
+    bool pack = false, vectorize = false;
+    std::string machine;
+    schedule::StatePtr prepared;
+  };
+  thread_local std::vector<Entry> entries;
+  const std::string machineText = machine.str();
+  auto it = std::find_if(entries.begin(), entries.end(), [&](const Entry& e) {
+    return e.pack == o.pack && e.vectorize == o.vectorize && e.machine == machineText &&
+           detail::sameProgram(e.func, func);
+  });
+  if (it != entries.end()) {
+    std::rotate(entries.begin(), it, it + 1);
+    return entries.front().prepared;
+  }
+  auto p = detail::prepareForOptimize(func, o, machine);
+  if (!p) return Unexpected(p.error());
+  schedule::StatePtr prepared = p->changed ? schedule::ProgramState::make(std::move(p->func)) : nullptr;
+  constexpr std::size_t kEntries = 4;
+  if (entries.size() >= kEntries) entries.pop_back();
+  entries.insert(entries.begin(), Entry{func, o.pack, o.vectorize, machineText, prepared});
+  return prepared;
+}
+
 Expected<std::vector<RV>> applyOptimize(Schedule& sch, const std::vector<TraceValue>&,
                                         const std::vector<TraceValue>& attrs) {
   const std::string_view prim = "poly_optimize";
@@ -410,19 +427,19 @@ Expected<std::vector<RV>> applyOptimize(Schedule& sch, const std::vector<TraceVa
   }
   // Packing and the vector tails' separation rewrite the program before the scheduler
   // runs on it (packing.h, tail_split.h).
-  std::optional<ir::PrimFunc> packed;
-  {
-    auto p = detail::prepareForOptimize(sch.func(), o, machine);
-    if (!p) return Unexpected(p.error());
-    if (p->changed) packed = std::move(p->func);
-  }
+  auto prepared = preparedProgram(sch.func(), o, machine);
+  if (!prepared) return Unexpected(prepared.error());
+  const schedule::ProgramState* base = prepared->get();
+  auto analysis = detail::analyzeProgram(base ? *base : *sch.state());
+  if (!analysis) return Unexpected(analysis.error());
   std::vector<std::vector<std::int64_t>> made;
   std::vector<std::vector<std::string>> fuseGroups;
   std::vector<std::string> renamed;
   auto out = polyStep(
       sch, prim,
       [&](const Scop& scop, const Dependences* deps) -> Expected<isl::schedule> {
-        auto r = detail::optimizeIslSchedule(scop, *deps, o, machine, decided ? &*decided : nullptr);
+        auto* scheduled = &scop == &(*analysis)->scop ? &(*analysis)->islSchedules : nullptr;
+        auto r = detail::optimizeIslSchedule(scop, *deps, o, machine, decided ? &*decided : nullptr, scheduled);
         if (!r) return Unexpected(r.error());
         made = r->decisions;
         fuseGroups = r->fuseGroups;
@@ -434,7 +451,7 @@ Expected<std::vector<RV>> applyOptimize(Schedule& sch, const std::vector<TraceVa
         if (!hoisted) return hoisted;
         return detail::fuseParallelLoops(*hoisted, fuseGroups, nullptr);
       },
-      packed ? &*packed : nullptr);
+      base);
   if (!out) return out;
   for (const auto& name : renamed)
     sch.renameBlock(name, name + "_update");

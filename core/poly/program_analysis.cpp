@@ -29,6 +29,9 @@ public:
 
   Entry& get(const schedule::ProgramState& state) {
     auto it = std::find_if(m_entries.begin(), m_entries.end(), [&](const Entry& e) { return e.state.get() == &state; });
+    if (it == m_entries.end())
+      it = std::find_if(m_entries.begin(), m_entries.end(),
+                        [&](const Entry& e) { return sameProgram(e.state->func(), state.func()); });
     if (it != m_entries.end()) {
       std::rotate(m_entries.begin(), it, it + 1);
       return m_entries.front();
@@ -54,6 +57,17 @@ ThreadCache& cache() {
 }
 
 } // namespace
+
+bool sameProgram(const ir::PrimFunc& a, const ir::PrimFunc& b) {
+  if (a.name != b.name || !a.body.sameAs(b.body) || a.params.size() != b.params.size() ||
+      a.attrs.size() != b.attrs.size())
+    return false;
+  for (std::size_t i = 0; i < a.params.size(); ++i)
+    if (!a.params[i].sameAs(b.params[i])) return false;
+  for (auto x = a.attrs.begin(), y = b.attrs.begin(); x != a.attrs.end(); ++x, ++y)
+    if (x->first != y->first || !x->second.sameAs(y->second)) return false;
+  return true;
+}
 
 Expected<std::shared_ptr<const ProgramAnalysis>> analyzeProgram(const schedule::ProgramState& state) {
   ThreadCache::Entry& e = cache().get(state);

@@ -4,9 +4,11 @@
 #include "core/codegen/flop_count.h"
 #include "core/ir/structural_equal.h"
 #include "core/poly/legality.h"
+#include "core/schedule/instruction.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/trace_python.h"
 #include "core/tune/sketch_rules.h"
+#include "core/tune/worker_pool.h"
 #include "core/tune/xgb_model.h"
 
 #include <algorithm>
@@ -16,6 +18,7 @@
 #include <limits>
 #include <random>
 #include <set>
+#include <thread>
 #include <unordered_set>
 
 namespace loopscape::tune {
@@ -101,33 +104,78 @@ private:
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - m_start).count(); }
   void drop(const std::string& reason) { ++m_result.dropped[reason]; }
 
-  /// A candidate of sketch `s` with `forced` decisions (the rest sampled from `seed`).
-  std::optional<Candidate> make(int s, const Decisions& forced, std::uint64_t seed) {
-    // A polyhedral candidate depends on its decisions only (nothing is sampled) and costs
-    // a run of the isl scheduler: each one is made once.
-    std::string key;
-    if (m_sketches[s].family == Family::Poly) {
-      key = std::to_string(s);
-      for (const auto& d : forced)
-        key += "|" + schedule::pythonValue(d);
-      if (auto it = m_polyCache.find(key); it != m_polyCache.end()) return it->second;
-    }
-    auto c = generateCandidate(s, forced, seed);
-    if (!key.empty()) m_polyCache.emplace(key, c);
-    return c;
+  /// What a candidate is made from: sketch `sketch` with `forced` decisions, the rest
+  /// sampled from `seed`.
+  struct Job {
+    int sketch = -1;
+    Decisions forced;
+    std::uint64_t seed = 0;
+  };
+
+  /// A polyhedral candidate depends on its decisions only (nothing is sampled) and costs a
+  /// run of the isl scheduler: each one is made once, and kept by this key.
+  std::string polyKey(const Job& job) const {
+    if (m_sketches[job.sketch].family != Family::Poly) return {};
+    std::string key = std::to_string(job.sketch);
+    for (const auto& d : job.forced)
+      key += "|" + schedule::pythonValue(d);
+    return key;
   }
 
-  std::optional<Candidate> generateCandidate(int s, const Decisions& forced, std::uint64_t seed) {
-    auto sch = applySketch(m_original, m_sketches[s], m_space, forced, seed);
+  /// The jobs' candidates, generated and lowered, in order (nullopt where one was not: the
+  /// reason counted). The new ones are made on the worker threads together.
+  std::vector<std::optional<Candidate>> makeAll(const std::vector<Job>& jobs) {
+    std::vector<std::optional<Candidate>> out(jobs.size());
+    std::vector<std::string> keys(jobs.size());
+    std::vector<std::size_t> todo;
+    std::set<std::string> coming;
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      keys[i] = polyKey(jobs[i]);
+      if (!keys[i].empty()) {
+        if (auto it = m_polyCache.find(keys[i]); it != m_polyCache.end()) {
+          out[i] = it->second;
+          continue;
+        }
+        if (!coming.insert(keys[i]).second) continue; // made once below, copied after
+      }
+      todo.push_back(i);
+    }
+    std::vector<std::string> why(jobs.size());
+    m_pool.run(todo.size(), [&](std::size_t t) {
+      const std::size_t i = todo[t];
+      if (!m_stop.stop_requested()) out[i] = generateCandidate(jobs[i], why[i]);
+    });
+    for (std::size_t i : todo) {
+      if (!why[i].empty()) drop(why[i]);
+      if (!keys[i].empty() && !m_stop.stop_requested()) m_polyCache.emplace(keys[i], out[i]);
+    }
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+      if (!out[i] && !keys[i].empty())
+        if (auto it = m_polyCache.find(keys[i]); it != m_polyCache.end()) out[i] = it->second;
+    return out;
+  }
+
+  std::optional<Candidate> makeOne(const Job& job) { return std::move(makeAll({job}).front()); }
+
+  /// Runs on a worker thread: touches nothing of the search but what is constant during a
+  /// round; `why` gets the reason when there is no candidate.
+  std::optional<Candidate> generateCandidate(const Job& job, std::string& why) const {
+    auto sch = applySketch(m_original, m_sketches[job.sketch], m_space, job.forced, job.seed);
     if (!sch) {
-      drop("not generated: " + sch.error().code);
+      why = "not generated: " + sch.error().code;
       return std::nullopt;
     }
     Candidate c;
-    c.sketch = s;
+    c.sketch = job.sketch;
     c.trace = sch->trace();
     c.func = sch->func();
     c.hash = ir::structuralHash(c.func);
+    auto lowered = m_task.lower(c.func);
+    if (!lowered) {
+      why = "not lowered: " + lowered.error().code;
+      return std::nullopt;
+    }
+    c.lowered = std::make_shared<const codegen::LoweredFunc>(std::move(*lowered));
     return c;
   }
 
@@ -168,25 +216,54 @@ private:
 
   std::vector<Candidate> fresh(int n) {
     std::vector<Candidate> out;
-    for (int attempt = 0; attempt < 3 * n && static_cast<int>(out.size()) < n && !m_stop.stop_requested(); ++attempt) {
-      const int s = sampleSketch();
-      auto c = make(s, {}, m_rng());
-      if (!c) continue;
-      // A polyhedral sketch samples nothing (poly_optimize's model decides): it is moved
-      // away from the model's choice by up to three mutations, most of the time.
-      if (m_sketches[s].family == Family::Poly)
-        for (int k = static_cast<int>(m_rng() % 4); k > 0; --k)
-          if (auto moved = mutated(*c)) c = std::move(moved);
-      out.push_back(std::move(*c));
+    for (int attempt = 0; attempt < 3 && static_cast<int>(out.size()) < n && !m_stop.stop_requested(); ++attempt) {
+      std::vector<Job> jobs;
+      for (int k = static_cast<int>(out.size()); k < n; ++k) {
+        Job job{sampleSketch(), {}, m_rng()};
+        // A polyhedral sketch samples nothing (poly_optimize's model decides): it is moved
+        // away from the model's choice by up to three mutations, most of the time.
+        if (m_sketches[job.sketch].family == Family::Poly)
+          if (auto base = makeOne({job.sketch, {}, 0}))
+            if (auto moved = mutatedDecisions(*base, static_cast<int>(m_rng() % 4))) job.forced = std::move(*moved);
+        jobs.push_back(std::move(job));
+      }
+      for (auto& c : makeAll(jobs))
+        if (c) out.push_back(std::move(*c));
     }
     return out;
   }
 
-  std::optional<Candidate> mutated(const Candidate& parent) {
-    if (parent.sketch < 0) return std::nullopt;
-    auto decisions = mutate(parent.trace, m_space, m_rng);
-    if (!decisions) return std::nullopt;
-    return make(parent.sketch, *decisions, m_rng());
+  /// `parent`'s decisions mutated `times` times in a row (the intermediate ones are not
+  /// made: a polyhedral candidate costs a run of poly_optimize).
+  std::optional<Decisions> mutatedDecisions(const Candidate& parent, int times = 1) {
+    if (parent.sketch < 0 || times < 1) return std::nullopt;
+    schedule::Trace trace = parent.trace;
+    std::optional<Decisions> decisions;
+    for (int k = 0; k < times; ++k) {
+      auto next = mutate(trace, m_space, m_rng);
+      if (!next) break;
+      decisions = std::move(next);
+      std::size_t i = 0;
+      for (auto& inst : trace.instructions)
+        if (inst.kind && inst.kind->isSampling && i < decisions->size()) inst.decision = (*decisions)[i++];
+    }
+    return decisions;
+  }
+
+  /// Each candidate's mutated child (nullopt where none was made), made together.
+  std::vector<std::optional<Candidate>> children(const std::vector<const Candidate*>& parents) {
+    std::vector<Job> jobs;
+    std::vector<std::size_t> of; // the parent of each job
+    for (std::size_t i = 0; i < parents.size(); ++i)
+      if (auto d = mutatedDecisions(*parents[i])) {
+        jobs.push_back({parents[i]->sketch, std::move(*d), m_rng()});
+        of.push_back(i);
+      }
+    std::vector<std::optional<Candidate>> out(parents.size());
+    auto made = makeAll(jobs);
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+      out[of[j]] = std::move(made[j]);
+    return out;
   }
 
   std::vector<Candidate> elites(int n) {
@@ -227,7 +304,7 @@ private:
       std::vector<Candidate> missing;
       for (int s = 0; s < static_cast<int>(m_sketches.size()); ++s) {
         if (m_sketches[s].family != Family::Poly) continue;
-        auto c = make(s, {}, 0);
+        auto c = makeOne({s, {}, 0});
         if (!c || !bases.insert(c->hash).second) continue;
         if (std::none_of(pool.begin(), pool.end(), [&](const Candidate& p) { return p.hash == c->hash; }))
           missing.push_back(std::move(*c));
@@ -275,16 +352,23 @@ private:
     score(population);
     std::vector<Candidate> pool = population;
     for (int g = 0; g < m_options.generations && !population.empty() && !m_stop.stop_requested(); ++g) {
-      std::vector<Candidate> next;
       std::uniform_real_distribution<double> unit(0, 1);
+      std::vector<const Candidate*> parents, mutating;
       for (std::size_t i = 0; i < population.size(); ++i) {
         // Tournament of two.
         const Candidate& a = population[m_rng() % population.size()];
         const Candidate& b = population[m_rng() % population.size()];
-        const Candidate& parent = a.score >= b.score ? a : b;
-        std::optional<Candidate> child;
-        if (unit(m_rng) < m_options.mutateProbability) child = mutated(parent);
-        next.push_back(child ? std::move(*child) : parent);
+        parents.push_back(a.score >= b.score ? &a : &b);
+        mutating.push_back(unit(m_rng) < m_options.mutateProbability ? parents.back() : nullptr);
+      }
+      std::vector<const Candidate*> toMutate;
+      for (const auto* p : mutating)
+        if (p) toMutate.push_back(p);
+      auto made = children(toMutate);
+      std::vector<Candidate> next;
+      for (std::size_t i = 0, m = 0; i < parents.size(); ++i) {
+        std::optional<Candidate> child = mutating[i] ? std::move(made[m++]) : std::nullopt;
+        next.push_back(child ? std::move(*child) : *parents[i]);
       }
       score(next);
       for (const auto& c : next)
@@ -305,9 +389,12 @@ private:
     std::uniform_real_distribution<double> unit(0, 1);
     for (int step = 0; step < steps && !m_stop.stop_requested(); ++step) {
       const double temperature = 1.0 - static_cast<double>(step) / steps;
-      std::vector<Candidate> children;
+      std::vector<const Candidate*> parents;
       for (const auto& c : chains)
-        if (auto child = mutated(c)) children.push_back(std::move(*child));
+        parents.push_back(&c);
+      std::vector<Candidate> children;
+      for (auto& child : this->children(parents))
+        if (child) children.push_back(std::move(*child));
       score(children);
       double scale = 1e-9;
       for (const auto& c : pool)
@@ -452,12 +539,27 @@ private:
   void resume(const std::vector<Record>& previous) {
     std::vector<Candidate> cands;
     std::vector<double> labels;
+    // Each record's candidate made again from its sketch and decisions, all together.
+    std::vector<const Record*> mine;
+    std::vector<Job> jobs;
+    std::vector<std::optional<std::size_t>> jobOf;
     for (const auto& r : previous) {
       if (r.workload != m_workload || r.target != m_task.target || r.threads != m_task.threads) continue;
+      mine.push_back(&r);
+      jobOf.emplace_back();
+      for (int s = 0; s < static_cast<int>(m_sketches.size()); ++s)
+        if (m_sketches[s].name == r.sketch) {
+          jobOf.back() = jobs.size();
+          jobs.push_back({s, decisionsOf(r.trace), 1});
+          break;
+        }
+    }
+    auto made = makeAll(jobs);
+    for (std::size_t k = 0; k < mine.size(); ++k) {
+      const Record& r = *mine[k];
       m_trial = std::max(m_trial, r.trial);
       std::optional<Candidate> c;
-      for (int s = 0; s < static_cast<int>(m_sketches.size()) && !c; ++s)
-        if (m_sketches[s].name == r.sketch) c = make(s, decisionsOf(r.trace), 1);
+      if (jobOf[k]) c = std::move(made[*jobOf[k]]);
       if (!c) {
         auto sch = schedule::replayTrace(m_task.func, r.trace);
         if (!sch) continue;
@@ -506,7 +608,8 @@ private:
   Clock::time_point m_start;
   std::unordered_set<std::uint64_t> m_measuredHashes;
   std::vector<Measured> m_measured;
-  std::map<std::string, std::optional<Candidate>> m_polyCache; ///< by sketch and decisions
+  std::map<std::string, std::optional<Candidate>> m_polyCache; ///< by polyKey
+  WorkerPool m_pool{static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u))};
   double m_bestGflops = 0;
   double m_bestSeconds = std::numeric_limits<double>::infinity();
   int m_measuredNow = 0;

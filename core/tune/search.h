@@ -20,6 +20,13 @@
 //                 uniformly reached a third of the TIR family's result).
 //   random        fresh samples only, no model (the baseline the others must beat).
 //
+// Candidates are made (the sketch replayed with their decisions, and lowered) on a pool of
+// worker threads, one per core (worker_pool.h): the random draws are made first on the
+// search's thread, so a seed gives the same search on any number of cores. A polyhedral
+// candidate is a run of poly_optimize; the runs of one search share the program's
+// analysis and isl's tree (they differ by tile sizes only), and a chain of mutations makes
+// only its last candidate.
+//
 // Every candidate measured is recorded, failures included. Candidates that cannot be
 // generated or lowered are dropped before measurement, and counted by reason. A candidate
 // faster than the best so far must pass the exact legality check (checkLegality against

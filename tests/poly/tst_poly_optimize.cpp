@@ -19,6 +19,7 @@
 #include "core/poly/packing.h"
 #include "core/poly/poly_optimize.h"
 #include "core/poly/poly_schedule.h"
+#include "core/poly/program_analysis.h"
 #include "core/poly/tail_split.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/trace_python.h"
@@ -43,6 +44,7 @@ private Q_SLOTS:
   void goldens_data();
   void goldens();
   void decisionReplays();
+  void repeatedRunsShareTheirWork();
   void badOptions();
   void packModel();
   void packDenseNt();
@@ -305,6 +307,49 @@ void TstPolyOptimize::decisionReplays() {
   schedule::Schedule c = poly::makeSchedule(f);
   QVERIFY(c.apply("poly_optimize", {}, attrs).has_value());
   QVERIFY(ir::printPrimFunc(c.func()) != ir::printPrimFunc(a.func()));
+}
+
+void TstPolyOptimize::repeatedRunsShareTheirWork() {
+  // The tuner applies poly_optimize to states made from one PrimFunc object, with other
+  // decisions each time: they share the analysis (the same object) and isl's tree, and the
+  // program is the one a cold run (an equal program parsed again: other nodes) makes.
+  const std::string source = denseNt(32, 64, 48); // packed: the prepared program is cached too
+  ir::PrimFunc f = parseTe(source);
+  auto s1 = schedule::ProgramState::make(f);
+  auto s2 = schedule::ProgramState::make(f);
+  auto a1 = poly::detail::analyzeProgram(*s1);
+  auto a2 = poly::detail::analyzeProgram(*s2);
+  QVERIFY(a1 && a2);
+  QCOMPARE(a1->get(), a2->get());
+  ir::PrimFunc again = parseTe(source);
+  auto a3 = poly::detail::analyzeProgram(*schedule::ProgramState::make(again));
+  QVERIFY(a3);
+  QVERIFY(a3->get() != a1->get());
+
+  poly::PolyOptimizeOptions o;
+  o.machine = poly::MachineModel::parse("l1=8K,l2=32K,vector=32,registers=16");
+  schedule::Schedule first = poly::makeSchedule(f);
+  QVERIFY(poly::polyOptimize(first, o).has_value());
+  const schedule::Instruction inst = first.trace().instructions.at(0);
+  QVERIFY(inst.decision.has_value());
+  // Another decision: the first band's first size halved (or doubled from 1).
+  auto bands = *inst.decision->get<schedule::TraceList>();
+  auto band = *bands.at(0).get<schedule::TraceList>();
+  const std::int64_t size = *band.at(0).get<std::int64_t>();
+  band[0] = size > 1 ? size / 2 : std::int64_t{2};
+  bands[0] = band;
+  const schedule::TraceValue other = bands;
+  auto warm = poly::makeSchedule(f);
+  auto r = warm.apply("poly_optimize", {}, inst.attrs, other);
+  QVERIFY2(r.has_value(), r ? "" : renderDiagnostic(r.error()).c_str());
+  auto cold = poly::makeSchedule(again);
+  poly::detail::clearProgramAnalyses();
+  r = cold.apply("poly_optimize", {}, inst.attrs, other);
+  QVERIFY2(r.has_value(), r ? "" : renderDiagnostic(r.error()).c_str());
+  QCOMPARE(ir::printPrimFunc(warm.func()), ir::printPrimFunc(cold.func()));
+  QVERIFY(ir::printPrimFunc(warm.func()) != ir::printPrimFunc(first.func()));
+  const std::string diff = compareRuns(f, warm.func(), 1e-5);
+  QVERIFY2(diff.empty(), diff.c_str());
 }
 
 void TstPolyOptimize::badOptions() {
