@@ -25,6 +25,13 @@ namespace loopscape::tune {
 
 namespace {
 
+bool sameDecisions(const Decisions& a, const Decisions& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (schedule::pythonValue(a[i]) != schedule::pythonValue(b[i])) return false;
+  return true;
+}
+
 using Clock = std::chrono::steady_clock;
 
 struct Candidate {
@@ -560,6 +567,10 @@ private:
       m_trial = std::max(m_trial, r.trial);
       std::optional<Candidate> c;
       if (jobOf[k]) c = std::move(made[*jobOf[k]]);
+      // The sketch rules may have changed since the record was written: a candidate that
+      // did not take the record's decisions as they are is not the record's program, and
+      // the record's own trace is replayed instead.
+      if (c && !sameDecisions(decisionsOf(c->trace), decisionsOf(r.trace))) c.reset();
       if (!c) {
         auto sch = schedule::replayTrace(m_task.func, r.trace);
         if (!sch) continue;

@@ -42,7 +42,8 @@
 //                   compute_at (or compute_inline for the inline mark);
 // then the post-steps (MetaSchedule's postprocessors, applied as primitives):
 //   parallel        with several cores: jobs per core sampled from {0 (none), 1, 4,
-//                   max_jobs_per_core}; the outer loops of each nest that feed no reduce
+//                   max_jobs_per_core} with weights {1, 1, 2, 16} (MetaSchedule starts at
+//                   max_jobs_per_core and mutates from there); the outer loops of each nest that feed no reduce
 //                   iterator, fused while their product is at most jobs * cores (the first
 //                   always), marked parallel;
 //   decompose       each reduction's init hoisted to its outermost reduce loop;

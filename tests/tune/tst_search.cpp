@@ -5,6 +5,7 @@
 #include "core/frontend/te_frontend.h"
 #include "core/ir/structural_equal.h"
 #include "core/poly/checked_schedule.h"
+#include "core/schedule/instruction.h"
 #include "core/tune/search.h"
 
 #include <QTemporaryDir>
@@ -165,6 +166,35 @@ private Q_SLOTS:
       programs.insert(
           ir::structuralHash(poly::replaySchedule(m_func, r.trace, schedule::LegalityPolicy::Unverified)->func()));
     QCOMPARE(programs.size(), std::size_t{16});
+  }
+
+  void aRecordTheSketchNoLongerTakesIsItsOwnTrace() {
+    // A record whose decisions its sketch does not take as they are (rules changed since
+    // it was written; here its first decision is out of range) is not made again from its
+    // sketch (that would attach its time to another program): its own trace is replayed,
+    // and this one does not replay, so it cannot be the best.
+    const std::string log = m_dir.filePath("mm.json").toStdString();
+    auto previous = tune::readRecords(log);
+    QVERIFY(previous && previous->size() == 16);
+    auto best = tune::bestRecord(*previous, tune::workloadKey(m_func));
+    QVERIFY(best);
+    const int bestTrial = best->trial;
+    bool tampered = false;
+    for (auto& r : *previous)
+      if (r.trial == bestTrial)
+        for (auto& inst : r.trace.instructions)
+          if (inst.kind && inst.kind->isSampling && inst.decision && !tampered) {
+            inst.decision = schedule::TraceValue(std::int64_t{99});
+            tampered = true;
+          }
+    QVERIFY(tampered);
+    for (const auto& r : *previous)
+      if (r.trial == bestTrial) QVERIFY(!poly::replaySchedule(m_func, r.trace, schedule::LegalityPolicy::Unverified));
+    auto model = tune::makeCostModel("xgb", 1);
+    auto result = tune::tune(task(), *m_measurer, **model, *previous, nullptr, options(1));
+    QVERIFY(result);
+    QVERIFY(result->best);
+    QVERIFY(result->best->trial != bestTrial);
   }
 
   void stopEndsTheSearch() {
