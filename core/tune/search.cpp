@@ -25,11 +25,12 @@ namespace loopscape::tune {
 
 namespace {
 
-bool sameDecisions(const Decisions& a, const Decisions& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (schedule::pythonValue(a[i]) != schedule::pythonValue(b[i])) return false;
-  return true;
+/// The decisions as text, "|" before each: a key, and how two lists are compared.
+std::string decisionsText(const Decisions& decisions) {
+  std::string text;
+  for (const auto& d : decisions)
+    text += "|" + schedule::pythonValue(d);
+  return text;
 }
 
 using Clock = std::chrono::steady_clock;
@@ -123,10 +124,7 @@ private:
   /// run of the isl scheduler: each one is made once, and kept by this key.
   std::string polyKey(const Job& job) const {
     if (m_sketches[job.sketch].family != Family::Poly) return {};
-    std::string key = std::to_string(job.sketch);
-    for (const auto& d : job.forced)
-      key += "|" + schedule::pythonValue(d);
-    return key;
+    return std::to_string(job.sketch) + decisionsText(job.forced);
   }
 
   /// The jobs' candidates, generated and lowered, in order (nullopt where one was not: the
@@ -177,24 +175,27 @@ private:
     c.trace = sch->trace();
     c.func = sch->func();
     c.hash = ir::structuralHash(c.func);
-    auto lowered = m_task.lower(c.func);
-    if (!lowered) {
-      why = "not lowered: " + lowered.error().code;
-      return std::nullopt;
-    }
-    c.lowered = std::make_shared<const codegen::LoweredFunc>(std::move(*lowered));
+    if (!lowerInto(c, why)) return std::nullopt;
     return c;
   }
 
-  bool lower(Candidate& c) {
+  /// `c` lowered for the target (thread-safe); `why` gets the reason when it is not.
+  bool lowerInto(Candidate& c, std::string& why) const {
     if (c.lowered) return true;
     auto lowered = m_task.lower(c.func);
     if (!lowered) {
-      drop("not lowered: " + lowered.error().code);
+      why = "not lowered: " + lowered.error().code;
       return false;
     }
     c.lowered = std::make_shared<const codegen::LoweredFunc>(std::move(*lowered));
     return true;
+  }
+
+  bool lower(Candidate& c) {
+    std::string why;
+    if (lowerInto(c, why)) return true;
+    drop(why);
+    return false;
   }
 
   /// Scores every candidate not scored yet (lowering it); drops those that do not lower.
@@ -570,7 +571,7 @@ private:
       // The sketch rules may have changed since the record was written: a candidate that
       // did not take the record's decisions as they are is not the record's program, and
       // the record's own trace is replayed instead.
-      if (c && !sameDecisions(decisionsOf(c->trace), decisionsOf(r.trace))) c.reset();
+      if (c && decisionsText(decisionsOf(c->trace)) != decisionsText(decisionsOf(r.trace))) c.reset();
       if (!c) {
         auto sch = schedule::replayTrace(m_task.func, r.trace);
         if (!sch) continue;
