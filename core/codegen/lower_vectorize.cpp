@@ -73,20 +73,33 @@ public:
   void check(const Stmt& body) {
     visitStmt(body);
     if (!reason.empty()) return;
-    // A buffer the loop writes is read and written only at one element per lane.
+    // A buffer the loop writes is read and written only at one element per lane, the same
+    // one in every iteration of the loops inside: the lanes are then independent, and
+    // running the inner loops outside them (outer-loop vectorization) reorders nothing.
     for (const auto& [buffer, index] : m_loads) {
       auto it = m_stores.find(buffer);
       if (it != m_stores.end() && !structuralEqual(it->second.second, index))
         return fail("the loop reads " + it->second.first + " at another element than it writes");
     }
+    for (const auto& [buffer, store] : m_stores)
+      for (const Expr& inner : m_inner)
+        if (usesVar(store.second, inner))
+          return fail("the store to " + store.first + " moves with the inner loop '" + inner.as<Var>()->name +
+                      "' (its lanes would be reordered)");
   }
 
 protected:
   void fail(std::string why) {
     if (reason.empty()) reason = std::move(why);
   }
-  void visitFor(const For& op, const Stmt&) override {
-    fail("the body contains the loop '" + op.loopVar.as<Var>()->name + "'");
+  void visitFor(const For& op, const Stmt& self) override {
+    const std::string& name = op.loopVar.as<Var>()->name;
+    if (op.forKind != ForKind::Serial && op.forKind != ForKind::Unrolled)
+      return fail("the body contains the " + std::string(forKindName(op.forKind)) + " loop '" + name + "'");
+    if (usesVar(op.min, m_loop.var) || usesVar(op.extent, m_loop.var))
+      return fail("the bounds of the inner loop '" + name + "' depend on the vectorized loop");
+    m_inner.push_back(op.loopVar);
+    StmtVisitor::visitFor(op, self);
   }
   void visitAllocate(const Allocate& op, const Stmt&) override {
     fail("the body allocates '" + op.buffer->name + "'");
@@ -159,6 +172,7 @@ private:
   const VectorLoop& m_loop;
   std::map<const BufferNode*, std::pair<std::string, Expr>> m_stores;
   std::vector<std::pair<const BufferNode*, Expr>> m_loads;
+  std::vector<Expr> m_inner; ///< the loop variables of the loops inside
 };
 
 /// Rewrites a checked body into vector form.

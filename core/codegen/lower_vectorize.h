@@ -5,10 +5,15 @@
 // scalars stay scalar and are Broadcast where they meet a vector. Vector statements keep
 // statement order: each statement runs for all lanes before the next one.
 //
-// The body is vectorizable when it is made of stores, sequences, block markers and
-// conditions that do not depend on v; every store is contiguous in v (stride 1); every
-// load is contiguous or invariant; a buffer the loop writes is read only at the element
-// it writes (same index), so no lane sees another lane's result; the operations are
+// The body is vectorizable when it is made of stores, sequences, block markers,
+// conditions that do not depend on v, and serial or unrolled loops whose bounds do not
+// depend on v; every store is contiguous in v (stride 1); every load is contiguous or
+// invariant; a buffer the loop writes is read only at the element it writes (same index),
+// and that index does not use the variable of a loop inside, so no lane sees another
+// lane's result and the lanes are independent. Loops inside then run once, on vectors
+// (outer-loop vectorization: `for v: for r: C[v] += A[v + r] * w[r]` becomes
+// `for r: C[v0:v0+L] += A[v0+r:v0+r+L] * Broadcast(w[r])`), which is the same result
+// since no lane's work depends on another's. The operations are
 // arithmetic, min/max, comparisons, logic, select and casts, and the calls fma, fabs,
 // sqrt, floor, ceil and round; no load sits under a Select branch or the right side of
 // And/Or (a vector would evaluate it for every lane, possibly out of bounds). Otherwise

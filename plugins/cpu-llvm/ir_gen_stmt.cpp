@@ -290,9 +290,31 @@ void IrGen::parallelLoop(const For& op) {
   m_b.SetInsertPoint(llvm::BasicBlock::Create(m_ctx, "entry", bodyFn));
   unsigned arg = 2;
   llvm::Value* bodyMin = bodyFn->getArg(arg++);
+  if (asConstInt(op.min)) bodyMin = min; // a constant: known to LLVM, unlike a closure field
   for (auto& [node, value] : vars) m_scope.vars[node] = bodyFn->getArg(arg++);
   for (auto& [node, value] : buffers) m_scope.buffers[node] = bodyFn->getArg(arg++);
-  serialLoop(op.loopVar, bodyFn->getArg(0), bodyFn->getArg(1), bodyMin, op.body);
+  // The runtime hands out chunks 0 <= begin < end <= extent. Saying so with a clamp (a
+  // no-op at run time) bounds the loop variable for LLVM, which can then prove that the
+  // index arithmetic derived from it does not wrap and fold it into i64 addresses, as it
+  // does in a serial loop (without it every access of a weight-like operand paid a
+  // 32-bit add and a sign extension: poly_optimize's schedule of the ResNet-18 conv layer
+  // ran at 58 GFLOP/s on one thread against 107 with the clamps).
+  // With a constant extent the chunk fits the loop variable's type: the loop counts in
+  // that type, as a serial loop does, and the clamps are in that type (a clamp before a
+  // truncation would tell LLVM nothing about the truncated value).
+  llvm::Value* chunkBegin = bodyFn->getArg(0);
+  llvm::Value* chunkEnd = bodyFn->getArg(1);
+  if (auto constExtent = asConstInt(op.extent)) {
+    llvm::Type* varType = regType(op.loopVar.dtype());
+    auto clamp = [&](llvm::Value* v) {
+      v = m_b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, m_b.CreateTrunc(v, varType),
+                                    llvm::ConstantInt::get(varType, 0));
+      return m_b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, v, llvm::ConstantInt::get(varType, *constExtent));
+    };
+    chunkBegin = clamp(chunkBegin);
+    chunkEnd = clamp(chunkEnd);
+  }
+  serialLoop(op.loopVar, chunkBegin, chunkEnd, bodyMin, op.body);
   m_b.CreateRetVoid();
   m_function = savedFn;
   m_scope = std::move(savedScope);

@@ -356,6 +356,27 @@ private Q_SLOTS:
                          "    block = sch.get_block(\"Y\")\n"
                          "    i, j = sch.get_loops(block)\n"
                          "    sch.parallel(i)\n";
+    // Outer-loop vectorization: the vectorized loop holds the reduction loops.
+    const QString conv1d =
+        "from tvm import te\nA = te.placeholder((73,), dtype=\"float32\", name=\"A\")\n"
+        "w = te.placeholder((2, 7), dtype=\"float32\", name=\"w\")\n"
+        "q = te.reduce_axis((0, 2), name=\"q\")\nr = te.reduce_axis((0, 7), name=\"r\")\n"
+        "C = te.compute((64,), lambda i: te.sum(A[i + q * 3 + r] * w[q, r], axis=[q, r]), name=\"C\")\n";
+    const QString outerVec = "def apply_trace(sch):\n"
+                             "    block = sch.get_block(\"C\")\n"
+                             "    i, q, r = sch.get_loops(block)\n"
+                             "    i_0, i_1 = sch.split(i, factors=[None, 16])\n"
+                             "    sch.reorder(i_0, i_1, q, r)\n"
+                             "    sch.parallel(i_0)\n"
+                             "    sch.unroll(r)\n"
+                             "    sch.vectorize(i_1)\n";
+    const QString matmulOuterVec = "def apply_trace(sch):\n"
+                                   "    block = sch.get_block(\"C\")\n"
+                                   "    i, j, k = sch.get_loops(block)\n"
+                                   "    j_0, j_1 = sch.split(j, factors=[None, 8])\n"
+                                   "    sch.vectorize(j_1)\n";
+    QTest::newRow("conv1d, vector loop around unrolled reduction loops") << conv1d << outerVec;
+    QTest::newRow("matmul, vector loop around k") << matmul << matmulOuterVec;
     QTest::newRow("matmul unscheduled") << matmul << QString();
     QTest::newRow("matmul tiled, parallel, vectorized") << matmul << tile;
     QTest::newRow("int unscheduled") << ints << QString();

@@ -146,6 +146,23 @@ sch.parallel(i)
 )"));
   }
 
+  void vectorizeAroundInnerLoops() {
+    // The vector loop holds the reduction loop: k runs once, on vectors of j.
+    auto f = scheduled(kMatmul, R"(b = sch.get_block("C")
+i, j, k = sch.get_loops(b)
+sch.vectorize(j)
+)");
+    auto l = lowered(f);
+    QVERIFY(l.remarks.empty());
+    QCOMPARE(QString::fromStdString(ir::printStmt(l.body)), QString(R"(for i in range(8):
+    T.evaluate("C.init")
+    C[i * 8:i * 8 + 8] = T.Broadcast(T.float32(0), 8)
+    for k in range(8):
+        T.evaluate("C")
+        C[i * 8:i * 8 + 8] = C[i * 8:i * 8 + 8] + T.Broadcast(A[i * 8 + k], 8) * B[k * 8:k * 8 + 8]
+)"));
+  }
+
   void vectorizeFallbackRemark_data() {
     QTest::addColumn<QString>("script");
     QTest::addColumn<QString>("loop");
@@ -157,9 +174,12 @@ sch.parallel(i)
     QTest::newRow("strided store")
         << "b = sch.get_block(\"C\")\ni, j, k = sch.get_loops(b)\nsch.reorder(j, k, i)\nsch.vectorize(i)\n"
         << "i" << "vectorize fell back to a scalar loop: the store to C is not contiguous in the loop variable";
-    QTest::newRow("loop in the body")
-        << "b = sch.get_block(\"C\")\ni, j, k = sch.get_loops(b)\nsch.vectorize(j)\n"
-        << "j" << "vectorize fell back to a scalar loop: the body contains the loop 'k'";
+    QTest::newRow("store moving with a loop in the body")
+        << "b = sch.get_block(\"C\")\ni, j, k = sch.get_loops(b)\nj0, j1 = sch.split(j, factors=[2, 4])\n"
+           "sch.reorder(i, j1, j0, k)\nsch.vectorize(j1)\n"
+        << "j_1"
+        << "vectorize fell back to a scalar loop: the store to C moves with the inner loop 'j_0' (its lanes would be "
+           "reordered)";
   }
   void vectorizeFallbackRemark() {
     QFETCH(QString, script);
