@@ -467,6 +467,20 @@ private Q_SLOTS:
     QVERIFY(ir->find("call void @loopscape_parallel_for(i64 13, ptr nonnull @matmul_kernel_i_par0") != std::string::npos);
   }
 
+  void parallelBodyIndexesWithoutSignExtension() {
+    // The outlined body counts in the loop variable's type over a chunk clamped to
+    // [0, extent): LLVM then proves the int32 index arithmetic exact and addresses in i64
+    // directly (it sign-extended every index when the counter came from an i64 argument).
+    Case c = flatMatmul(ForKind::Parallel);
+    auto ir = m_target->source(c.lowered, "llvm", {});
+    QVERIFY(ir.has_value());
+    const std::size_t begin = ir->find("define internal void @matmul_kernel_i_par0(");
+    QVERIFY(begin != std::string::npos);
+    const std::string body = ir->substr(begin, ir->find("\n}\n", begin) - begin);
+    QVERIFY2(body.find("sext i32") == std::string::npos, body.c_str());
+    QVERIFY2(body.find("fadd float") != std::string::npos || body.find("fadd <") != std::string::npos, body.c_str());
+  }
+
   void refusesThreadBindingAndUnknownFormat() {
     auto X = makeBuffer("X", DataType::float32(), {intImm(4)});
     Expr tx = var("tx");
