@@ -283,7 +283,10 @@ private Q_SLOTS:
     auto caps = m_target->capabilities();
     QVERIFY(caps.parallel);
     QVERIFY(!caps.gpuThreads);
-    QCOMPARE(caps.vectorBits, 512); // this machine is an AVX-512 CPU
+    // The widest registers the CPU has, as GCC's own CPUID check sees them.
+    __builtin_cpu_init();
+    const int widest = __builtin_cpu_supports("avx512f") ? 512 : __builtin_cpu_supports("avx") ? 256 : 128;
+    QCOMPARE(caps.vectorBits, widest);
   }
 
   void handMadeMatchesInterpreter_data() {
