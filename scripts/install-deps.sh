@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package Loopscape needs to build, test and run (and CI needs:
-# clang-format-16 for scripts/check-format.sh; GCC's ASan/UBSan runtimes come with
-# build-essential; clang-16, libfuzzer-16-dev and libclang-rt-16-dev (clang's ASan/UBSan
-# and libFuzzer runtimes, which --no-install-recommends leaves out) for the libFuzzer
-# harnesses, the `fuzz` preset and bench/fuzz.sh; libxgboost-dev for the auto-scheduler's cost model;
-# ocl-icd-opencl-dev (OpenCL headers and loader) and pocl-opencl-icd (PoCL, an OpenCL
-# platform on the CPU) for the opencl target plugin and its tests).
+# clang-format-16 for scripts/check-format.sh; lld, the linker the build uses when it is
+# present; GCC's ASan/UBSan runtimes come with build-essential; clang-16, libfuzzer-16-dev
+# and libclang-rt-16-dev (clang's ASan/UBSan and libFuzzer runtimes, which
+# --no-install-recommends leaves out) for the libFuzzer harnesses, the `fuzz` preset and
+# bench/fuzz.sh; libxgboost-dev for the auto-scheduler's cost model; ocl-icd-opencl-dev
+# (OpenCL headers and loader) and pocl-opencl-icd (PoCL, an OpenCL platform on the CPU)
+# for the opencl target plugin and its tests).
 # Idempotent: packages already present are skipped, and `apt-get update` runs at
 # most once per machine (a stamp file records it).
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build ccache pkg-config git
+  build-essential cmake ninja-build ccache pkg-config git lld
   clang-format-16
   clang-16 libfuzzer-16-dev libclang-rt-16-dev
   qt6-base-dev qt6-base-dev-tools libgl-dev

@@ -2,6 +2,7 @@
 
 #include "core/graph/model.h"
 #include "views/model_dot.h"
+#include "views/qt_text.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSeries>
@@ -23,10 +24,6 @@
 #include <algorithm>
 
 namespace loopscape::views {
-
-namespace {
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-} // namespace
 
 // ---- the picture -------------------------------------------------------------------------
 

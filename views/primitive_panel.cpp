@@ -2,6 +2,7 @@
 
 #include "core/schedule/instruction.h"
 #include "core/schedule/trace_script.h"
+#include "views/qt_text.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -28,8 +29,6 @@ using schedule::TraceValue;
 
 using schedule::AppliesTo;
 using schedule::ParamKind;
-
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 QString nodeLabel(const ProgramSnapshot& snap, int index) {
   const NodeInfo& n = snap.nodes[index];

@@ -1,14 +1,13 @@
 #include "views/schedule_tree_model.h"
 
 #include "core/poly/tree_description.h"
+#include "views/qt_text.h"
 
 #include <functional>
 
 namespace loopscape::views {
 
 namespace {
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 QString oneLine(const std::string& text) {
   QString s = qs(text).simplified();

@@ -1,13 +1,10 @@
 #include "views/tree_picture.h"
 
 #include "core/poly/tree_description.h"
+#include "views/qt_text.h"
 #include "views/tree_dot.h"
 
 namespace loopscape::views {
-
-namespace {
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-} // namespace
 
 TreePicture::TreePicture(QWidget* parent) : DotPicture(parent) { setObjectName(QStringLiteral("scheduleTreePicture")); }
 

@@ -2,6 +2,7 @@
 
 #include "core/codegen/pipeline.h"
 #include "core/ir/visitor.h"
+#include "views/qt_text.h"
 
 #include <fmt/format.h>
 
@@ -12,7 +13,7 @@ namespace loopscape::gui {
 
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+using views::qs;
 
 /// The view's links from the plugin's line map: each loop's Var as a handle (found in
 /// `body`, whose Vars the map's keys point to).

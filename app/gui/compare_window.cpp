@@ -6,6 +6,7 @@
 #include "core/poly/poly_schedule.h"
 #include "views/code_highlighter.h"
 #include "views/compare_chart.h"
+#include "views/qt_text.h"
 #include "views/tensorir_view.h"
 
 #include <QApplication>
@@ -32,7 +33,7 @@ namespace loopscape::gui {
 
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+using views::qs;
 
 /// The chooser's entries, in CompareSpec::Kind order.
 const char* const kKindTexts[] = {"Current trace", "Trace step",        poly::kPolyAutoName,

@@ -3,6 +3,7 @@
 #include "core/tune/cost_model.h"
 #include "core/tune/measure.h"
 #include "core/tune/model_file.h"
+#include "views/qt_text.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -18,7 +19,7 @@ namespace loopscape::gui {
 
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+using views::qs;
 
 QString duration(double seconds) {
   if (!(seconds >= 0) || seconds > 1e7) return QStringLiteral("?");

@@ -214,22 +214,25 @@ private Q_SLOTS:
     QVERIFY(third.cacheNote.find("is not valid JSON") != std::string::npos);
     QVERIFY(machinePeak({path, false}).fromCache);
     // An entry an unoptimised build measured (5.5 GFLOP/s on a Zen 5 core from the Debug
-    // tree) is measured again by an optimised build, and kept by an unoptimised one.
+    // tree) is measured again by an optimised build, and kept by an unoptimised one. Whether
+    // the library is optimised is what it wrote itself (this test's own code is compiled
+    // at -O0 in every build).
     nlohmann::json poisoned = nlohmann::json::parse(std::ifstream(path));
+    const bool optimisedLibrary = poisoned["machines"][0]["optimised"].get<bool>();
     for (auto& m : poisoned["machines"]) {
       m["optimised"] = false;
       m["fp32_gflops_per_core"] = 0.5;
     }
     std::ofstream(path) << poisoned.dump();
     const auto fourth = machinePeak({path, false});
-#ifdef __OPTIMIZE__
-    QVERIFY(!fourth.fromCache);
-    QVERIFY(fourth.gflopsPerCore > 0.5);
-    QCOMPARE(nlohmann::json::parse(std::ifstream(path))["machines"][0]["optimised"].get<bool>(), true);
-#else
-    QVERIFY(fourth.fromCache);
-    QCOMPARE(fourth.gflopsPerCore, 0.5);
-#endif
+    if (optimisedLibrary) {
+      QVERIFY(!fourth.fromCache);
+      QVERIFY(fourth.gflopsPerCore > 0.5);
+      QCOMPARE(nlohmann::json::parse(std::ifstream(path))["machines"][0]["optimised"].get<bool>(), true);
+    } else {
+      QVERIFY(fourth.fromCache);
+      QCOMPARE(fourth.gflopsPerCore, 0.5);
+    }
   }
 
   void tableIsSane() {

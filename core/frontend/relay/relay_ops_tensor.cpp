@@ -18,8 +18,6 @@ namespace {
 using ir::Expr;
 using Ints = std::vector<std::int64_t>;
 
-AttrValue str(const char* s) { return AttrValue::string(s); }
-
 Expected<const Type*> dataArg(TypeContext& ctx, std::size_t k = 0, std::string_view role = "data") {
   auto t = ctx.tensorArg(k, role);
   if (!t) return t;
@@ -718,7 +716,7 @@ void addTensorOps(std::vector<OpDef>& t) {
   t.push_back(
       unary("cast", "T_cast", P::ElemWise, castRel,
             [](const Expr& x, const CallAttrs& a) { return ir::Cast::make(*ir::DataType::parse(a.s("dtype")), x); },
-            {{"dtype", AttrKind::String, str("")}}));
+            {{"dtype", AttrKind::String, AttrValue::string("")}}));
   t.push_back(binary("add", [](const Expr& a, const Expr& b) { return a + b; }));
   t.push_back(binary("subtract", [](const Expr& a, const Expr& b) { return a - b; }));
   t.push_back(binary("multiply", [](const Expr& a, const Expr& b) { return a * b; }));
@@ -760,11 +758,11 @@ void addTensorOps(std::vector<OpDef>& t) {
                       {"end", AttrKind::Ints, AttrValue::ints({})},
                       {"strides", AttrKind::OptInts, AttrValue::none()},
                       {"axes", AttrKind::OptInts, AttrValue::none()},
-                      {"slice_mode", AttrKind::String, str("end")}}));
+                      {"slice_mode", AttrKind::String, AttrValue::string("end")}}));
   t.push_back(simple("take", 2, P::Injective, takeRel, takeCompute,
                      {{"batch_dims", AttrKind::Int, AttrValue::integer(0)},
                       {"axis", AttrKind::OptInt, AttrValue::none()},
-                      {"mode", AttrKind::String, str("clip")}}));
+                      {"mode", AttrKind::String, AttrValue::string("clip")}}));
   std::vector<AttrDef> redAttrs = {{"axis", AttrKind::OptInts, AttrValue::none()},
                                    {"keepdims", AttrKind::Bool, AttrValue::boolean(false)},
                                    {"exclude", AttrKind::Bool, AttrValue::boolean(false)}};
@@ -780,7 +778,7 @@ void addTensorOps(std::vector<OpDef>& t) {
       t.push_back(simple(r, 1, P::CommReduce, reduceRel, reduceCompute, argAttrs));
   }
   std::vector<AttrDef> fillAttrs = {{"shape", AttrKind::Ints, AttrValue::ints({})},
-                                    {"dtype", AttrKind::String, str("float32")}};
+                                    {"dtype", AttrKind::String, AttrValue::string("float32")}};
   for (auto [name, v] : {std::pair{"zeros", 0.0}, std::pair{"ones", 1.0}}) {
     OpDef d = simple(name, 0, P::ElemWise, fillRel, fillCompute(v), fillAttrs);
     d.minArgs = d.maxArgs = 0;

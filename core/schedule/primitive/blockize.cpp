@@ -44,7 +44,7 @@ namespace loopscape::schedule::detail {
 
 namespace {
 
-constexpr std::string_view kPrim = "blockize";
+constexpr std::string_view kBlockizePrim = "blockize";
 
 struct Division {
   ir::Expr outer, inner;           ///< the two parts (inner undefined when unit)
@@ -155,9 +155,9 @@ Expected<std::vector<RV>> applyBlockize(Schedule& sch, const std::vector<TraceVa
   const bool preserveUnitIters = attrs.at(0).get<bool>() ? *attrs.at(0).get<bool>() : true;
   // 1. a loop.
   if (inputs.empty() || inputs[0].get<TraceList>())
-    return Unexpected(scheduleError(kPrim, "bad-arguments",
+    return Unexpected(scheduleError(kBlockizePrim, "bad-arguments",
                                     "blockize expects a loop; blockizing a list of blocks is not supported"));
-  auto loopNode = sch.loop(inputs[0], kPrim);
+  auto loopNode = sch.loop(inputs[0], kBlockizePrim);
   if (!loopNode) return Unexpected(loopNode.error());
   const TreeNode& loopTn = **loopNode;
   const std::string& name0 = loopName(loopTn);
@@ -172,14 +172,14 @@ Expected<std::vector<RV>> applyBlockize(Schedule& sch, const std::vector<TraceVa
     s = f->body;
   }
   if (children.size() != 1 || !s.is<ir::BlockRealize>())
-    return Unexpected(scheduleError(kPrim, "not-single-block",
-                                    children.size() != 1
-                                        ? fmt::format("the loop '{}' has {} child blocks; blockize needs exactly one",
-                                                      name0, children.size())
-                                        : fmt::format("the statements under loop '{}' are not a single chain of loops "
-                                                      "around one block",
-                                                      name0),
-                                    {loopRef(name0)}));
+    return Unexpected(scheduleError(
+        kBlockizePrim, "not-single-block",
+        children.size() != 1
+            ? fmt::format("the loop '{}' has {} child blocks; blockize needs exactly one", name0, children.size())
+            : fmt::format("the statements under loop '{}' are not a single chain of loops "
+                          "around one block",
+                          name0),
+        {loopRef(name0)}));
   const TreeNode& blockTn = *children[0];
   const ir::Block& block = *blockTn.block();
   const auto& realize = *blockTn.realize.as<ir::BlockRealize>();
@@ -191,7 +191,7 @@ Expected<std::vector<RV>> applyBlockize(Schedule& sch, const std::vector<TraceVa
   for (const auto* f : innerLoops) innerVars.push_back(f->loopVar.get());
   for (const auto* l : tree.loopsAbove(loopTn)) outerVars.push_back(l->loop()->loopVar.get());
   auto notDivisible = [&](std::string why) {
-    return Unexpected(scheduleError(kPrim, "not-divisible",
+    return Unexpected(scheduleError(kBlockizePrim, "not-divisible",
                                     fmt::format("the bindings of block '{}' cannot be blockized by the loops starting "
                                                 "at '{}': {}",
                                                 block.name, name0, why),

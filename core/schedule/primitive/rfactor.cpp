@@ -52,7 +52,7 @@ namespace loopscape::schedule::detail {
 
 namespace {
 
-constexpr std::string_view kPrim = "rfactor";
+constexpr std::string_view kRfactorPrim = "rfactor";
 
 enum class ReducerKind { Sum, Product, Min, Max };
 
@@ -127,9 +127,9 @@ struct ReducerMatch {
 /// Condition 10: the reducer of the block, or why there is none.
 Expected<ReducerMatch> matchReducer(const ir::Block& block) {
   auto fail = [&](std::string why) {
-    return Unexpected(scheduleError(kPrim, "no-reducer",
-                                    fmt::format("the reduction of block '{}' cannot be factorised: {}", block.name, why),
-                                    {blockRef(block.name)}));
+    return Unexpected(scheduleError(
+        kRfactorPrim, "no-reducer",
+        fmt::format("the reduction of block '{}' cannot be factorised: {}", block.name, why), {blockRef(block.name)}));
   };
   if (block.writes.size() != 1)
     return fail(fmt::format("it writes {} buffers; rfactor needs exactly one", block.writes.size()));
@@ -200,9 +200,9 @@ ir::Range substituteRange(const ir::Range& r, const ir::VarMap& map) {
 
 Expected<std::vector<RV>> applyRfactor(Schedule& sch, const std::vector<TraceValue>& inputs,
                                        const std::vector<TraceValue>& attrs) {
-  auto loopNode = sch.loop(inputs.at(0), kPrim);
+  auto loopNode = sch.loop(inputs.at(0), kRfactorPrim);
   if (!loopNode) return Unexpected(loopNode.error());
-  auto axisArg = sch.integer(attrs.at(0), kPrim);
+  auto axisArg = sch.integer(attrs.at(0), kRfactorPrim);
   if (!axisArg) return Unexpected(axisArg.error());
   const TreeNode& rfTn = **loopNode;
   const ir::For& rfLoop = *rfTn.loop();
@@ -212,27 +212,27 @@ Expected<std::vector<RV>> applyRfactor(Schedule& sch, const std::vector<TraceVal
   // 1. a single child block.
   const auto children = tree.childBlocks(rfTn);
   if (children.size() != 1)
-    return Unexpected(scheduleError(kPrim, "not-single-block",
-                                    fmt::format("the loop '{}' has {} child blocks; rfactor needs exactly one",
-                                                rfName, children.size()),
-                                    {loopRef(rfName)}));
+    return Unexpected(scheduleError(
+        kRfactorPrim, "not-single-block",
+        fmt::format("the loop '{}' has {} child blocks; rfactor needs exactly one", rfName, children.size()),
+        {loopRef(rfName)}));
   const TreeNode& blockTn = *children[0];
   const ir::Block& block = *blockTn.block();
   const auto& realize = *blockTn.realize.as<ir::BlockRealize>();
   const TreeNode* scope = tree.scopeBlock(blockTn);
   // 2. stage pipeline.
   if (auto war = writeAfterRead(tree, *scope))
-    return Unexpected(scheduleError(kPrim, "not-stage-pipeline",
+    return Unexpected(scheduleError(kRfactorPrim, "not-stage-pipeline",
                                     fmt::format("the scope of block '{}' is not a stage pipeline: block '{}' writes a "
                                                 "buffer that the earlier block '{}' reads",
                                                 block.name, war->second, war->first),
                                     {blockRef(war->first), blockRef(war->second)}));
   // 3. reduction block.
   if (auto problem = reductionBlockProblem(tree, blockTn))
-    return Unexpected(scheduleError(kPrim, "not-reduction", *problem, {blockRef(block.name)}));
+    return Unexpected(scheduleError(kRfactorPrim, "not-reduction", *problem, {blockRef(block.name)}));
   // 4. serial.
   if (rfLoop.forKind != ir::ForKind::Serial)
-    return Unexpected(scheduleError(kPrim, "not-serial",
+    return Unexpected(scheduleError(kRfactorPrim, "not-serial",
                                     fmt::format("the loop '{}' of rfactor must be serial, but it is {}", rfName,
                                                 rfLoop.forKind == ir::ForKind::ThreadBinding
                                                     ? fmt::format("bound to '{}'", rfLoop.threadTag)
@@ -250,7 +250,7 @@ Expected<std::vector<RV>> applyRfactor(Schedule& sch, const std::vector<TraceVal
   const auto loops = tree.loopsAbove(blockTn);
   // 5. first child of the outermost loop.
   if (tree.childBlocks(*loops.front()).front() != &blockTn)
-    return Unexpected(scheduleError(kPrim, "not-first-child",
+    return Unexpected(scheduleError(kRfactorPrim, "not-first-child",
                                     fmt::format("the first child block of the outermost loop '{}' is not the "
                                                 "reduction block '{}'",
                                                 loopName(*loops.front()), block.name),
@@ -262,23 +262,24 @@ Expected<std::vector<RV>> applyRfactor(Schedule& sch, const std::vector<TraceVal
     const bool dp = dataParVars.contains(var), red = reduceVars.contains(var);
     const std::string& n = loopName(*l);
     if (dp && red)
-      return Unexpected(scheduleError(kPrim, "mixed-loop",
+      return Unexpected(scheduleError(kRfactorPrim, "mixed-loop",
                                       fmt::format("the loop '{}' feeds both data-parallel and reduce iterators of "
                                                   "block '{}'",
                                                   n, block.name),
                                       {loopRef(n), blockRef(block.name)}));
     if (dp) {
       if (l == &rfTn)
-        return Unexpected(scheduleError(kPrim, "not-reduction-loop",
-                                        fmt::format("the loop '{}' feeds data-parallel iterators of block '{}'; rfactor "
-                                                    "needs a loop that only feeds reduce iterators",
-                                                    n, block.name),
-                                        {loopRef(n), blockRef(block.name)}));
+        return Unexpected(
+            scheduleError(kRfactorPrim, "not-reduction-loop",
+                          fmt::format("the loop '{}' feeds data-parallel iterators of block '{}'; rfactor "
+                                      "needs a loop that only feeds reduce iterators",
+                                      n, block.name),
+                          {loopRef(n), blockRef(block.name)}));
       continue;
     }
     if (red) {
       if (!metReductionLoop && tree.childBlocks(*l).size() != 1)
-        return Unexpected(scheduleError(kPrim, "multiple-children",
+        return Unexpected(scheduleError(kRfactorPrim, "multiple-children",
                                         fmt::format("the outermost reduction loop '{}' of block '{}' has more than one "
                                                     "child block",
                                                     n, block.name),
@@ -287,13 +288,13 @@ Expected<std::vector<RV>> applyRfactor(Schedule& sch, const std::vector<TraceVal
       continue;
     }
     if (l == &rfTn)
-      return Unexpected(scheduleError(kPrim, "not-reduction-loop",
+      return Unexpected(scheduleError(kRfactorPrim, "not-reduction-loop",
                                       fmt::format("the loop '{}' feeds no reduce iterator of block '{}'; rfactor needs "
                                                   "a loop that the reduction runs over",
                                                   n, block.name),
                                       {loopRef(n), blockRef(block.name)}));
     if (metReductionLoop && !ir::isConstInt(l->loop()->extent, 1))
-      return Unexpected(scheduleError(kPrim, "unbound-loop",
+      return Unexpected(scheduleError(kRfactorPrim, "unbound-loop",
                                       fmt::format("the loop '{}' has an extent other than 1 and feeds no iterator of "
                                                   "block '{}', so it may not sit under a reduction loop",
                                                   n, block.name),
@@ -308,7 +309,7 @@ Expected<std::vector<RV>> applyRfactor(Schedule& sch, const std::vector<TraceVal
   const auto ndim = static_cast<std::int64_t>(buffer->ndim());
   std::int64_t axis = *axisArg;
   if (axis < -(ndim + 1) || axis > ndim)
-    return Unexpected(scheduleError(kPrim, "bad-factor-axis",
+    return Unexpected(scheduleError(kRfactorPrim, "bad-factor-axis",
                                     fmt::format("the write buffer '{}' has {} dimension(s), so factor_axis must be in "
                                                 "[{}, {}]; got {}",
                                                 buffer->name, ndim, -(ndim + 1), ndim, axis)));

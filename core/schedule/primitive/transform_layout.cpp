@@ -41,7 +41,7 @@ namespace loopscape::schedule::detail {
 
 namespace {
 
-constexpr std::string_view kPrim = "transform_layout";
+constexpr std::string_view kTransformLayoutPrim = "transform_layout";
 
 std::string indexList(const std::vector<std::int64_t>& v) {
   return fmt::format("({}{})", fmt::join(v, ", "), v.size() == 1 ? "," : "");
@@ -49,7 +49,7 @@ std::string indexList(const std::vector<std::int64_t>& v) {
 
 Expected<ir::Buffer> resolveBuffer(const ir::Block& block, const TraceValue& spec) {
   auto bad = [&](std::string why) {
-    return Unexpected(scheduleError(kPrim, "bad-buffer", std::move(why), {blockRef(block.name)}));
+    return Unexpected(scheduleError(kTransformLayoutPrim, "bad-buffer", std::move(why), {blockRef(block.name)}));
   };
   if (const auto* name = spec.get<std::string>()) {
     for (const auto* list : {&block.reads, &block.writes})
@@ -129,7 +129,7 @@ private:
 
 Expected<std::vector<RV>> applyTransformLayout(Schedule& sch, const std::vector<TraceValue>& inputs,
                                                const std::vector<TraceValue>& attrs) {
-  auto blockNode = sch.block(inputs.at(0), kPrim);
+  auto blockNode = sch.block(inputs.at(0), kTransformLayoutPrim);
   if (!blockNode) return Unexpected(blockNode.error());
   const ir::Block& block = *(*blockNode)->block();
   // 1. the buffer.
@@ -140,17 +140,18 @@ Expected<std::vector<RV>> applyTransformLayout(Schedule& sch, const std::vector<
   // 2. the map.
   const auto* map = inputs.size() > 2 ? inputs[2].get<IndexMap>() : nullptr;
   if (!map)
-    return Unexpected(scheduleError(kPrim, "bad-index-map", "transform_layout expects an index map (a lambda)"));
+    return Unexpected(
+        scheduleError(kTransformLayoutPrim, "bad-index-map", "transform_layout expects an index map (a lambda)"));
   if (map->params.size() != buffer->ndim() || map->results.empty() ||
       std::any_of(map->results.begin(), map->results.end(), [](const ir::Expr& e) { return !e.dtype().isInt(); }))
-    return Unexpected(scheduleError(kPrim, "bad-index-map",
+    return Unexpected(scheduleError(kTransformLayoutPrim, "bad-index-map",
                                     fmt::format("the index map takes {} parameter(s) and gives {} result(s); buffer "
                                                 "'{}' has {} dimension(s) and the results must be integers",
                                                 map->params.size(), map->results.size(), bname, buffer->ndim()),
                                     {blockRef(block.name)}));
   // 3. no padding value.
   if (attrs.size() > 0 && !attrs[0].isNone())
-    return Unexpected(scheduleError(kPrim, "unsupported-pad-value",
+    return Unexpected(scheduleError(kTransformLayoutPrim, "unsupported-pad-value",
                                     "transform_layout with a pad_value (a padded layout) is not supported; the map "
                                     "must be a bijection of the buffer's elements",
                                     {blockRef(block.name)}));
@@ -173,7 +174,7 @@ Expected<std::vector<RV>> applyTransformLayout(Schedule& sch, const std::vector<
     }
     const ir::IntBound b = domain.bound(r);
     if (!b.min || !b.max || *b.min < 0)
-      return Unexpected(scheduleError(kPrim, "unbounded-result",
+      return Unexpected(scheduleError(kTransformLayoutPrim, "unbounded-result",
                                       fmt::format("the result {} of the index map has no bounds from 0 over the domain "
                                                   "of buffer '{}', so the new extent is unknown",
                                                   ir::printExpr(map->results[d]), bname),
@@ -202,14 +203,14 @@ Expected<std::vector<RV>> applyTransformLayout(Schedule& sch, const std::vector<
   }();
   const std::optional<std::int64_t> oldVolume = ir::checkedProduct(oldExt), newVolume = ir::checkedProduct(newExt);
   if (!oldVolume || !newVolume)
-    return Unexpected(scheduleError(kPrim, "too-large",
+    return Unexpected(scheduleError(kTransformLayoutPrim, "too-large",
                                     fmt::format("the {} shape of buffer '{}' has more elements than fit in int64",
                                                 oldVolume ? "new" : "old", bname),
                                     {blockRef(block.name)}));
   const std::int64_t oldVol = *oldVolume, newVol = *newVolume;
   constexpr std::int64_t kMaxEnumerated = std::int64_t{1} << 24;
   auto paddingError = [&] {
-    return Unexpected(scheduleError(kPrim, "padding",
+    return Unexpected(scheduleError(kTransformLayoutPrim, "padding",
                                     fmt::format("the index map introduces padding: the new shape of buffer '{}' has "
                                                 "{} elements, the buffer {}; transform_layout without pad_value "
                                                 "needs a bijection",
@@ -218,7 +219,7 @@ Expected<std::vector<RV>> applyTransformLayout(Schedule& sch, const std::vector<
   };
   if (!assumeInjective && !permutation) {
     if (!constant || oldVol > kMaxEnumerated)
-      return Unexpected(scheduleError(kPrim, "cannot-verify",
+      return Unexpected(scheduleError(kTransformLayoutPrim, "cannot-verify",
                                       fmt::format("cannot check that the index map is a bijection of buffer '{}' "
                                                   "(symbolic shape or more than 2^24 elements); pass "
                                                   "assume_injective_transform=True to assume it",
@@ -243,10 +244,10 @@ Expected<std::vector<RV>> applyTransformLayout(Schedule& sch, const std::vector<
       for (std::size_t d = 0; d < map->results.size(); ++d) {
         auto v = evalInt(map->results[d], values);
         if (!v || *v < 0 || *v >= newExt[d])
-          return Unexpected(scheduleError(kPrim, "unbounded-result",
-                                          fmt::format("the index map cannot be evaluated in range at {} of buffer '{}'",
-                                                      indexList(point), bname),
-                                          {blockRef(block.name)}));
+          return Unexpected(scheduleError(
+              kTransformLayoutPrim, "unbounded-result",
+              fmt::format("the index map cannot be evaluated in range at {} of buffer '{}'", indexList(point), bname),
+              {blockRef(block.name)}));
         target = target * newExt[d] + *v;
       }
       if (hit[target]) {
@@ -256,7 +257,7 @@ Expected<std::vector<RV>> applyTransformLayout(Schedule& sch, const std::vector<
           other[k] = o % oldExt[k];
           o /= oldExt[k];
         }
-        return Unexpected(scheduleError(kPrim, "not-injective",
+        return Unexpected(scheduleError(kTransformLayoutPrim, "not-injective",
                                         fmt::format("the index map is not injective on buffer '{}': the elements {} "
                                                     "and {} both map to the same new element",
                                                     bname, indexList(other), indexList(point)),
