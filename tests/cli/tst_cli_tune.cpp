@@ -177,7 +177,8 @@ private Q_SLOTS:
     const int lines = lineCount(log);
     QVERIFY(lines >= 2 && lines < 500);
     // The log is whole: a new search resumes from it.
-    auto resumed = cli({"tune", m_program, "--trials", "1", "--records", log, "--strategy", "evolutionary"});
+    auto resumed = cli({"tune", m_program, "--trials", "1", "--batch", "1", "--population", "4", "--records", log,
+                        "--strategy", "evolutionary"});
     QCOMPARE(resumed.exitCode, 0);
     QVERIFY2(resumed.err.contains(QString(", resuming from %1 records in ").arg(lines)), qPrintable(resumed.err));
     QVERIFY2(resumed.err.contains("tune: cost model loaded from " + log + ".xgb\n"), qPrintable(resumed.err));
@@ -196,7 +197,8 @@ private Q_SLOTS:
              qPrintable(r.err));
     QVERIFY(r.err.contains("tune: cost model saved to " + log + ".xgb\n"));
     // Saved over the bad file: the next search reads it.
-    auto again = cli({"tune", m_program, "--trials", "1", "--records", log, "--strategy", "evolutionary"});
+    auto again = cli({"tune", m_program, "--trials", "1", "--batch", "1", "--population", "4", "--records", log,
+                      "--strategy", "evolutionary"});
     QVERIFY2(again.err.contains("tune: cost model loaded from " + log + ".xgb\n"), qPrintable(again.err));
   }
 };
