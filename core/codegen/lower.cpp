@@ -9,6 +9,7 @@
 #include "core/codegen/lower_flatten.h"
 #include "core/codegen/lower_gpu.h"
 #include "core/codegen/lower_gpu_split.h"
+#include "core/codegen/lower_partition.h"
 #include "core/codegen/lower_storage_sync.h"
 #include "core/codegen/lower_thread_check.h"
 #include "core/codegen/lower_unroll.h"
@@ -220,12 +221,24 @@ Expected<LoweredFunc> lower(const ir::PrimFunc& func, const LowerOptions& option
     log("insertSharedBarriers", body);
   } else {
     if (stopped()) return cancelled();
+    body = partitionLoops(body, out.remarks);
+    log("partitionLoops", body);
+
+    if (stopped()) return cancelled();
     body = vectorizeLoops(body, options.maxVectorLanes, out.remarks);
     log("vectorizeLoops", body);
   }
 
   if (stopped()) return cancelled();
   out.body = std::move(body);
+  // A remark once: the copies of a partitioned or unrolled loop repeat the remarks of
+  // the loops inside.
+  std::vector<Remark> unique;
+  for (auto& r : out.remarks)
+    if (std::none_of(unique.begin(), unique.end(),
+                     [&](const Remark& u) { return u.loop == r.loop && u.message == r.message; }))
+      unique.push_back(std::move(r));
+  out.remarks = std::move(unique);
   return out;
 }
 

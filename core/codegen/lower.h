@@ -9,8 +9,10 @@
 //   4. flattenBuffers       (lower_flatten.h)       N-d accesses -> 1-D strided offsets
 //   5. unrollLoops          (lower_unroll.h)        Unrolled loops with constant extent
 //   6. simplify             (core/ir/simplify.h)    canonical affine indices
-//   7. vectorizeLoops       (lower_vectorize.h)     Vectorized loops -> Ramp/Broadcast
-//                                                    (CPU device kinds only)
+//   7. partitionLoops       (lower_partition.h)     serial loops split where conditions
+//                                                    on them (padding) are decided
+//   8. vectorizeLoops       (lower_vectorize.h)     Vectorized loops -> Ramp/Broadcast
+//                                                    (7 and 8: CPU device kinds only)
 // and for device kind "gpu", first:
 //   0. splitGpuKernels      (lower_gpu_split.h)     several bound top loops -> one
 //                                                    lowering per kernel (moreKernels)
@@ -22,12 +24,12 @@
 //       boundLoopCheck       (gpu_bound_loop_check.h) no bound loop carries a dependence
 //                                                    (when a check is installed)
 //   2b. compactOnChipBuffers (lower_compact.h)      shared/local caches -> tile shape
-// and instead of 7:
+// and instead of 7 and 8:
 //   7. placeOnChipBuffers   (lower_gpu.h)           shared buffers listed, sizes checked
-//   7a. vectorizeLoops      (lower_vectorize.h)     at most kGpuMaxVectorLanes lanes: the
+//   8. vectorizeLoops       (lower_vectorize.h)     at most kGpuMaxVectorLanes lanes: the
 //                                                    GPU printers make an aligned
 //                                                    contiguous access one float2/float4
-//   8. insertSharedBarriers (lower_storage_sync.h)  barriers for shared buffers
+//   9. insertSharedBarriers (lower_storage_sync.h)  barriers for shared buffers
 //
 // With LowerOptions::trace the IR is logged after every pass (ir::printStmt). A stop
 // requested through LowerOptions::stop is seen between passes ("codegen.cancelled",

@@ -14,10 +14,7 @@ namespace loopscape::codegen {
 
 using namespace ir;
 
-namespace {
-/// Statements in `s`, every nesting level counted, except sequences and the block markers
-/// (comments in the generated code).
-std::int64_t countStatements(const Stmt& s) {
+std::int64_t countLoweredStatements(const Stmt& s) {
   struct Counter final : StmtVisitor {
     std::int64_t count = 0;
     void visitExpr(const Expr&) override {}
@@ -31,6 +28,7 @@ std::int64_t countStatements(const Stmt& s) {
   return counter.count;
 }
 
+namespace {
 class Unroller final : public StmtMutator {
 public:
   explicit Unroller(std::vector<Remark>& remarks) : m_remarks(remarks) {}
@@ -51,7 +49,7 @@ protected:
     // whose copies would exceed it stays a loop (TVM's explicit_unroll=false leaves such a
     // loop to the compiler the same way) instead of exhausting memory.
     const std::int64_t limit = resourceLimits().maxUnrolledStatements;
-    const std::int64_t perCopy = countStatements(body);
+    const std::int64_t perCopy = countLoweredStatements(body);
     const auto total = checkedMul(*extent, perCopy);
     if (!total || *total > limit)
       return keepLoop(fmt::format("unroll kept a serial loop: its {} iterations of {} statement(s) would unroll into "

@@ -12,4 +12,8 @@ namespace loopscape::codegen {
 
 ir::Stmt unrollLoops(const ir::Stmt& body, std::vector<Remark>& remarks);
 
+/// Statements in `s`, every nesting level counted, except sequences and the block markers
+/// (comments in the generated code): what the unrolling limit counts.
+std::int64_t countLoweredStatements(const ir::Stmt& s);
+
 } // namespace loopscape::codegen

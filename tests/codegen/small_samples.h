@@ -27,6 +27,8 @@ struct Sample {
   ir::SizeBindings sizes;
 };
 
+// A table of raw-string programs, laid out by hand:
+// clang-format off
 inline const Sample kSmallSamples[] = {
     {"matmul", R"(from tvm import te
 M, N, K = 16, 24, 8
@@ -153,7 +155,7 @@ sch.vectorize(j_1)
 )",
      {{"n", 13}}},
     {"depthwise_conv2d", R"(from tvm import te
-batch, channel, height, width = 1, 3, 5, 8
+batch, channel, height, width = 1, 3, 5, 12
 kernel, pad = 3, 1
 Input = te.placeholder((batch, channel, height, width), name="Input")
 Filter = te.placeholder((channel, 1, kernel, kernel), name="Filter")
@@ -174,11 +176,14 @@ DepthwiseConv2d = te.compute(
     name="DepthwiseConv2d",
 )
 )",
-     R"(d = sch.get_block("DepthwiseConv2d")
+     R"(sch.compute_inline(sch.get_block("PaddedInput"))
+d = sch.get_block("DepthwiseConv2d")
 b, c, i, j, di, dj = sch.get_loops(d)
-sch.reorder(di, dj, j)
+j_0, j_1 = sch.split(j, factors=[None, 4])
 sch.parallel(c)
-sch.vectorize(j)
+sch.unroll(di)
+sch.unroll(dj)
+sch.vectorize(j_1)
 )",
      {}},
     {"layernorm", R"(from tvm import te
@@ -321,6 +326,7 @@ sch.vectorize(j)
 )",
      {}},
 };
+// clang-format on
 
 inline ir::PrimFunc parseSample(const std::string& text, const std::string& file = "test.te") {
   auto f = frontend::parseTe(text, file);

@@ -235,7 +235,9 @@ sch.vectorize(j)
       QVERIFY(schedule::applyScript(sch, s->schedule, "s.py").has_value());
       auto lowered = codegen::lower(sch.func());
       QVERIFY(lowered.has_value());
-      QVERIFY2(lowered->remarks.empty(), (std::string(name) + ": " + (lowered->remarks.empty() ? "" : lowered->remarks[0].message)).c_str());
+      // No fallback remark (the padding of conv2d_nchw partitions loops, which says so).
+      for (const auto& r : lowered->remarks)
+        QVERIFY2(r.message.starts_with("partitioned into "), (std::string(name) + ": " + r.message).c_str());
       auto c = cpuC().source(*lowered, "c", buildOptions());
       QVERIFY(c.has_value());
       // Whole-register GCC vector types where the statement allows, omp simd lane loops
@@ -247,6 +249,42 @@ sch.vectorize(j)
                      std::string::npos,
                  c->c_str());
     }
+  }
+
+  void paddedInteriorVectorizes() {
+    // depthwise_conv2d's schedule inlines the padding: i and j_0 are partitioned at the
+    // borders, the interior (i in [1, 4), j_0 = 1) stores 4-lane vectors without a select,
+    // and only the border copies of j_1 fall back (smallSamplesMatchInterpreter runs it).
+    const test::Sample* s = nullptr;
+    for (const auto& x : test::kSmallSamples)
+      if (std::string_view(x.name) == "depthwise_conv2d") s = &x;
+    QVERIFY(s);
+    schedule::Schedule sch(parse(s->program));
+    QVERIFY(schedule::applyScript(sch, s->schedule, "s.py").has_value());
+    auto lowered = codegen::lower(sch.func());
+    QVERIFY(lowered.has_value());
+    QStringList remarks;
+    for (const auto& r : lowered->remarks)
+      remarks << QString::fromStdString(r.loop + ": " + r.message);
+    const QString partitioned =
+        ": each part decides conditions on the loop (padding, borders) that the whole range leaves to every iteration";
+    QCOMPARE(remarks, (QStringList{"j_0: partitioned into [0, 1), [1, 2), [2, 3)" + partitioned,
+                                   "i: partitioned into [0, 1), [1, 4), [4, 5)" + partitioned,
+                                   "j_1: vectorize fell back to a scalar loop: a load sits in a branch of "
+                                   "T.if_then_else / T.Select and would be evaluated for every lane"}));
+    auto c = cpuC().source(*lowered, "c", buildOptions());
+    QVERIFY(c.has_value());
+    const QString code = QString::fromStdString(*c);
+    // The interior: j_0 = 1 of i in [1, 4), after the border copy j_0 = 0.
+    QVERIFY2(
+        code.contains("    for (int64_t j_0 = 1; j_0 < 2; ++j_0) {\n"
+                      "      // block DepthwiseConv2d (init)\n"
+                      "      *(ls_f32x4*)&DepthwiseConv2d[c * 60 + i * 12 + 4] = ((ls_f32x4){} + 0.0f);\n"
+                      "      // block DepthwiseConv2d\n"
+                      "      *(ls_f32x4*)&DepthwiseConv2d[c * 60 + i * 12 + 4] = *(ls_f32x4*)&DepthwiseConv2d[c * 60 "
+                      "+ i * 12 + 4] + *(ls_f32x4*)&Input[c * 60 + i * 12 - 9] * ((ls_f32x4){} + Filter[c * 9]);\n"),
+        qPrintable(code));
+    QCOMPARE(code.count("for (int64_t j_0 = 1; j_0 < 2; ++j_0) {"), 3); // in each part of i
   }
 
   void vectorTypesWrapIntegers() {

@@ -167,28 +167,40 @@ sch.vectorize(j)
     QTest::addColumn<QString>("script");
     QTest::addColumn<QString>("loop");
     QTest::addColumn<QString>("message");
+    QTest::addColumn<QString>("partitioned"); // the remark of a partitioned loop before it, if any
+    // j_0 is partitioned where the split's predicate is decided: [0, 2) vectorizes, the
+    // tail j_0 = 2 keeps the predicate and falls back.
     QTest::newRow("predicate depends on the loop")
         << "b = sch.get_block(\"C\")\ni, j, k = sch.get_loops(b)\nj0, j1 = sch.split(j, factors=[None, 3])\n"
            "sch.reorder(i, j0, k, j1)\nsch.vectorize(j1)\n"
-        << "j_1" << "vectorize fell back to a scalar loop: the condition j_0 * 3 + j_1 < 8 depends on the vectorized loop";
+        << "j_1"
+        << "vectorize fell back to a scalar loop: the condition j_1 + 6 < 8 depends on the vectorized loop"
+        << "j_0: partitioned into [0, 2), [2, 3): each part decides conditions on the loop (padding, borders) that the "
+           "whole range leaves to every iteration";
     QTest::newRow("strided store")
         << "b = sch.get_block(\"C\")\ni, j, k = sch.get_loops(b)\nsch.reorder(j, k, i)\nsch.vectorize(i)\n"
-        << "i" << "vectorize fell back to a scalar loop: the store to C is not contiguous in the loop variable";
+        << "i"
+        << "vectorize fell back to a scalar loop: the store to C is not contiguous in the loop variable"
+        << "";
     QTest::newRow("store moving with a loop in the body")
         << "b = sch.get_block(\"C\")\ni, j, k = sch.get_loops(b)\nj0, j1 = sch.split(j, factors=[2, 4])\n"
            "sch.reorder(i, j1, j0, k)\nsch.vectorize(j1)\n"
         << "j_1"
         << "vectorize fell back to a scalar loop: the store to C moves with the inner loop 'j_0' (its lanes would be "
-           "reordered)";
+           "reordered)"
+        << "";
   }
   void vectorizeFallbackRemark() {
     QFETCH(QString, script);
     QFETCH(QString, loop);
     QFETCH(QString, message);
+    QFETCH(QString, partitioned);
     auto l = lowered(scheduled(kMatmul, script.toUtf8().constData()));
-    QCOMPARE(l.remarks.size(), std::size_t(1));
-    QCOMPARE(QString::fromStdString(l.remarks[0].loop), loop);
-    QCOMPARE(QString::fromStdString(l.remarks[0].message), message);
+    QCOMPARE(l.remarks.size(), std::size_t(partitioned.isEmpty() ? 1 : 2));
+    if (!partitioned.isEmpty())
+      QCOMPARE(QString::fromStdString(l.remarks[0].loop + ": " + l.remarks[0].message), partitioned);
+    QCOMPARE(QString::fromStdString(l.remarks.back().loop), loop);
+    QCOMPARE(QString::fromStdString(l.remarks.back().message), message);
     QCOMPARE(census(l.body).vectorized, 0); // stays a Serial loop
   }
 
@@ -205,6 +217,102 @@ sch.vectorize(j)
     QCOMPARE(QString::fromStdString(l.remarks[0].loop), QString("j"));
     QCOMPARE(QString::fromStdString(l.remarks[0].message),
              QString("vectorize fell back to a scalar loop: the body calls T.exp"));
+  }
+
+  void partitionAtThePadding() {
+    // The padding's condition is decided on [0, 1), [1, 17) and [17, 18): three loops,
+    // the interior without a select.
+    const char* pad = R"(from tvm import te
+A = te.placeholder((16,), name="A")
+P = te.compute((18,), lambda i: te.if_then_else(te.all(i >= 1, i < 17), A[i - 1], te.const(0.0, "float32")), name="P")
+)";
+    auto l = lowered(parse(pad));
+    QCOMPARE(QString::fromStdString(ir::printStmt(l.body)), QString(R"(for i in range(1):
+    T.evaluate("P")
+    P[0] = T.float32(0)
+for i in range(1, 17):
+    T.evaluate("P")
+    P[i] = A[i - 1]
+for i in range(17, 18):
+    T.evaluate("P")
+    P[17] = T.float32(0)
+)"));
+    QCOMPARE(l.remarks.size(), std::size_t(1));
+    QCOMPARE(QString::fromStdString(l.remarks[0].loop), QString("i"));
+    QCOMPARE(QString::fromStdString(l.remarks[0].message),
+             QString("partitioned into [0, 1), [1, 17), [17, 18): each part decides conditions on the loop (padding, "
+                     "borders) that the whole range leaves to every iteration"));
+  }
+
+  void partitionLetsTheInteriorVectorize() {
+    // A 3-tap sum over an inlined padding, split by 4: i_0 in [1, 3) reads no padding and
+    // its i_1 vectorizes; the border copies keep a select each and fall back (one remark
+    // for both).
+    const char* blur = R"(from tvm import te
+A = te.placeholder((16,), name="A")
+P = te.compute((18,), lambda i: te.if_then_else(te.all(i >= 1, i < 17), A[i - 1], te.const(0.0, "float32")), name="P")
+r = te.reduce_axis((0, 3), name="r")
+B = te.compute((16,), lambda i: te.sum(P[i + r], axis=r), name="B")
+)";
+    auto l = lowered(scheduled(blur, R"(sch.compute_inline(sch.get_block("P"))
+i, r = sch.get_loops(sch.get_block("B"))
+i_0, i_1 = sch.split(i, factors=[None, 4])
+sch.unroll(r)
+sch.vectorize(i_1)
+)"));
+    QStringList remarks;
+    for (const auto& r : l.remarks)
+      remarks << QString::fromStdString(r.loop + ": " + r.message);
+    QCOMPARE(remarks, (QStringList{"i_0: partitioned into [0, 1), [1, 3), [3, 4): each part decides conditions on the "
+                                   "loop (padding, borders) that the whole range leaves to every iteration",
+                                   "i_1: vectorize fell back to a scalar loop: a load sits in a branch of "
+                                   "T.if_then_else / T.Select and would be evaluated for every lane"}));
+    const QString text = QString::fromStdString(ir::printStmt(l.body));
+    QVERIFY2(text.contains(R"(for i_0 in range(1, 3):
+    T.evaluate("B.init")
+    B[i_0 * 4:i_0 * 4 + 4] = T.Broadcast(T.float32(0), 4)
+    T.evaluate("B")
+    B[i_0 * 4:i_0 * 4 + 4] = B[i_0 * 4:i_0 * 4 + 4] + A[i_0 * 4 - 1:i_0 * 4 - 1 + 4]
+)"),
+             qPrintable(text));
+    QCOMPARE(text.count("T.if_then_else"), 2); // r = 0 at i_0 = 0, r = 2 at i_0 = 3: the others are decided
+  }
+
+  void partitionLeavesMostlyUnconditionalLoops() {
+    // The padding computed at i_0: each iteration of i_0 pads 6 elements under a condition
+    // and sums 16 without one, so i_0 is not copied for the padding's sake; the padding's
+    // own loop ax0 (all conditional) is partitioned.
+    const char* blur = R"(from tvm import te
+A = te.placeholder((16,), name="A")
+P = te.compute((18,), lambda i: te.if_then_else(te.all(i >= 1, i < 17), A[i - 1], te.const(0.0, "float32")), name="P")
+r = te.reduce_axis((0, 3), name="r")
+B = te.compute((16,), lambda i: te.sum(P[i + r], axis=r), name="B")
+)";
+    auto l = lowered(scheduled(blur, R"(i, r = sch.get_loops(sch.get_block("B"))
+i_0, i_1 = sch.split(i, factors=[None, 4])
+sch.compute_at(sch.get_block("P"), i_0)
+)"));
+    QCOMPARE(l.remarks.size(), std::size_t(1));
+    QCOMPARE(QString::fromStdString(l.remarks[0].loop), QString("ax0"));
+    QVERIFY(QString::fromStdString(l.remarks[0].message).startsWith("partitioned into [0, 1), [1, 5), [5, 6): "));
+    const QString text = QString::fromStdString(ir::printStmt(l.body));
+    QCOMPARE(text.count("for i_0 in range(4):"), 1);
+    QCOMPARE(text.count("T.if_then_else"), 2); // ax0 = 0 and ax0 = 5
+  }
+
+  void partitionCopiesAreBounded() {
+    // Padding on three axes: i (3 parts) and j (3 parts in each) are partitioned; k would
+    // make 27 copies of the body, past the 16 allowed, and stays one loop.
+    const char* pad3 = R"(from tvm import te
+A = te.placeholder((4, 4, 4), name="A")
+P = te.compute((6, 6, 6), lambda i, j, k: te.if_then_else(
+    te.all(i >= 1, i < 5, j >= 1, j < 5, k >= 1, k < 5), A[i - 1, j - 1, k - 1], te.const(0.0, "float32")), name="P")
+)";
+    auto l = lowered(parse(pad3));
+    QCOMPARE(l.remarks.size(), std::size_t(2));
+    QCOMPARE(QString::fromStdString(l.remarks[0].loop), QString("j"));
+    QCOMPARE(QString::fromStdString(l.remarks[1].loop), QString("i"));
+    QCOMPARE(census(l.body).loops, 3 + 9 + 9);
   }
 
   void threadBindingRefusedOnCpu() {
@@ -282,7 +390,8 @@ i0, i1 = sch.split(i, factors=[None, 4])
     QStringList passes;
     opt.log = [&](std::string_view pass, std::string_view) { passes << QString::fromUtf8(pass.data(), pass.size()); };
     QVERIFY(codegen::lower(parse(kMatmul), opt).has_value());
-    QCOMPARE(passes, (QStringList{"lowerBlocks", "flattenBuffers", "unrollLoops", "simplify", "vectorizeLoops"}));
+    QCOMPARE(passes, (QStringList{"lowerBlocks", "flattenBuffers", "unrollLoops", "simplify", "partitionLoops",
+                                  "vectorizeLoops"}));
   }
 };
 

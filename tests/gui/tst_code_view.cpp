@@ -101,18 +101,31 @@ private Q_SLOTS:
     const int initI = loopOfBlock(*w, "i", "heat_init");
     QVERIFY(updateI >= 0 && initI >= 0 && updateI != initI);
 
-    // heat_update's i: its for line through its closing brace, not heat_init's i.
+    // heat_update's i: for each of its three loops (lowering partitions it at the borders,
+    // lower_partition.h) its for line through its closing brace, not heat_init's i.
     clickNode(*w, updateI);
     QCOMPARE(w->tensorIrView()->selectedNode(), updateI);
     Ranges ranges = code->highlightedLines();
-    QCOMPARE(ranges.size(), std::size_t(1));
+    QCOMPARE(ranges.size(), std::size_t(3));
+    const char* headers[] = {"    for (int64_t i_1 = 0; i_1 < 1; ++i_1) {",
+                             "    for (int64_t i_1 = 1; i_1 < 1023; ++i_1) {",
+                             "    for (int64_t i_1 = 1023; i_1 < 1024; ++i_1) {"};
+    for (std::size_t k = 0; k < 3; ++k) {
+      QCOMPARE(codeLine(*w, ranges[k].first), QString::fromUtf8(headers[k]));
+      QCOMPARE(codeLine(*w, ranges[k].first + 1), QStringLiteral("      // block heat_update"));
+      QCOMPARE(codeLine(*w, ranges[k].second), QStringLiteral("    }"));
+      QCOMPARE(ranges[k].second - ranges[k].first, 3);
+    }
     auto [first, last] = ranges.front();
-    QCOMPARE(codeLine(*w, first), QStringLiteral("    for (int64_t i_1 = 0; i_1 < 1024; ++i_1) {"));
-    QCOMPARE(codeLine(*w, first + 1), QStringLiteral("      // block heat_update"));
-    QCOMPARE(codeLine(*w, last), QStringLiteral("    }"));
-    QCOMPARE(last - first, 3);
+    QCOMPARE(ranges[1].first, last + 1);
     QCOMPARE(paintedLines(*w), linesOf(ranges));
-    QVERIFY2(code->status().contains(QStringLiteral("loop i: lines %1–%2").arg(first).arg(last)),
+    QVERIFY2(code->status().contains(QStringLiteral("loop i: lines %1–%2, %3–%4, %5–%6")
+                                         .arg(first)
+                                         .arg(last)
+                                         .arg(ranges[1].first)
+                                         .arg(ranges[1].second)
+                                         .arg(ranges[2].first)
+                                         .arg(ranges[2].second)),
              qPrintable(code->status()));
     QVERIFY(code->status().startsWith(QStringLiteral("cpu-c c · ")));
     // The header line is marked apart from the body, and visibly.
@@ -136,7 +149,7 @@ private Q_SLOTS:
     QCOMPARE(ranges.size(), std::size_t(1));
     std::tie(first, last) = ranges.front();
     QCOMPARE(codeLine(*w, first), QStringLiteral("  for (int64_t t = 1; t < 64; ++t) {"));
-    QCOMPARE(codeLine(*w, first + 1), QStringLiteral("    for (int64_t i_1 = 0; i_1 < 1024; ++i_1) {"));
+    QCOMPARE(codeLine(*w, first + 1), QStringLiteral("    for (int64_t i_1 = 0; i_1 < 1; ++i_1) {"));
     QCOMPARE(codeLine(*w, last), QStringLiteral("  }"));
 
     // A block is no loop: nothing highlighted.
@@ -152,17 +165,20 @@ private Q_SLOTS:
     clickNode(*w, nodeIndex(*w, "t"));
     QVERIFY(!w->codeView()->highlightedLines().empty());
     const int first = w->codeView()->highlightedLines().front().first;
-    // The store of heat_update (inside i_1, inside t) selects heat_update's i.
+    // The store of heat_update in the interior loop of i_1 (inside t, after the loop of
+    // the first border point) selects heat_update's i.
     QPlainTextEdit* text = codeText(*w);
-    const int store = first + 3;
-    QVERIFY(codeLine(*w, store).trimmed().startsWith(QStringLiteral("heat[t * 1024 + i_1] =")));
+    const int store = first + 7;
+    QVERIFY2(codeLine(*w, store).trimmed().startsWith(QStringLiteral("heat[t * 1024 + i_1] =")),
+             qPrintable(codeLine(*w, store)));
     const QRect rect = text->cursorRect(QTextCursor(text->document()->findBlockByNumber(store - 1)));
     QVERIFY2(text->viewport()->rect().contains(rect.center()), "the selected loop's lines are scrolled into view");
     QTest::mouseClick(text->viewport(), Qt::LeftButton, {}, QPoint(rect.left() + 40, rect.center().y()));
     QCOMPARE(w->tensorIrView()->selectedNode(), updateI);
     QVERIFY(!w->codeView()->highlightedLines().empty());
-    QCOMPARE(codeLine(*w, w->codeView()->highlightedLines().front().first).trimmed(),
-             QStringLiteral("for (int64_t i_1 = 0; i_1 < 1024; ++i_1) {"));
+    QCOMPARE(w->codeView()->highlightedLines().size(), std::size_t(3));
+    QCOMPARE(codeLine(*w, w->codeView()->highlightedLines()[1].first).trimmed(),
+             QStringLiteral("for (int64_t i_1 = 1; i_1 < 1023; ++i_1) {"));
   }
 
   void matmulParallelLoopIncludesItsOutlinedBody() {
@@ -211,11 +227,12 @@ private Q_SLOTS:
     const int updateI = loopOfBlock(*w, "i", "heat_update");
     clickNode(*w, updateI);
     QVERIFY(!w->codeView()->highlightedLines().empty());
-    const int header = w->codeView()->highlightedLines().front().first;
-    const QString line = codeLine(*w, header); // "    for (int64_t i_1 = 0; i_1 < 1024; ++i_1) {"
+    // The interior loop of the three (lower_partition.h).
+    const int header = w->codeView()->highlightedLines().at(1).first;
+    const QString line = codeLine(*w, header); // "    for (int64_t i_1 = 1; i_1 < 1023; ++i_1) {"
     const int forAt = static_cast<int>(line.indexOf(QStringLiteral("for")));
     const int typeAt = static_cast<int>(line.indexOf(QStringLiteral("int64_t")));
-    const int numberAt = static_cast<int>(line.indexOf(QStringLiteral("1024")));
+    const int numberAt = static_cast<int>(line.indexOf(QStringLiteral("1023")));
     const int varAt = static_cast<int>(line.indexOf(QStringLiteral("i_1")));
 
     for (bool dark : {false, true}) {
