@@ -77,9 +77,14 @@ schedule::LegalityPolicy g_legalityPolicy = schedule::LegalityPolicy::Exact;
 
 namespace {
 
+struct BestRecord {
+  std::string trace; ///< JSON
+  bool verified = false;
+};
+
 /// The JSON trace of the fastest record of `program`'s workload in the tuning log `log`
 /// (any bound sizes, any target), with a note naming it on stderr.
-Expected<std::string> bestRecordTrace(const LoadedProgram& program, const std::string& log) {
+Expected<BestRecord> bestRecordTrace(const LoadedProgram& program, const std::string& log) {
   auto records = tune::readRecords(log);
   if (!records) return std::unexpected(records.error());
   if (records->empty() && !std::filesystem::exists(log))
@@ -97,7 +102,7 @@ Expected<std::string> bestRecordTrace(const LoadedProgram& program, const std::s
   std::fprintf(stderr, "note: best:%s: trial %d (%s), %.1f GFLOP/s on %s with %d thread(s)%s\n", log.c_str(),
                best->trial, best->sketch.c_str(), best->gflops, best->target.c_str(), best->threads,
                best->verified ? ", verified" : "");
-  return schedule::traceToJson(best->trace);
+  return BestRecord{schedule::traceToJson(best->trace), best->verified};
 }
 
 } // namespace
@@ -122,9 +127,19 @@ std::optional<schedule::Schedule> applyTraceFile(const LoadedProgram& program, c
   }
   const bool fromSession = givenPath.empty();
   const std::string tracePath = traceName(program, givenPath);
-  auto text = fromSession                      ? Expected<std::string>(program.sessionTrace)
-              : tracePath.starts_with("best:") ? bestRecordTrace(program, tracePath.substr(5))
-                                               : readFile(tracePath);
+  std::optional<BestRecord> record;
+  if (!fromSession && tracePath.starts_with("best:")) {
+    auto best = bestRecordTrace(program, tracePath.substr(5));
+    if (!best) {
+      printDiagnostic(best.error());
+      exitCode = kExitBadInput;
+      return std::nullopt;
+    }
+    record = std::move(*best);
+  }
+  auto text = fromSession ? Expected<std::string>(program.sessionTrace)
+              : record    ? Expected<std::string>(record->trace)
+                          : readFile(tracePath);
   if (!text) {
     printDiagnostic(text.error());
     exitCode = kExitBadInput;
@@ -148,6 +163,17 @@ std::optional<schedule::Schedule> applyTraceFile(const LoadedProgram& program, c
                  poly::legalityPolicyName(policy), tracePath.c_str());
   auto applied =
       ext == ".py" ? schedule::applyScript(sch, *text, tracePath) : schedule::applyJsonTrace(sch, *text, tracePath);
+  // The tuner keeps a candidate whose exact check could not finish (poly.quota) when its
+  // output matched the reference; its record applies the same way, saying so.
+  if (!applied && record && record->verified && policy == schedule::LegalityPolicy::Exact &&
+      applied.error().code.ends_with(".legality-unchecked")) {
+    std::fprintf(stderr,
+                 "note: %s: %s; the record's output was verified against the reference when it was tuned, so its "
+                 "steps apply unchecked, as the tuner accepted them\n",
+                 tracePath.c_str(), applied.error().message.c_str());
+    sch = poly::makeSchedule(program.func, schedule::LegalityPolicy::Unverified);
+    applied = schedule::applyJsonTrace(sch, *text, tracePath);
+  }
   if (applied) {
     for (const auto& n : sch.notes())
       std::fprintf(stderr, "note: step %zu (%s): %s\n", n.instruction + 1,

@@ -123,6 +123,46 @@ private Q_SLOTS:
     QVERIFY(run.out.contains("ok"));
   }
 
+  void verifiedRecordPastTheLegalityQuota() {
+    // A record of the conv layer whose compute_at the exact check cannot finish (poly.quota,
+    // after 2,000,000 isl operations): the tuner kept it on verification alone, and best:
+    // applies it the same way, with a note; an unverified one stays refused.
+    const std::string record =
+        R"J({"workload":"main:a9a545803a42c998","func":"main","target":"cpu-llvm","options":{"threads":2,"fast_math":true},)J"
+        R"J("family":"tir","sketch":"tir(conv2d_nchw: tile, pad_temp: compute_at)","trace":[[["GetBlock",[],["conv2d_nchw","main"],["b0"]],)J"
+        R"J(["GetLoops",["b0"],[],["l1","l2","l3","l4","l5","l6","l7"]],["SamplePerfectTile",["l2"],[4,64],["v8","v9","v10","v11"]],)J"
+        R"J(["Split",["l2",["v8","v9","v10","v11"]],[true,false],["l12","l13","l14","l15"]],["SamplePerfectTile",["l3"],[4,64],)J"
+        R"J(["v16","v17","v18","v19"]],["Split",["l3",["v16","v17","v18","v19"]],[true,false],["l20","l21","l22","l23"]],)J"
+        R"J(["SamplePerfectTile",["l4"],[4,64],["v24","v25","v26","v27"]],["Split",["l4",["v24","v25","v26","v27"]],[true,false],)J"
+        R"J(["l28","l29","l30","l31"]],["SamplePerfectTile",["l5"],[2,64],["v32","v33"]],["Split",["l5",["v32","v33"]],[true,false],)J"
+        R"J(["l34","l35"]],["Reorder",["l1","l12","l20","l28","l13","l21","l29","l34","l14","l22","l30","l35","l6","l7","l15","l23",)J"
+        R"J("l31"],[],[]],["GetBlock",[],["pad_temp","main"],["b36"]],["SampleComputeLocation",["b36"],[],["l37"]],)J"
+        R"J(["ComputeAt",["b36","l37"],[true,-1],[]]],[[2,[2,8,2,2]],[4,[7,2,2,2]],[6,[1,7,1,8]],[8,[4,16]],[12,2]]],)J"
+        R"J("seconds":[0.0045,0.0043,0.0044],"gflops":53.6,"error":"","verified":VERIFIED,"trial":30,)J"
+        R"J("time":"2026-12-02T05:44:45Z","version":"0.1.0"})J";
+    const QString conv = QStringLiteral(LS_SOURCE_DIR "/samples/conv2d_nchw.te");
+    const QString verified = m_dir.filePath("quota.log"), unverified = m_dir.filePath("quota-unverified.log");
+    std::ofstream(verified.toStdString())
+        << QString::fromStdString(record).replace("VERIFIED", "true").toStdString() << "\n";
+    std::ofstream(unverified.toStdString())
+        << QString::fromStdString(record).replace("VERIFIED", "false").toStdString() << "\n";
+
+    auto applied = cli({"print", conv, "--trace", "best:" + verified});
+    QVERIFY2(applied.exitCode == 0, qPrintable(applied.err));
+    QVERIFY2(applied.err.contains(
+                 "note: best:" + verified +
+                 ": compute_at could not be checked for legality: the legality check exceeded the bound of 2000000 isl "
+                 "operations: the schedule is too complex to check exactly; the record's output was verified against "
+                 "the reference when it was tuned, so its steps apply unchecked, as the tuner accepted them\n"),
+             qPrintable(applied.err));
+    QVERIFY(applied.out.contains("for ax0, ax1, ax2, ax3 in T.grid("));
+
+    auto refused = cli({"print", conv, "--trace", "best:" + unverified});
+    QCOMPARE(refused.exitCode, 3);
+    QVERIFY2(refused.err.contains("error: compute_at could not be checked for legality: the legality check exceeded"),
+             qPrintable(refused.err));
+  }
+
   void refusals() {
     auto strategy = cli({"tune", m_program, "--strategy", "greedy", "--trials", "1"});
     QCOMPARE(strategy.exitCode, 2);
