@@ -21,6 +21,14 @@ k = te.reduce_axis((0, 8), name="k")
 C = te.compute((8, 8), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
 )";
 
+// A 3-tap sum over a padded copy of A (the padding's condition on the copy's index).
+const char* kBlur = R"(from tvm import te
+A = te.placeholder((16,), name="A")
+P = te.compute((18,), lambda i: te.if_then_else(te.all(i >= 1, i < 17), A[i - 1], te.const(0.0, "float32")), name="P")
+r = te.reduce_axis((0, 3), name="r")
+B = te.compute((16,), lambda i: te.sum(P[i + r], axis=r), name="B")
+)";
+
 ir::PrimFunc parse(const char* text) {
   auto f = frontend::parseTe(text, "test.te");
   if (!f) qFatal("%s", renderDiagnostic(f.error(), text).c_str());
@@ -248,13 +256,7 @@ for i in range(17, 18):
     // A 3-tap sum over an inlined padding, split by 4: i_0 in [1, 3) reads no padding and
     // its i_1 vectorizes; the border copies keep a select each and fall back (one remark
     // for both).
-    const char* blur = R"(from tvm import te
-A = te.placeholder((16,), name="A")
-P = te.compute((18,), lambda i: te.if_then_else(te.all(i >= 1, i < 17), A[i - 1], te.const(0.0, "float32")), name="P")
-r = te.reduce_axis((0, 3), name="r")
-B = te.compute((16,), lambda i: te.sum(P[i + r], axis=r), name="B")
-)";
-    auto l = lowered(scheduled(blur, R"(sch.compute_inline(sch.get_block("P"))
+    auto l = lowered(scheduled(kBlur, R"(sch.compute_inline(sch.get_block("P"))
 i, r = sch.get_loops(sch.get_block("B"))
 i_0, i_1 = sch.split(i, factors=[None, 4])
 sch.unroll(r)
@@ -282,13 +284,7 @@ sch.vectorize(i_1)
     // The padding computed at i_0: each iteration of i_0 pads 6 elements under a condition
     // and sums 16 without one, so i_0 is not copied for the padding's sake; the padding's
     // own loop ax0 (all conditional) is partitioned.
-    const char* blur = R"(from tvm import te
-A = te.placeholder((16,), name="A")
-P = te.compute((18,), lambda i: te.if_then_else(te.all(i >= 1, i < 17), A[i - 1], te.const(0.0, "float32")), name="P")
-r = te.reduce_axis((0, 3), name="r")
-B = te.compute((16,), lambda i: te.sum(P[i + r], axis=r), name="B")
-)";
-    auto l = lowered(scheduled(blur, R"(i, r = sch.get_loops(sch.get_block("B"))
+    auto l = lowered(scheduled(kBlur, R"(i, r = sch.get_loops(sch.get_block("B"))
 i_0, i_1 = sch.split(i, factors=[None, 4])
 sch.compute_at(sch.get_block("P"), i_0)
 )"));
