@@ -86,6 +86,9 @@ void MainWindow::createViews() {
 
   m_editor = new views::ProgramEditor(this);
   m_panel = new views::PrimitivePanel(this);
+  // Twice the longest option name (its label and a field as wide): a long program in the
+  // TensorIR view must not squeeze the panel's fields to a few letters.
+  m_panel->setMinimumWidth(2 * m_panel->fontMetrics().horizontalAdvance(QStringLiteral("disable_predication:")) + 48);
   m_trace = new views::TraceView(this);
   m_diagnostics = new views::DiagnosticsView(this);
   m_code = new views::CodeView(this);
