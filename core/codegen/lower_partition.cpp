@@ -19,10 +19,13 @@ using namespace ir;
 namespace {
 
 constexpr std::size_t kMaxParts = 5;
-constexpr std::int64_t kMaxCopies = 16;
+constexpr std::int64_t kMaxCopies = 9;
 /// Statements the copies may add to a function in all (lower_partition.h): LLVM's GVN grows
 /// faster than the code (a tuned conv layer took a minute to compile at a budget of 512).
 constexpr std::int64_t kMaxAddedStatements = 128;
+/// Statements of one body that may be copied: a large unrolled body (a tuned tile) costs
+/// more compile time in three copies than its borders cost at run time.
+constexpr std::int64_t kMaxCopiedStatements = 32;
 constexpr std::size_t kMaxComparisons = 64;
 
 bool mentions(const Expr& e, const Expr& var) {
@@ -189,7 +192,9 @@ private:
   bool worthCopying(const For& op, std::size_t parts) {
     const auto n = static_cast<std::int64_t>(parts);
     if (parts > kMaxParts || m_copies * n > kMaxCopies) return false;
-    const auto added = checkedMul(countLoweredStatements(op.body), n - 1);
+    const std::int64_t statements = countLoweredStatements(op.body);
+    if (statements > kMaxCopiedStatements) return false;
+    const auto added = checkedMul(statements, n - 1);
     if (!added || *added > m_budget) return false;
     m_budget -= *added;
     return true;

@@ -298,7 +298,7 @@ sch.compute_at(sch.get_block("P"), i_0)
 
   void partitionCopiesAreBounded() {
     // Padding on three axes: i (3 parts) and j (3 parts in each) are partitioned; k would
-    // make 27 copies of the body, past the 16 allowed, and stays one loop.
+    // make 27 copies of the body, past the 9 allowed, and stays one loop.
     const char* pad3 = R"(from tvm import te
 A = te.placeholder((4, 4, 4), name="A")
 P = te.compute((6, 6, 6), lambda i, j, k: te.if_then_else(
