@@ -199,7 +199,9 @@ private Q_SLOTS:
     const auto first = machinePeak({path, false});
     QVERIFY(!first.fromCache);
     QVERIFY(first.gflopsPerCore > 0);
-    QVERIFY(first.gflopsAllCores >= first.gflopsPerCore * 0.5);
+    // Positive only: how the all-cores figure compares with one core depends on what else
+    // runs (under CTest -j2 beside an ASan test it measured less than half of one core).
+    QVERIFY(first.gflopsAllCores > 0);
     QVERIFY(first.bandwidthGBs > 0);
     QCOMPARE(first.cpuModel, cpuModelName());
     QCOMPARE(first.cores, coreCount());
