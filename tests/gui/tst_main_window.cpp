@@ -721,21 +721,16 @@ private Q_SLOTS:
     QTest::addColumn<QString>("sample");
     QTest::addColumn<QString>("trace");
     QTest::addColumn<QString>("loop");
-    QTest::newRow("1280x800") << QSize(1280, 800) << "stencil1d.te"
-                              << ""
-                              << "";
-    QTest::newRow("1024x768") << QSize(1024, 768) << "stencil1d.te"
-                              << ""
-                              << "";
-    // Long lines in the TensorIR view and a loop selected (the panel shows its fields).
-    // The squeezed panel that `--screenshot` showed at 1280x800 (a factors field reading
-    // "Non") does not happen in this test's window; the screenshots were the check.
-    QTest::newRow("1280x800, long lines") << QSize(1280, 800) << "depthwise_conv2d.te"
-                                          << "depthwise_conv2d_inline.py"
-                                          << "j_0";
-    QTest::newRow("1024x768, long lines") << QSize(1024, 768) << "depthwise_conv2d.te"
-                                          << "depthwise_conv2d_inline.py"
-                                          << "j_0";
+    for (const QSize size : {QSize(1280, 800), QSize(1024, 768)}) {
+      const QString name = QStringLiteral("%1x%2").arg(size.width()).arg(size.height());
+      QTest::newRow(qPrintable(name)) << size << QStringLiteral("stencil1d.te") << QString() << QString();
+      // Long lines in the TensorIR view and a loop selected (the panel shows its fields).
+      // The squeezed panel that `--screenshot` showed at 1280x800 (a factors field reading
+      // "Non") does not happen in this test's window; the screenshots were the check.
+      QTest::newRow(qPrintable(name + QStringLiteral(", long lines")))
+          << size << QStringLiteral("depthwise_conv2d.te") << QStringLiteral("depthwise_conv2d_inline.py")
+          << QStringLiteral("j_0");
+    }
   }
 
   void defaultLayoutFitsSmallScreens() {
