@@ -8,6 +8,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/MC/SubtargetFeature.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -46,6 +47,23 @@ std::string nearestKnownCpu(const llvm::StringMap<bool>& features) {
   return "generic";
 }
 
+/// Bounds the memory dependences LLVM's instruction schedulers (the machine scheduler, and
+/// the post-RA scheduler the Zen models enable) track in one scheduling region: past this
+/// many loads and stores the DAG builder orders them by a chain instead of comparing each
+/// pair. LLVM's default, 1000, lets a fully unrolled tile (sample_categorical's unroll
+/// 512, one basic block of thousands of vector loads and stores) spend most of its
+/// compile in SUnit::addPred: 23 s for one tuned conv2d candidate on a Zen 1, 9.8 s with
+/// 400, the same kernel time; 200 cost some candidates 5 % of their speed. Set once per
+/// process, and only if nothing else set it (LLVM's options are process-wide).
+constexpr const char* kSchedulerHugeRegion = "400";
+
+void boundSchedulingRegions() {
+  auto& options = llvm::cl::getRegisteredOptions();
+  auto it = options.find("dag-maps-huge-region");
+  if (it != options.end() && it->second->getNumOccurrences() == 0)
+    it->second->addOccurrence(0, "dag-maps-huge-region", kSchedulerHugeRegion);
+}
+
 HostInfo detectHost() {
   HostInfo info;
   info.llvmVersion = LLVM_VERSION_STRING;
@@ -54,6 +72,7 @@ HostInfo detectHost() {
     info.error = "LLVM " + info.llvmVersion + " has no native target for this machine";
     return info;
   }
+  boundSchedulingRegions();
   info.triple = llvm::sys::getProcessTriple();
   info.cpu = llvm::sys::getHostCPUName().str();
   llvm::StringMap<bool> features;

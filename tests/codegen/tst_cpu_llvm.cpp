@@ -21,6 +21,10 @@
 
 #include <dlfcn.h>
 
+#ifdef LS_TEST_READS_LLVM_OPTIONS
+#include <llvm/Support/CommandLine.h>
+#endif
+
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -287,6 +291,24 @@ private Q_SLOTS:
     __builtin_cpu_init();
     const int widest = __builtin_cpu_supports("avx512f") ? 512 : __builtin_cpu_supports("avx") ? 256 : 128;
     QCOMPARE(caps.vectorBits, widest);
+  }
+
+  // Unrolled tiles make basic blocks of thousands of loads and stores; the plugin bounds
+  // what LLVM's schedulers compare in one region (host_machine.cpp), which took one tuned
+  // conv2d candidate from 23 s of compile to under 10.
+  void schedulingRegionsAreBounded() {
+#ifdef LS_TEST_READS_LLVM_OPTIONS
+    Case c = flatMatmul(ForKind::Serial);
+    auto text = m_target->source(c.lowered, "asm", {});
+    QVERIFY2(text.has_value(), text ? "" : text.error().message.c_str());
+    auto& options = llvm::cl::getRegisteredOptions();
+    auto it = options.find("dag-maps-huge-region");
+    QVERIFY(it != options.end());
+    QCOMPARE(it->second->getNumOccurrences(), 1);
+    QCOMPARE(static_cast<llvm::cl::opt<unsigned>*>(it->second)->getValue(), 400u);
+#else
+    QSKIP("LLVM's headers are not available to this test");
+#endif
   }
 
   void handMadeMatchesInterpreter_data() {
