@@ -58,7 +58,12 @@ struct LocalMeasureOptions {
   double timeoutSeconds = 10;                        ///< per kernel call in the worker
   std::string workerPath;                            ///< empty: findWorker()
   std::uint64_t seed = 0;                            ///< inputs: fillRandom(seed + i) as `check` makes them
-  double interpretLimit = 2e8;                       ///< verification: most instances to interpret
+  /// Verification: most statement instances to interpret. Above it the reference is the
+  /// unscheduled program compiled by the same target, checked by the interpreter on
+  /// sampled elements (verify.h). Lower than `run --verify`'s 2e8: the interpreter takes
+  /// about 120 ns an instance, so the ResNet-18 conv layer (1.2e8) cost a search 14 s of
+  /// one core before its first best counted, the compiled reference about 1.5 s.
+  double interpretLimit = 2e7;
   /// Threads building a batch when the target builds concurrently (0: one per core).
   int buildThreads = 0;
   /// Once a program has run, a later one whose warm-up call takes longer than this many
