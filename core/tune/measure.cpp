@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <fmt/format.h>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -59,10 +61,30 @@ std::vector<MeasureResult> LocalMeasurer::measure(std::span<const codegen::Lower
   auto builder = [&] {
     for (std::size_t i = next++; i < n && !stop.stop_requested(); i = next++) {
       const auto t0 = std::chrono::steady_clock::now();
+      // The build's own stop: the search's, or its time limit.
+      std::stop_source own;
+      std::stop_callback forward(stop, [&own] { own.request_stop(); });
+      std::jthread timer;
+      if (m_options.buildTimeoutSeconds > 0)
+        timer = std::jthread([&own, limit = m_options.buildTimeoutSeconds](std::stop_token done) {
+          std::mutex mutex;
+          std::condition_variable_any wake;
+          std::unique_lock lock(mutex);
+          wake.wait_for(lock, done, std::chrono::duration<double>(limit), [] { return false; });
+          if (!done.stop_requested()) own.request_stop();
+        });
       codegen::BuildOptions build = m_options.build;
-      build.stop = stop;
-      kernels[i] = m_pipeline.build(*m_target, programs[i], build, stop);
+      build.stop = own.get_token();
+      kernels[i] = m_pipeline.build(*m_target, programs[i], build, own.get_token());
+      if (timer.joinable()) {
+        timer.request_stop();
+        timer.join();
+      }
       buildSeconds[i] = secondsSince(t0);
+      if (!*kernels[i] && own.stop_requested() && !stop.stop_requested())
+        kernels[i] = Unexpected(
+            Diagnostic::error("tune.build-timeout", fmt::format("the build took more than {:g} s and was stopped",
+                                                                m_options.buildTimeoutSeconds)));
     }
   };
   std::size_t threads = 1;

@@ -56,6 +56,10 @@ struct LocalMeasureOptions {
   codegen::BuildOptions build;                       ///< threads, fast math
   codegen::TimingOptions timing{1, 3, 0, 50, false}; ///< warm-up 1, 3 repeats of >= 50 ms
   double timeoutSeconds = 10;                        ///< per kernel call in the worker
+  /// Most seconds one program's build may take (0: no limit); a longer one is stopped
+  /// (between LLVM's passes with cpu-llvm) and is that candidate's error. MetaSchedule's
+  /// builder allows 30 s too: one fully unrolled conv2d tile kept LLVM busy for 146 s.
+  double buildTimeoutSeconds = 30;
   std::string workerPath;                            ///< empty: findWorker()
   std::uint64_t seed = 0;                            ///< inputs: fillRandom(seed + i) as `check` makes them
   /// Verification: most statement instances to interpret. Above it the reference is the

@@ -1,7 +1,7 @@
 // The cpu-llvm Target: LoweredFunc -> LLVM IR (ir_gen) -> O3 for the host CPU
 // (host_machine) -> object -> ORC LLJIT (jit_kernel); and the plugin's two exported
 // factory functions (target.h). A stop request (BuildOptions::stop) is seen between
-// these steps; LLVM's own passes run to their end.
+// these steps and between the passes of O3; the machine code generation runs to its end.
 #include "core/codegen/cancel.h"
 #include "host_machine.h"
 #include "ir_gen.h"
@@ -43,7 +43,7 @@ Expected<Compiled> compile(const LoweredFunc& func, const BuildOptions& options)
   c.module = std::move(*module);
   c.machine = std::move(*machine);
   if (options.stop.stop_requested()) return Unexpected(cancelled());
-  optimizeModule(*c.module, *c.machine);
+  optimizeModule(*c.module, *c.machine, options.stop);
   if (options.stop.stop_requested()) return Unexpected(cancelled());
   return c;
 }

@@ -6,6 +6,7 @@
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/PassInstrumentation.h>
 #include <llvm/MC/SubtargetFeature.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/CommandLine.h>
@@ -131,7 +132,7 @@ Expected<std::unique_ptr<llvm::TargetMachine>> createHostMachine(bool fastMath) 
   return std::move(*machine);
 }
 
-void optimizeModule(llvm::Module& module, llvm::TargetMachine& machine) {
+void optimizeModule(llvm::Module& module, llvm::TargetMachine& machine, std::stop_token stop) {
   module.setTargetTriple(machine.getTargetTriple().str());
   module.setDataLayout(machine.createDataLayout());
   llvm::LoopAnalysisManager lam;
@@ -142,7 +143,12 @@ void optimizeModule(llvm::Module& module, llvm::TargetMachine& machine) {
   tuning.LoopVectorization = true;
   tuning.SLPVectorization = true;
   tuning.LoopUnrolling = true;
-  llvm::PassBuilder pb(&machine, tuning);
+  // Asked before every pass that may be skipped (all of O3's but the required ones), so a
+  // stop is seen within one pass on one function or loop, not after the whole pipeline.
+  llvm::PassInstrumentationCallbacks instrumentation;
+  instrumentation.registerShouldRunOptionalPassCallback(
+      [stop](llvm::StringRef, llvm::Any) { return !stop.stop_requested(); });
+  llvm::PassBuilder pb(&machine, tuning, std::nullopt, &instrumentation);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);

@@ -9,6 +9,7 @@
 #include "core/ir/diagnostic.h"
 
 #include <memory>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -39,8 +40,10 @@ const HostInfo& hostInfo();
 /// A TargetMachine for the host (O3, PIC); `fastMath` enables FP op fusion.
 Expected<std::unique_ptr<llvm::TargetMachine>> createHostMachine(bool fastMath);
 
-/// Sets the module's triple and data layout to the machine's and runs the O3 pipeline.
-void optimizeModule(llvm::Module& module, llvm::TargetMachine& machine);
+/// Sets the module's triple and data layout to the machine's and runs the O3 pipeline. A
+/// stop request skips the passes still to run (the module is then only partly optimised:
+/// the caller sees the stop and discards it).
+void optimizeModule(llvm::Module& module, llvm::TargetMachine& machine, std::stop_token stop = {});
 
 /// The module as LLVM assembly text.
 std::string moduleText(const llvm::Module& module);

@@ -102,6 +102,24 @@ private Q_SLOTS:
     m_measurer = std::move(*m);
   }
 
+  void aBuildPastItsTimeLimitIsThatCandidatesError() {
+    // The limit stops the build (between LLVM's passes) and the batch goes on: the next
+    // program is built and measured, not cancelled.
+    tune::LocalMeasureOptions mo;
+    mo.workerPath = LS_WORKER_PATH;
+    mo.timing = {0, 1, 0, 0, false};
+    mo.buildTimeoutSeconds = 1e-6;
+    auto m = tune::LocalMeasurer::create(m_func, {}, mo);
+    QVERIFY(m);
+    auto lowered = (*m)->pipeline().lower((*m)->target(), m_func);
+    QVERIFY(lowered);
+    const codegen::LoweredFunc two[] = {*lowered, *lowered};
+    auto results = (*m)->measure(two, {false, false}, {});
+    QCOMPARE(results.size(), std::size_t{2});
+    for (const auto& r : results)
+      QCOMPARE(r.error, std::string("build: the build took more than 1e-06 s and was stopped"));
+  }
+
   void shortSearchRecordsEveryTrialAndKeepsTheFastest() {
     const std::string log = m_dir.filePath("mm.json").toStdString();
     tune::RecordWriter writer;
