@@ -172,7 +172,8 @@ void registerRun(CLI::App& app, CommandResult& result) {
                 "unscheduled program compiled by the same target; for a GPU target by cpu-c or cpu-llvm)");
   cmd->add_option("--rtol", opt->rtol, "With --verify: relative tolerance (default per dtype: float32 1e-4)")
       ->check(numberInRange(0, 1e6));
-  cmd->add_option("--atol", opt->atol, "With --verify: absolute tolerance (default per dtype: float32 1e-5)")
+  cmd->add_option("--atol", opt->atol,
+                  "With --verify: absolute tolerance (default per dtype: float32 1e-5, widened for long sums)")
       ->check(numberInRange(0, 1e30));
   cmd->add_option("--interpret-limit", opt->interpretLimit,
                   "With --verify: most statement instances to interpret before using the compiled reference")

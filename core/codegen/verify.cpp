@@ -15,7 +15,39 @@ namespace loopscape::codegen {
 
 std::string Tolerance::str() const {
   if (exact()) return "exact";
+  if (sumTerms > 0) return fmt::format("rtol {:g}, atol {:.3g} (widened for sums of {} terms)", rtol, atol, sumTerms);
   return fmt::format("rtol {:g}, atol {:g}", rtol, atol);
+}
+
+Tolerance sumTolerance(Tolerance base, ir::DataType dtype, double terms, double rms) {
+  if (!dtype.isFloat() || !(terms > 1) || !(rms > 0) || !std::isfinite(rms)) return base;
+  const int mantissa = dtype.bits() == 16 ? 11 : dtype.bits() == 64 ? 53 : 24;
+  const double atol = 8 * std::sqrt(terms) * std::ldexp(1.0, -mantissa) * rms;
+  if (!(atol > base.atol)) return base;
+  base.atol = atol;
+  base.sumTerms = std::llround(terms);
+  return base;
+}
+
+double longestSum(const FlopCount& count) {
+  double longest = 0;
+  for (const auto& init : count.statements) {
+    if (!init.init || !(init.instances > 0)) continue;
+    for (const auto& update : count.statements)
+      if (!update.init && update.block == init.block && update.buffer == init.buffer)
+        longest = std::max(longest, update.instances / init.instances);
+  }
+  return longest;
+}
+
+double rootMeanSquare(const ir::NDArray& a) {
+  if (!a.dtype().isFloat() || a.numel() == 0) return 0;
+  double sum = 0;
+  for (std::int64_t i = 0; i < a.numel(); ++i) {
+    const double v = a.getDouble(i);
+    if (std::isfinite(v)) sum += v * v;
+  }
+  return std::sqrt(sum / static_cast<double>(a.numel()));
 }
 
 Tolerance defaultTolerance(ir::DataType dtype) {
@@ -210,10 +242,17 @@ Expected<VerifyReport> verify(const ir::PrimFunc& original, const ir::SizeBindin
   if (stop.stop_requested()) return cancelled();
   report.actual = freshCopies(args, outputs);
   if (auto ran = underTest(report.actual); !ran) return stop.stop_requested() ? cancelled() : Unexpected(ran.error());
+  // Each output's tolerance: the caller's, or the dtype's widened for the longest sum.
+  std::vector<Tolerance> tolerances;
   for (std::size_t i : outputs) {
-    const auto& param = original.params[i];
-    const Tolerance tol = options.tolerance ? *options.tolerance : defaultTolerance(param->dtype);
-    report.outputs.push_back(compareOutput(param->name, report.actual[i], expected[i], tol));
+    const ir::DataType dtype = original.params[i]->dtype;
+    tolerances.push_back(options.tolerance ? *options.tolerance
+                                           : sumTolerance(defaultTolerance(dtype), dtype, longestSum(*work),
+                                                          rootMeanSquare(expected[i])));
+  }
+  for (std::size_t n = 0; n < outputs.size(); ++n) {
+    const std::size_t i = outputs[n];
+    report.outputs.push_back(compareOutput(original.params[i]->name, report.actual[i], expected[i], tolerances[n]));
   }
   if (report.reference == ReferenceKind::CompiledUnscheduled) {
     // The interpreter on sampled elements; the outputs share the interpret limit.
@@ -231,7 +270,7 @@ Expected<VerifyReport> verify(const ir::PrimFunc& original, const ir::SizeBindin
       c.name = param->name;
       c.instancesPerElement = sample->instancesPerElement;
       c.skipped = sample->skipped;
-      const Tolerance tol = options.tolerance ? *options.tolerance : defaultTolerance(param->dtype);
+      const Tolerance tol = tolerances[n];
       const auto k = static_cast<std::int64_t>(sample->flatIndices.size());
       ir::NDArray actual({k}, param->dtype);
       const std::size_t bytes = static_cast<std::size_t>(param->dtype.bytes());

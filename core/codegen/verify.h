@@ -12,10 +12,13 @@
 // An element mismatches when |actual - expected| > atol + rtol * |expected| (NaN in only
 // one side always mismatches; equal infinities and NaN on both sides never do). Default
 // tolerance: float32 rtol 1e-4 / atol 1e-5, float16 1e-2 / 1e-3, float64 1e-9 / 1e-12,
-// integers and bool exact. A stop requested through VerifyOptions::stop ends the
-// verification promptly (the interpreter sees it in its loops) with "codegen.cancelled".
+// integers and bool exact; for an output computed through a sum (a reduction), atol widened
+// to the rounding of that sum's terms summed in another order (sumTolerance). A stop
+// requested through VerifyOptions::stop ends the verification promptly (the interpreter
+// sees it in its loops) with "codegen.cancelled".
 #pragma once
 
+#include "core/codegen/flop_count.h"
 #include "core/codegen/runner.h"
 #include "core/codegen/verify_sample.h"
 #include "core/ir/interpreter.h"
@@ -36,12 +39,34 @@ namespace loopscape::codegen {
 struct Tolerance {
   double rtol = 0;
   double atol = 0;
+  /// The terms of the longest sum when `atol` was widened for it (sumTolerance), else 0.
+  std::int64_t sumTerms = 0;
   bool exact() const { return rtol == 0 && atol == 0; }
-  /// "exact" or "rtol 0.0001, atol 1e-05".
+  /// "exact", "rtol 0.0001, atol 1e-05" or "rtol 0.0001, atol 0.000183 (widened for sums
+  /// of 576 terms)".
   std::string str() const;
 };
 
 Tolerance defaultTolerance(ir::DataType dtype);
+
+/// `base` with its atol widened, where that is larger, to the rounding a reordered sum
+/// shows: 8 sqrt(terms) u rms, u the dtype's unit roundoff (2^-24 for float32) and `rms` the
+/// root mean square of the expected output. A schedule may sum a reduction's terms in
+/// another order (split and reordered reduce loops, vector lanes, fast-math): with random
+/// signs the partial sums are about the size of the result, and two orders differ by about
+/// sqrt(terms / 3) u rms, so 8 sqrt(terms) u rms is about 14 such deviations. The ResNet-18
+/// conv layer (576 terms, rms 8) gets atol 9.2e-5; a tuned candidate of it differed from the
+/// unscheduled program by 3.3e-5 on one element of 200704, and was refused under atol 1e-5.
+/// A missing or wrong term shows as an error about the size of one product (0.25 for these
+/// inputs), far above. Integers stay exact.
+Tolerance sumTolerance(Tolerance base, ir::DataType dtype, double terms, double rms);
+
+/// The terms of the longest sum in a counted program: a reduction block's update instances
+/// over its init's (the product of its reduce extents, its predicate counted); 0 without.
+double longestSum(const FlopCount& count);
+
+/// The root mean square of a float array's finite elements (0 for other dtypes).
+double rootMeanSquare(const ir::NDArray& a);
 
 struct ElementMismatch {
   std::int64_t flatIndex = -1;

@@ -53,6 +53,21 @@ ir::NDArray array(std::vector<std::int64_t> shape, std::vector<double> values,
   return a;
 }
 
+const char* kLongSum = R"(from tvm import te
+A = te.placeholder((64, 1024), dtype="float32", name="A")
+B = te.placeholder((1024, 64), dtype="float32", name="B")
+k = te.reduce_axis((0, 1024), name="k")
+C = te.compute((64, 64), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+)";
+
+/// The sum over k in another order: 32 partial sums of 32 terms each, then their sum.
+const char* kRfactor = R"(def apply_trace(sch):
+    block = sch.get_block("C")
+    i, j, k = sch.get_loops(block)
+    k_0, k_1 = sch.split(k, factors=[None, 32])
+    sch.rfactor(k_1, factor_axis=0)
+)";
+
 struct Built {
   LoweredFunc func;
   std::unique_ptr<Kernel> kernel;
@@ -112,6 +127,62 @@ private Q_SLOTS:
     QCOMPARE(defaultTolerance(ir::DataType::float32()).str(), std::string("rtol 0.0001, atol 1e-05"));
     QCOMPARE(defaultTolerance(ir::DataType::int32()).str(), std::string("exact"));
     QCOMPARE(defaultTolerance(ir::DataType::float64()).str(), std::string("rtol 1e-09, atol 1e-12"));
+  }
+
+  void sumTolerances() {
+    // 8 sqrt(terms) 2^-24 rms: for 576 terms of rms 8, 1536 * 2^-24 = 9.1552734375e-05.
+    const auto f32 = ir::DataType::float32();
+    const Tolerance conv = sumTolerance(defaultTolerance(f32), f32, 576, 8);
+    QCOMPARE(conv.atol, 9.1552734375e-05);
+    QCOMPARE(conv.rtol, 1e-4);
+    QCOMPARE(conv.str(), std::string("rtol 0.0001, atol 9.16e-05 (widened for sums of 576 terms)"));
+    // A short sum's rounding stays below the dtype's atol, which stands.
+    QCOMPARE(sumTolerance(defaultTolerance(f32), f32, 48, 2.3).str(), std::string("rtol 0.0001, atol 1e-05"));
+    QCOMPARE(sumTolerance(defaultTolerance(ir::DataType::int32()), ir::DataType::int32(), 1e6, 100).str(),
+             std::string("exact"));
+    QCOMPARE(sumTolerance(defaultTolerance(f32), f32, 0, 8).str(), std::string("rtol 0.0001, atol 1e-05"));
+    auto count = countFlops(parse(kLongSum), {});
+    QVERIFY(count);
+    QCOMPARE(longestSum(*count), 1024.0);
+    QCOMPARE(rootMeanSquare(array({2}, {3, 4})), std::sqrt(12.5));
+  }
+
+  void aLongSumInAnotherOrderIsWithinTheWidenedTolerance() {
+    // rfactor sums each C[i, j]'s 1024 terms in another order. On some inputs an element
+    // near zero differs from the interpreter's sequential sum by more than atol 1e-5 allows:
+    // the widened tolerance accepts every seed.
+    const auto original = parse(kLongSum);
+    Built b = build(scheduled(original, kRfactor));
+    int strictFailures = 0;
+    std::optional<std::vector<ir::NDArray>> args;
+    for (std::uint64_t seed = 0; seed < 6; ++seed) {
+      args = *makeArguments(original, {}, seed * 3);
+      auto report = verify(original, {}, *args, runner(b, {}), {});
+      QVERIFY2(report.has_value(), report ? "" : report.error().message.c_str());
+      const OutputCheck& c = report->outputs[0];
+      QVERIFY2(c.passed(), c.str().c_str());
+      QCOMPARE(c.tolerance.sumTerms, std::int64_t{1024});
+      QVERIFY2(QString::fromStdString(c.str()).endsWith("(widened for sums of 1024 terms))"), c.str().c_str());
+      std::vector<ir::NDArray> reference = freshCopies(*args, outputParams(original));
+      QVERIFY(ir::interpret(original, reference, {}));
+      strictFailures +=
+          !compareOutput("C", report->actual[2], reference[2], defaultTolerance(ir::DataType::float32())).passed();
+    }
+    QVERIFY(strictFailures > 0);
+
+    // One term left out of one element is still caught.
+    auto run = runner(b, {});
+    const double term = (*args)[0].getDouble(3 * 1024) * (*args)[1].getDouble(5);
+    QVERIFY(std::fabs(term) > 0.01);
+    auto missing = [&](std::span<ir::NDArray> a) -> Expected<void> {
+      if (auto ok = run(a); !ok) return ok;
+      a[2].setDouble(3 * 64 + 5, a[2].getDouble(3 * 64 + 5) - term);
+      return {};
+    };
+    auto wrong = verify(original, {}, *args, missing, {});
+    QVERIFY(wrong.has_value());
+    QCOMPARE(wrong->outputs[0].mismatches, std::int64_t{1});
+    QCOMPARE(wrong->outputs[0].first->index, (std::vector<std::int64_t>{3, 5}));
   }
 
   void compare_data() {
