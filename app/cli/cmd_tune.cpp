@@ -169,7 +169,7 @@ int runSingle(TaskSetup& setup, const TuneCliOptions& opt, tune::CostModel& mode
     if (tty) {
       fmt::print(stderr, "\r\033[K{}", progressLine(p));
       std::fflush(stderr);
-    } else if (p.trials - lastPrinted >= opt.batch || p.trials == p.total) {
+    } else if (p.last && (p.trials - lastPrinted >= opt.batch || p.trials == p.total)) {
       fmt::print(stderr, "{}\n", progressLine(p));
       lastPrinted = p.trials;
     }
@@ -220,7 +220,8 @@ int runMany(std::vector<TaskSetup>& setups, const TuneCliOptions& opt, tune::Cos
   std::vector<tune::CurvePoint> curve;
   for (auto& s : setups) {
     auto onProgress = [&, name = s.task.func.name](const tune::TuneProgress& p) {
-      ++measured;
+      // Each measurement is reported at once (no record yet), then with its record.
+      if (!p.last) ++measured;
       if (p.last && !p.last->ok()) ++errors;
       if (!tty) return;
       const double rate = measured / std::max(elapsed(), 1e-9);

@@ -123,8 +123,10 @@ void MainWindow::createTuneDock() {
       m_tune->addCandidate(toRow(r, std::nullopt));
   });
   connect(m_tuneJob, &TuneJob::measured, this, [this](const TuneUpdate& u) {
-    m_tune->addCandidate(toRow(u.record, u.predicted));
-    m_tune->addTrial(u.record.ok() ? u.record.gflops : 0, u.progress.bestGflops);
+    if (!u.measuring) {
+      m_tune->addCandidate(toRow(u.record, u.predicted));
+      m_tune->addTrial(u.record.ok() ? u.record.gflops : 0, u.progress.bestGflops);
+    }
     if (!m_tuneJob->isStopping())
       m_tune->setProgress(u.progress.trials, u.progress.total, tuneProgressText(u.progress));
   });

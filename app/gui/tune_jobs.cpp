@@ -126,13 +126,13 @@ TuneOutcome runTuneSearch(const TuneRequest& request, std::vector<tune::Record> 
               .arg(options->trials)
               .arg(resumedCount ? QStringLiteral(", resuming from %1 records").arg(resumedCount) : QString()));
 
-  // 3. The search; each measurement is copied out while TuneProgress::last is valid.
+  // 3. The search; each record is copied out while TuneProgress::last is valid.
   auto onProgress = [&](const tune::TuneProgress& p) {
-    if (!p.last) return;
     TuneUpdate update;
     update.progress = p;
     update.progress.last = nullptr;
-    update.record = *p.last;
+    update.measuring = !p.last;
+    if (p.last) update.record = *p.last;
     update.predicted = p.lastPredicted;
     measured(std::move(update));
   };
@@ -201,7 +201,7 @@ bool TuneJob::start(TuneRequest request) {
   };
   auto measured = [this, post](TuneUpdate update) {
     post([this, update = std::move(update)] {
-      m_records.push_back(update.record);
+      if (!update.measuring) m_records.push_back(update.record);
       Q_EMIT this->measured(update);
     });
   };

@@ -48,9 +48,11 @@ struct TuneRequest {
   double minRepeatMs = 50; ///< least duration of one timed repeat
 };
 
-/// One measured candidate.
+/// One measured candidate: at once the progress alone (`measuring`), at the end of its
+/// batch its record (TuneProgress::last).
 struct TuneUpdate {
   tune::TuneProgress progress; ///< `last` is null here: the candidate is `record`
+  bool measuring = false;      ///< no record yet: `record` is empty
   tune::Record record;
   double predicted = 0; ///< the cost model's score before it was measured
 };

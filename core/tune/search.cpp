@@ -419,47 +419,41 @@ private:
     return pool;
   }
 
-  /// Measures the picks (built together, run one at a time), verifies each new best,
-  /// records every one as it is measured.
+  /// One measurement of a batch: the pick it measured, its record, when it was measured.
+  struct Outcome {
+    std::size_t pick = 0;
+    Record record;
+    double elapsed = 0;
+  };
+
+  /// Measures the picks (built together, run one at a time), then checks the batch's new
+  /// bests (checkNewBests) and records every one, in the order measured. Each measurement
+  /// is reported at once without its record (TuneProgress::last null); the records follow
+  /// at the end of the batch, each with the best as of its trial.
   void measureBatch(std::vector<Candidate>& picks) {
-    std::vector<const codegen::LoweredFunc*> trained;
-    std::vector<double> labels;
     std::vector<codegen::LoweredFunc> programs;
     for (const auto& c : picks)
       programs.push_back(*c.lowered);
+    std::vector<Outcome> batch;
+    int failed = 0;
     auto onMeasured = [&](std::size_t i, const MeasureResult& r) {
       if (r.error.starts_with("cancelled")) return false;
-      Candidate& c = picks[i];
-      m_measuredHashes.insert(c.hash);
+      m_measuredHashes.insert(picks[i].hash);
       ++m_measuredNow;
-      Record record = recordOf(c, r);
-      if (record.ok() && record.medianSeconds() < m_bestSeconds) {
-        // A new best counts only once the exact legality check accepts it (about a second
-        // on a tiled conv2d, so only new bests take it) and its outputs are verified.
-        if (std::string why = illegal(c); !why.empty()) {
-          record.error = "illegal: " + why;
-          record.seconds.clear();
-          record.gflops = 0;
-          drop("illegal");
-        }
-      }
-      if (record.ok() && record.medianSeconds() < m_bestSeconds) {
-        const codegen::LoweredFunc one[] = {programs[i]};
-        MeasureResult v = m_measurer.measure(one, {true}, m_stop).front();
-        if (v.error.starts_with("cancelled")) {
-          record.verified = false;
-        } else if (!v.ok()) {
-          record.error = v.error;
-          record.seconds.clear();
-          record.gflops = 0;
-        } else {
-          // Timed again in a second worker process: on a shared VM one process's times can
-          // be 1.7x another's for the same kernel, so a new best is ranked by both.
-          record.verified = true;
-          record.seconds.insert(record.seconds.end(), v.seconds.begin(), v.seconds.end());
-          if (m_flops > 0) record.gflops = m_flops / record.medianSeconds() / 1e9;
-        }
-      }
+      batch.push_back({i, recordOf(picks[i], r), elapsed()});
+      if (!batch.back().record.ok()) ++failed;
+      report(nullptr, 0, m_measuredNow, failed);
+      return !stopping();
+    };
+    if (!stopping()) m_measurer.measure(programs, std::vector<bool>(programs.size(), false), m_stop, onMeasured);
+    checkNewBests(picks, programs, batch);
+
+    std::vector<const codegen::LoweredFunc*> trained;
+    std::vector<double> labels;
+    const int first = m_measuredNow - static_cast<int>(batch.size());
+    for (std::size_t j = 0; j < batch.size(); ++j) {
+      const Candidate& c = picks[batch[j].pick];
+      Record& record = batch[j].record;
       if (record.ok()) {
         m_measured.push_back({c, record.medianSeconds()});
         if (c.sketch >= 0) {
@@ -481,12 +475,11 @@ private:
         m_actual.push_back(labels.back());
       }
       if (m_writer) (void)m_writer->append(record);
-      m_result.records.push_back(record);
-      m_result.curve.push_back({m_measuredNow, elapsed(), m_bestGflops});
-      report(&m_result.records.back(), c.score);
-      return !stopping();
-    };
-    if (!stopping()) m_measurer.measure(programs, std::vector<bool>(programs.size(), false), m_stop, onMeasured);
+      m_result.records.push_back(std::move(record));
+      const int trial = first + static_cast<int>(j) + 1;
+      m_result.curve.push_back({trial, batch[j].elapsed, m_bestGflops});
+      report(&m_result.records.back(), c.score, trial);
+    }
     if (!trained.empty()) {
       m_model.update(trained, labels);
       m_modelUpdated = true;
@@ -494,6 +487,47 @@ private:
     if (m_predicted.size() >= 4) {
       m_result.modelCorrelation = rankCorrelation(m_predicted, m_actual);
       m_result.modelSamples = static_cast<int>(m_predicted.size());
+    }
+  }
+
+  /// A candidate faster than the best counts only once the exact legality check accepts it
+  /// (up to seconds on a tiled conv2d, so only such candidates take it) and a second run,
+  /// verified against the reference, succeeds; its record then keeps the times of both runs
+  /// (two worker processes: on a shared VM one process's times can be 1.7x another's for the
+  /// same kernel) and is ranked by their median. A batch's candidates are checked fastest
+  /// first, after the batch: the next only where it is still faster than the best (the one
+  /// checked failed, or its second run was slower), so a batch that improves on the best
+  /// several times over costs one check, not one per improvement.
+  void checkNewBests(std::vector<Candidate>& picks, std::span<const codegen::LoweredFunc> programs,
+                     std::vector<Outcome>& batch) {
+    std::vector<Outcome*> order;
+    for (auto& o : batch)
+      if (o.record.ok() && o.record.medianSeconds() < m_bestSeconds) order.push_back(&o);
+    std::ranges::stable_sort(order, {}, [](const Outcome* o) { return o->record.medianSeconds(); });
+    double bar = m_bestSeconds;
+    for (Outcome* o : order) {
+      Record& record = o->record;
+      if (m_stop.stop_requested() || !(record.medianSeconds() < bar)) break;
+      auto fail = [&record](std::string error) {
+        record.error = std::move(error);
+        record.seconds.clear();
+        record.gflops = 0;
+      };
+      if (std::string why = illegal(picks[o->pick]); !why.empty()) {
+        fail("illegal: " + why);
+        drop("illegal");
+        continue;
+      }
+      MeasureResult v = m_measurer.measure(programs.subspan(o->pick, 1), {true}, m_stop).front();
+      if (v.error.starts_with("cancelled")) break;
+      if (!v.ok()) {
+        fail(v.error);
+        continue;
+      }
+      record.verified = true;
+      record.seconds.insert(record.seconds.end(), v.seconds.begin(), v.seconds.end());
+      if (m_flops > 0) record.gflops = m_flops / record.medianSeconds() / 1e9;
+      bar = std::min(bar, record.medianSeconds());
     }
   }
 
@@ -523,22 +557,25 @@ private:
     return record;
   }
 
-  void report(const Record* last, double predicted) {
+  /// `last`: the record just made final, `trials` its trial in this run; null: a
+  /// measurement whose record follows at the end of its batch, `trials` measured so far and
+  /// `pendingErrors` of them failed.
+  void report(const Record* last, double predicted, int trials, int pendingErrors = 0) {
     if (!m_onProgress) return;
     TuneProgress p;
     p.last = last;
     p.lastPredicted = predicted;
-    p.trials = m_measuredNow;
+    p.trials = trials;
     p.total = m_options.trials;
-    p.errors = m_result.errors;
+    p.errors = m_result.errors + pendingErrors;
     p.bestGflops = m_bestGflops;
     if (m_result.best) {
       p.bestSteps = static_cast<int>(m_result.best->trace.instructions.size());
       p.bestFamily = m_result.best->family;
     }
     p.elapsedSeconds = elapsed();
-    p.trialsPerSecond = p.elapsedSeconds > 0 ? p.trials / p.elapsedSeconds : 0;
-    p.etaSeconds = p.trialsPerSecond > 0 ? (p.total - p.trials) / p.trialsPerSecond : 0;
+    p.trialsPerSecond = p.elapsedSeconds > 0 ? m_measuredNow / p.elapsedSeconds : 0;
+    p.etaSeconds = p.trialsPerSecond > 0 ? (p.total - m_measuredNow) / p.trialsPerSecond : 0;
     m_onProgress(p);
   }
 

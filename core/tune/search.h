@@ -33,10 +33,12 @@
 // the original) and then a second run verified against the reference before it becomes the
 // best (its record keeps the times of both runs, two worker processes, and is ranked by
 // their median); one that fails is recorded with the error "illegal: ..." or "wrong: ...".
-// (The exact check takes up to a second on a tiled conv2d: every candidate would pay that,
-// and the sketch rules only make steps the primitives themselves check.) A check that cannot
-// decide (isl's operation bound, kLegalityMaxOperations) leaves the verification to decide,
-// and is counted in TuneResult::legalityUnknown.
+// (The exact check takes up to seconds on a tiled conv2d: every candidate would pay that,
+// and the sketch rules only make steps the primitives themselves check.) These checks come
+// at the end of each batch, fastest candidate first, the next only where the one before
+// failed: a batch that beats the best several times over pays for one check. A check that
+// cannot decide (isl's operation bound, kLegalityMaxOperations) leaves the verification to
+// decide, and is counted in TuneResult::legalityUnknown.
 #pragma once
 
 #include "core/codegen/lowered_func.h"
@@ -94,8 +96,12 @@ struct TuneProgress {
   double elapsedSeconds = 0;
   double trialsPerSecond = 0;
   double etaSeconds = 0;
-  /// The candidate just measured (every report follows one measurement) and the cost
-  /// model's score for it before it was measured (its scale is the model's own).
+  /// Each measurement is reported twice. At once, with `last` null: `trials` counts it,
+  /// `errors` counts its failure if it failed to build or run. Then at the end of its batch,
+  /// once the batch's new bests are checked, with `last` its record (final: "illegal: ...",
+  /// "wrong: ..." or verified) and the cost model's score for it before it was measured (its
+  /// scale is the model's own); `trials` is then its trial in this run and `bestGflops` the
+  /// best as of it, so these reports trace the curve.
   const Record* last = nullptr;
   double lastPredicted = 0;
 };
@@ -131,9 +137,10 @@ struct TuneResult {
 double polyShare(double tirBest, double polyBest);
 
 /// Tunes `task` for `options.trials` measurements: `previous` records of the workload are
-/// the starting point (resume), each measurement is appended to `writer` (when open) and
-/// reported to `onProgress`. A stop request ends the search after the candidate being
-/// measured (its worker is killed) and returns what was found.
+/// the starting point (resume), each measurement is reported to `onProgress` (TuneProgress::
+/// last says when) and appended to `writer` when open (at the end of its batch). A stop
+/// request ends the search after the candidate being measured (its worker is killed) and
+/// returns what was found.
 Expected<TuneResult> tune(const TuneTask& task, Measurer& measurer, CostModel& model,
                           const std::vector<Record>& previous, RecordWriter* writer, const TuneOptions& options,
                           const std::function<void(const TuneProgress&)>& onProgress = {}, std::stop_token stop = {});
