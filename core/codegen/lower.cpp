@@ -225,7 +225,7 @@ Expected<LoweredFunc> lower(const ir::PrimFunc& func, const LowerOptions& option
     log("partitionLoops", body);
 
     if (stopped()) return cancelled();
-    body = vectorizeLoops(body, options.maxVectorLanes, out.remarks);
+    body = vectorizeLoops(body, options.maxVectorLanes, out.remarks, options.maskedLoads);
     log("vectorizeLoops", body);
   }
 

@@ -63,6 +63,9 @@ struct LowerOptions {
   /// Widest vector a Vectorized loop may become; a longer constant extent falls back to a
   /// Serial loop with a remark (split the loop first).
   int maxVectorLanes = 64;
+  /// The target masks vector loads in a vector Select's branches (TargetCapabilities::
+  /// maskedLoads): such loads may then be vectorized (lower_vectorize.h).
+  bool maskedLoads = false;
   /// Cancels the lowering between passes (cancel.h).
   std::stop_token stop;
 };

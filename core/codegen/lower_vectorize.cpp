@@ -67,7 +67,7 @@ struct VectorLoop {
 /// Finds the first reason the body cannot be vectorized (empty when it can).
 class Checker final : public StmtVisitor {
 public:
-  explicit Checker(const VectorLoop& loop) : m_loop(loop) {}
+  Checker(const VectorLoop& loop, bool maskedLoads) : m_loop(loop), m_maskedLoads(maskedLoads) {}
   std::string reason;
 
   void check(const Stmt& body) {
@@ -147,8 +147,12 @@ protected:
     StmtVisitor::visitCall(op, self);
   }
   void visitSelect(const Select& op, const Expr& self) override {
-    if (hasLoad(op.trueValue) || hasLoad(op.falseValue))
-      return fail("a load sits in a branch of T.if_then_else / T.Select and would be evaluated for every lane");
+    for (const Expr* branch : {&op.trueValue, &op.falseValue}) {
+      if (!hasLoad(*branch)) continue;
+      if (!m_maskedLoads)
+        return fail("a load sits in a branch of T.if_then_else / T.Select and would be evaluated for every lane");
+      if (std::string why = unmaskable(*branch); !why.empty()) return fail(why);
+    }
     StmtVisitor::visitSelect(op, self);
   }
   void visitAnd(const And& op, const Expr& self) override {
@@ -163,6 +167,28 @@ protected:
   void visitBroadcast(const Broadcast&, const Expr&) override { fail("the body is already vectorized"); }
 
 private:
+  /// Why a Select branch cannot be evaluated under a lane mask ("" when it can): a load
+  /// every lane shares (a scalar load, not masked) or an integer division by a variable.
+  std::string unmaskable(const Expr& branch) const {
+    std::string why;
+    forEachExpr(branch, [&](const Expr& sub) {
+      if (!why.empty()) return;
+      if (const auto* load = sub.as<BufferLoad>()) {
+        if (!usesVar(load->indices[0], m_loop.var) || m_loop.stride(load->indices[0]) == 0)
+          why = "the load from " + load->buffer->name +
+                " in a branch of T.if_then_else / T.Select is the same for every lane (it cannot be masked)";
+        return;
+      }
+      const Expr* divisor = sub.as<Div>()        ? &sub.as<Div>()->b
+                            : sub.as<FloorDiv>() ? &sub.as<FloorDiv>()->b
+                            : sub.as<FloorMod>() ? &sub.as<FloorMod>()->b
+                                                 : nullptr;
+      if (divisor && sub.dtype().isInteger() && !asConstInt(*divisor))
+        why = "a branch of T.if_then_else / T.Select with a load divides by " + printExpr(*divisor) +
+              ", which the lanes it does not hold for would evaluate";
+    });
+    return why;
+  }
   static bool hasLoad(const Expr& e) {
     bool found = false;
     forEachExpr(e, [&](const Expr& sub) { found = found || sub.is<BufferLoad>(); });
@@ -170,6 +196,7 @@ private:
   }
 
   const VectorLoop& m_loop;
+  bool m_maskedLoads = false;
   std::map<const BufferNode*, std::pair<std::string, Expr>> m_stores;
   std::vector<std::pair<const BufferNode*, Expr>> m_loads;
   std::vector<Expr> m_inner; ///< the loop variables of the loops inside
@@ -237,7 +264,8 @@ private:
 
 class Vectorizer final : public StmtMutator {
 public:
-  Vectorizer(int maxLanes, std::vector<Remark>& remarks) : m_maxLanes(maxLanes), m_remarks(remarks) {}
+  Vectorizer(int maxLanes, std::vector<Remark>& remarks, bool maskedLoads)
+      : m_maxLanes(maxLanes), m_maskedLoads(maskedLoads), m_remarks(remarks) {}
 
 protected:
   Stmt visitFor(const For& op, const Stmt& self) override {
@@ -277,7 +305,7 @@ private:
     Expr var64 = Var::make(name + "_i64", DataType::int64());
     m_an.bind(var64, Range::fromMinExtent(Cast::make(DataType::int64(), op.min), intImm(*extent - 1, DataType::int64())));
     VectorLoop loop{op.loopVar, op.min, static_cast<int>(*extent), &m_an, var64};
-    Checker checker(loop);
+    Checker checker(loop, m_maskedLoads);
     checker.check(body);
     std::optional<Stmt> result;
     if (checker.reason.empty()) result = Widen(loop).mutate(body);
@@ -288,13 +316,14 @@ private:
 
   Analyzer m_an;
   int m_maxLanes;
+  bool m_maskedLoads;
   std::vector<Remark>& m_remarks;
 };
 
 } // namespace
 
-Stmt vectorizeLoops(const Stmt& body, int maxLanes, std::vector<Remark>& remarks) {
-  Vectorizer vectorizer(maxLanes, remarks);
+Stmt vectorizeLoops(const Stmt& body, int maxLanes, std::vector<Remark>& remarks, bool maskedLoads) {
+  Vectorizer vectorizer(maxLanes, remarks, maskedLoads);
   return vectorizer.mutate(body);
 }
 

@@ -16,7 +16,12 @@
 // since no lane's work depends on another's. The operations are
 // arithmetic, min/max, comparisons, logic, select and casts, and the calls fma, fabs,
 // sqrt, floor, ceil and round; no load sits under a Select branch or the right side of
-// And/Or (a vector would evaluate it for every lane, possibly out of bounds). Otherwise
+// And/Or (a vector would evaluate it for every lane, possibly out of bounds), except, with
+// `maskedLoads` (a target that masks them, TargetCapabilities::maskedLoads), a Select
+// branch's loads that move with the loop (one element per lane) and nothing else in the
+// branch that could trap (an integer division by a variable): the target loads only the
+// lanes whose condition holds (the false branch: fails), so a padded conv2d's
+// T.if_then_else(1 <= w and w < 57, data[...], 0) becomes a masked vector load. Otherwise
 // the loop stays a Serial loop and a Remark names the loop and the first reason, e.g.
 // "vectorize fell back to a scalar loop: the body calls T.exp". An extent of 1 is
 // replaced by its single iteration; a non-constant extent or one above `maxLanes` falls
@@ -27,6 +32,6 @@
 
 namespace loopscape::codegen {
 
-ir::Stmt vectorizeLoops(const ir::Stmt& body, int maxLanes, std::vector<Remark>& remarks);
+ir::Stmt vectorizeLoops(const ir::Stmt& body, int maxLanes, std::vector<Remark>& remarks, bool maskedLoads = false);
 
 } // namespace loopscape::codegen

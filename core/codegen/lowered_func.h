@@ -15,7 +15,9 @@
 //   * loop kinds: Serial, Parallel (a parallel region: iterations independent),
 //     Unrolled loops are already unrolled (none remain), Vectorized loops are gone where
 //     the body was vectorized (Ramp/Broadcast expressions of `lanes` lanes, vector
-//     loads/stores with a Ramp index) and remain Serial with a remark where it could not
+//     loads/stores with a Ramp index; with LowerOptions::maskedLoads also vector loads in
+//     the branches of a vector Select, which the target must load only for the lanes the
+//     branch is taken for) and remain Serial with a remark where it could not
 //     be; no ThreadBinding loops (a CPU target refuses them, naming the loop; a GPU target
 //     lowers them into `gpu`, below);
 //   * symbolic sizes are int64 scalar parameters, in `sizeVars` order.

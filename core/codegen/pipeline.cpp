@@ -56,6 +56,7 @@ Expected<LoweredFunc> Pipeline::lower(const Target& target, const ir::PrimFunc& 
   LowerOptions options;
   options.deviceKind = target.deviceKind();
   options.gpuLimits = target.capabilities().gpu;
+  options.maskedLoads = target.capabilities().maskedLoads;
   options.stop = std::move(stop);
   return codegen::lower(func, options);
 }

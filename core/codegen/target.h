@@ -37,7 +37,7 @@
 namespace loopscape::codegen {
 
 /// Bumped whenever Target, Kernel, LoweredFunc, BuildOptions or the IR node layout changes.
-inline constexpr int kTargetAbiVersion = 6;
+inline constexpr int kTargetAbiVersion = 7;
 
 /// What a GPU target allows one kernel (TVM's VerifyGPUCode limits); the GPU lowering
 /// (lower_gpu.h) checks a kernel against them. Zero means "no limit known".
@@ -59,6 +59,9 @@ struct TargetCapabilities {
   /// between calls): the pipeline takes no lock for them, and the tuner builds a batch of
   /// candidates in parallel.
   bool concurrentBuilds = false;
+  /// A vector load in a branch of a vector Select touches only the lanes that branch is
+  /// taken for (LowerOptions::maskedLoads: the lowering then vectorizes such loops).
+  bool maskedLoads = false;
 };
 
 struct ToolchainStatus {

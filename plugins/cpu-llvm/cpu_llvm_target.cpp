@@ -61,6 +61,7 @@ public:
     caps.parallel = true;
     caps.vectorBits = hostInfo().usable ? hostInfo().vectorBits : 0;
     caps.concurrentBuilds = true; // every build has its own LLVMContext, TargetMachine and JIT
+    caps.maskedLoads = true;      // llvm.masked.load / llvm.masked.gather (ir_gen_expr.cpp)
     return caps;
   }
   ToolchainStatus toolchain() const override {

@@ -46,6 +46,8 @@ private:
   llvm::Value* compare(ir::ExprKind kind, ir::DataType operandType, llvm::Value* a, llvm::Value* b);
   llvm::Value* logical(const ir::Expr& e);
   llvm::Value* select(const ir::Select& op, const ir::Expr& self);
+  /// `e` with its vector loads masked by `mask` (and the masks around it).
+  llvm::Value* underMask(llvm::Value* mask, const ir::Expr& e);
   llvm::Value* cast(ir::DataType to, const ir::Expr& value);
   llvm::Value* call(const ir::Call& op);
   llvm::Value* load(const ir::BufferLoad& op);
@@ -86,6 +88,9 @@ private:
   Scope m_scope;
   int m_outlined = 0;
   unsigned m_maxVectorBits = 0;
+  /// The lanes a vector expression is evaluated for (null: all): its vector loads load only
+  /// those (a branch of a vector Select, lower_vectorize.h).
+  llvm::Value* m_laneMask = nullptr;
   std::optional<Diagnostic> m_error;
 };
 

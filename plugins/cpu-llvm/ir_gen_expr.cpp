@@ -306,9 +306,24 @@ llvm::Value* IrGen::select(const Select& op, const Expr& self) {
     phi->addIncoming(f, elseEnd);
     return phi;
   }
+  if (!op.condition.dtype().isScalar()) {
+    // A vector select: a branch that may trap (its loads, lower_vectorize.h) is evaluated
+    // for the lanes that take it only.
+    llvm::Value* t = mayTrap(op.trueValue) ? underMask(c, op.trueValue) : expr(op.trueValue);
+    llvm::Value* f = mayTrap(op.falseValue) ? underMask(m_b.CreateNot(c), op.falseValue) : expr(op.falseValue);
+    return m_b.CreateSelect(c, t, f);
+  }
   llvm::Value* t = expr(op.trueValue);
   llvm::Value* f = expr(op.falseValue);
   return m_b.CreateSelect(c, t, f);
+}
+
+llvm::Value* IrGen::underMask(llvm::Value* mask, const Expr& e) {
+  llvm::Value* outer = m_laneMask;
+  m_laneMask = outer ? m_b.CreateAnd(outer, mask) : mask;
+  llvm::Value* v = expr(e);
+  m_laneMask = outer;
+  return v;
 }
 
 llvm::Value* IrGen::cast(DataType to, const Expr& valueExpr) {
@@ -431,12 +446,22 @@ llvm::Value* IrGen::load(const BufferLoad& op) {
   const llvm::Align align(static_cast<std::uint64_t>(op.buffer->dtype.bytes()));
   llvm::Value* v = nullptr;
   if (lanes == 1) {
+    if (m_laneMask) {
+      // The vectorizer keeps a load every lane shares out of masked branches.
+      fail("codegen.unsupported",
+           fmt::format("a scalar load from '{}' in a branch of a vector select cannot be masked", op.buffer->name));
+      return placeholder(op.dtype);
+    }
     v = m_b.CreateAlignedLoad(elem, ptr, align);
   } else {
     auto* vecType = llvm::FixedVectorType::get(elem, static_cast<unsigned>(lanes));
     regType(op.dtype);
-    v = contiguous ? static_cast<llvm::Value*>(m_b.CreateAlignedLoad(vecType, ptr, align))
-                   : m_b.CreateMaskedGather(vecType, ptr, align);
+    if (m_laneMask) // only the lanes the branch is taken for touch memory; the others read 0
+      v = contiguous ? m_b.CreateMaskedLoad(vecType, ptr, align, m_laneMask, llvm::Constant::getNullValue(vecType))
+                     : m_b.CreateMaskedGather(vecType, ptr, align, m_laneMask, llvm::Constant::getNullValue(vecType));
+    else
+      v = contiguous ? static_cast<llvm::Value*>(m_b.CreateAlignedLoad(vecType, ptr, align))
+                     : m_b.CreateMaskedGather(vecType, ptr, align);
   }
   return fromMemory(v, op.dtype);
 }

@@ -429,6 +429,37 @@ private Q_SLOTS:
 
   void integerDivisionEdges() { test::checkIntegerDivisionEdges(*m_target, {}); }
 
+  void paddedLoadsVectorizeAsMaskedLoads() {
+    // A padded input read under T.if_then_else with w vectorized by 16: the padding's
+    // columns fall inside the first and the last vector of each row, which read A under a
+    // lane mask (llvm.masked.load; at h = 1, w = 0 the unmasked address would be A[-1])
+    // instead of falling back to a scalar loop.
+    const std::string source =
+        "from tvm import te\nA = te.placeholder((5, 30), dtype=\"float32\", name=\"A\")\n"
+        "P = te.compute((7, 32), lambda h, w: te.if_then_else(te.all(h >= 1, h < 6, w >= 1, w < 31), "
+        "A[h - 1, w - 1], te.const(0.0, \"float32\")), name=\"P\")\n";
+    auto func = frontend::parseTe(source, "pad.te");
+    QVERIFY2(func.has_value(), func ? "" : func.error().message.c_str());
+    schedule::Schedule sch(*func);
+    auto applied = schedule::applyScript(sch,
+                                         "h, w = sch.get_loops(sch.get_block(\"P\"))\n"
+                                         "w_0, w_1 = sch.split(w, factors=[None, 16])\n"
+                                         "sch.vectorize(w_1)\n",
+                                         "trace.py");
+    QVERIFY2(applied.has_value(), applied ? "" : applied.error().message.c_str());
+    codegen::LowerOptions options;
+    options.maskedLoads = m_target->capabilities().maskedLoads;
+    QVERIFY(options.maskedLoads);
+    auto lowered = codegen::lower(sch.func(), options);
+    QVERIFY2(lowered.has_value(), lowered ? "" : lowered.error().message.c_str());
+    for (const auto& r : lowered->remarks)
+      QVERIFY2(r.message.find("vectorize fell back") == std::string::npos, r.message.c_str());
+    auto ir = m_target->source(*lowered, "llvm", {});
+    QVERIFY2(ir.has_value(), ir ? "" : ir.error().message.c_str());
+    QVERIFY2(ir->find("@llvm.masked.load.v16f32") != std::string::npos, ir->substr(0, 3000).c_str());
+    compareWithInterpreter(*lowered, *func, nullptr, {});
+  }
+
   void intermediatesStartAtZero_data() {
     QTest::addColumn<int>("n");
     QTest::addColumn<bool>("heap");

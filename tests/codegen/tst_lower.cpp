@@ -280,6 +280,47 @@ sch.vectorize(i_1)
     QCOMPARE(text.count("T.if_then_else"), 2); // r = 0 at i_0 = 0, r = 2 at i_0 = 3: the others are decided
   }
 
+  void maskedLoadsVectorizeTheBorders() {
+    // For a target that masks loads (cpu-llvm) the border copies vectorize too: their
+    // select keeps a vector load of A, loaded for the lanes whose condition holds only.
+    codegen::LowerOptions options;
+    options.maskedLoads = true;
+    auto l = codegen::lower(scheduled(kBlur, R"(sch.compute_inline(sch.get_block("P"))
+i, r = sch.get_loops(sch.get_block("B"))
+i_0, i_1 = sch.split(i, factors=[None, 4])
+sch.unroll(r)
+sch.vectorize(i_1)
+)"),
+                            options);
+    QVERIFY(l);
+    QStringList remarks;
+    for (const auto& r : l->remarks)
+      remarks << QString::fromStdString(r.loop + ": " + r.message);
+    QCOMPARE(remarks, (QStringList{"i_0: partitioned into [0, 1), [1, 3), [3, 4): each part decides conditions on the "
+                                   "loop (padding, borders) that the whole range leaves to every iteration"}));
+    const QString text = QString::fromStdString(ir::printStmt(l->body));
+    // At i_0 = 0 the first tap reads A[-1:3] under the mask 1 <= i (A[-1] is not touched).
+    QVERIFY2(text.contains("B[0:4] = B[0:4] + T.if_then_else(T.Broadcast(1, 4) <= T.Ramp(0, 1, 4), A[-1:3], "
+                           "T.Broadcast(T.float32(0), 4))\n"),
+             qPrintable(text));
+    QCOMPARE(text.count("T.if_then_else"), 2);
+
+    // A load every lane shares is not masked: the loop falls back, saying why.
+    const char* shared = R"(from tvm import te
+A = te.placeholder((16,), name="A")
+B = te.compute((16, 8), lambda i, j: te.if_then_else(A[i] > 0, A[i], te.const(0.0, "float32")), name="B")
+)";
+    auto s = codegen::lower(scheduled(shared, R"(i, j = sch.get_loops(sch.get_block("B"))
+sch.vectorize(j)
+)"),
+                            options);
+    QVERIFY(s);
+    QCOMPARE(s->remarks.size(), std::size_t{1});
+    QCOMPARE(s->remarks[0].message, std::string("vectorize fell back to a scalar loop: the load from A in a branch of "
+                                                "T.if_then_else / T.Select is the same for every lane (it cannot be "
+                                                "masked)"));
+  }
+
   void partitionLeavesMostlyUnconditionalLoops() {
     // The padding computed at i_0: each iteration of i_0 pads 6 elements under a condition
     // and sums 16 without one, so i_0 is not copied for the padding's sake; the padding's
