@@ -498,7 +498,7 @@ private:
   /// first, after the batch: the next only where it is still faster than the best (the one
   /// checked failed, or its second run was slower), so a batch that improves on the best
   /// several times over costs one check, not one per improvement.
-  void checkNewBests(std::vector<Candidate>& picks, std::span<const codegen::LoweredFunc> programs,
+  void checkNewBests(const std::vector<Candidate>& picks, std::span<const codegen::LoweredFunc> programs,
                      std::vector<Outcome>& batch) {
     std::vector<Outcome*> order;
     for (auto& o : batch)
