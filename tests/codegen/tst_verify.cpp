@@ -14,18 +14,25 @@
 #include <QtTest>
 
 #include <cmath>
+#include <fmt/format.h>
 
 using namespace loopscape;
 using namespace loopscape::codegen;
 
 namespace {
 
-const char* kMatmul = R"(from tvm import te
-A = te.placeholder((64, 48), dtype="float32", name="A")
-B = te.placeholder((48, 64), dtype="float32", name="B")
-k = te.reduce_axis((0, 48), name="k")
+/// C[64, 64] = A[64, K] B[K, 64]: each element a sum of K products.
+std::string matmulSource(int k) {
+  return fmt::format(R"(from tvm import te
+A = te.placeholder((64, {0}), dtype="float32", name="A")
+B = te.placeholder(({0}, 64), dtype="float32", name="B")
+k = te.reduce_axis((0, {0}), name="k")
 C = te.compute((64, 64), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
-)";
+)",
+                     k);
+}
+
+const std::string kMatmul = matmulSource(48);
 
 const char* kTile = R"(def apply_trace(sch):
     block = sch.get_block("C")
@@ -53,12 +60,7 @@ ir::NDArray array(std::vector<std::int64_t> shape, std::vector<double> values,
   return a;
 }
 
-const char* kLongSum = R"(from tvm import te
-A = te.placeholder((64, 1024), dtype="float32", name="A")
-B = te.placeholder((1024, 64), dtype="float32", name="B")
-k = te.reduce_axis((0, 1024), name="k")
-C = te.compute((64, 64), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
-)";
+const std::string kLongSum = matmulSource(1024);
 
 /// The sum over k in another order: 32 partial sums of 32 terms each, then their sum.
 const char* kRfactor = R"(def apply_trace(sch):
@@ -82,7 +84,7 @@ private:
   Pipeline m_pipeline; // the process-wide registry (build/plugins beside build/tests)
   Target* m_cpuC = nullptr;
 
-  ir::PrimFunc parse(const char* text) {
+  ir::PrimFunc parse(const std::string& text) {
     auto f = frontend::parseTe(text, "test.te");
     LS_ASSERT(f.has_value(), "{}", f ? "" : f.error().message);
     return *f;
