@@ -50,6 +50,10 @@ double rootMeanSquare(const ir::NDArray& a) {
   return std::sqrt(sum / static_cast<double>(a.numel()));
 }
 
+Tolerance defaultTolerance(ir::DataType dtype, const FlopCount& count, const ir::NDArray& expected) {
+  return sumTolerance(defaultTolerance(dtype), dtype, longestSum(count), rootMeanSquare(expected));
+}
+
 Tolerance defaultTolerance(ir::DataType dtype) {
   if (!dtype.isFloat()) return {0, 0};
   switch (dtype.bits()) {
@@ -242,17 +246,11 @@ Expected<VerifyReport> verify(const ir::PrimFunc& original, const ir::SizeBindin
   if (stop.stop_requested()) return cancelled();
   report.actual = freshCopies(args, outputs);
   if (auto ran = underTest(report.actual); !ran) return stop.stop_requested() ? cancelled() : Unexpected(ran.error());
-  // Each output's tolerance: the caller's, or the dtype's widened for the longest sum.
-  std::vector<Tolerance> tolerances;
+  std::vector<Tolerance> tolerances; // each output's, for its sampled elements too
   for (std::size_t i : outputs) {
-    const ir::DataType dtype = original.params[i]->dtype;
-    tolerances.push_back(options.tolerance ? *options.tolerance
-                                           : sumTolerance(defaultTolerance(dtype), dtype, longestSum(*work),
-                                                          rootMeanSquare(expected[i])));
-  }
-  for (std::size_t n = 0; n < outputs.size(); ++n) {
-    const std::size_t i = outputs[n];
-    report.outputs.push_back(compareOutput(original.params[i]->name, report.actual[i], expected[i], tolerances[n]));
+    const auto& param = original.params[i];
+    tolerances.push_back(options.tolerance.value_or(defaultTolerance(param->dtype, *work, expected[i])));
+    report.outputs.push_back(compareOutput(param->name, report.actual[i], expected[i], tolerances.back()));
   }
   if (report.reference == ReferenceKind::CompiledUnscheduled) {
     // The interpreter on sampled elements; the outputs share the interpret limit.

@@ -68,6 +68,10 @@ double longestSum(const FlopCount& count);
 /// The root mean square of a float array's finite elements (0 for other dtypes).
 double rootMeanSquare(const ir::NDArray& a);
 
+/// The default tolerance of an output of a counted program whose reference values are
+/// `expected`: the dtype's, widened for the program's longest sum (sumTolerance).
+Tolerance defaultTolerance(ir::DataType dtype, const FlopCount& count, const ir::NDArray& expected);
+
 struct ElementMismatch {
   std::int64_t flatIndex = -1;
   std::vector<std::int64_t> index; ///< multi-dimensional, row-major

@@ -260,9 +260,8 @@ Expected<ModelVerifyReport> verifyModel(const Model& model, const CompiledModel&
     for (std::size_t k = call.firstOutput; k < actual.size(); ++k) {
       GroupCheck gc;
       gc.group = g.index;
-      const ir::DataType dtype = actual[k].dtype();
-      const codegen::Tolerance tol = options.tolerance.value_or(codegen::sumTolerance(
-          codegen::defaultTolerance(dtype), dtype, codegen::longestSum(*count), codegen::rootMeanSquare(reference[k])));
+      const codegen::Tolerance tol =
+          options.tolerance.value_or(codegen::defaultTolerance(actual[k].dtype(), *count, reference[k]));
       const std::string name = call.args.size() - call.firstOutput == 1 ? g.name : fmt::format("{}.{}", g.name, k);
       gc.check = codegen::compareOutput(name, actual[k], reference[k], tol);
       if (!interpretWhole) {
