@@ -13,6 +13,7 @@
 #include "core/codegen/lower_storage_sync.h"
 #include "core/codegen/lower_thread_check.h"
 #include "core/codegen/lower_unroll.h"
+#include "core/codegen/lower_unswitch.h"
 #include "core/codegen/lower_vectorize.h"
 #include "core/ir/printer.h"
 #include "core/ir/simplify.h"
@@ -195,6 +196,12 @@ Expected<LoweredFunc> lower(const ir::PrimFunc& func, const LowerOptions& option
   out.flatParams = std::move(flat.flatParams);
   body = std::move(flat.body);
   log("flattenBuffers", body);
+
+  if (options.deviceKind != "gpu") {
+    if (stopped()) return cancelled();
+    body = versionPartialUnrolls(body, out.remarks);
+    log("versionPartialUnrolls", body);
+  }
 
   if (stopped()) return cancelled();
   body = unrollLoops(body, out.remarks);

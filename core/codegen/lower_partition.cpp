@@ -28,12 +28,6 @@ constexpr std::int64_t kMaxAddedStatements = 128;
 constexpr std::int64_t kMaxCopiedStatements = 32;
 constexpr std::size_t kMaxComparisons = 64;
 
-bool mentions(const Expr& e, const Expr& var) {
-  bool found = false;
-  forEachExpr(e, [&](const Expr& sub) { found = found || sub.sameAs(var); });
-  return found;
-}
-
 /// Binds the integer value of a LetStmt to its bound, for the conditions below it.
 void bindLet(Analyzer& an, const LetStmt& op) {
   if (op.var.dtype().isInteger() && op.var.dtype().isScalar()) an.bindBound(op.var, an.bound(op.value));
@@ -100,7 +94,7 @@ private:
     // Orderings only: an equality (the `k == 0` guard of a reduction init) would peel one
     // iteration off every reduction loop, for a branch the processor predicts anyway.
     const bool ordering = cond.as<LT>() || cond.as<LE>() || cond.as<GT>() || cond.as<GE>();
-    if (!ordering || !cond.dtype().isScalar() || !mentions(cond, m_var)) return;
+    if (!ordering || !cond.dtype().isScalar() || !usesVar(cond, m_var)) return;
     m_compared = true;
     if (m_seen.size() >= kMaxComparisons) return;
     if (!m_seen.insert(printExpr(cond)).second) return;

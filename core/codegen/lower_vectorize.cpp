@@ -18,12 +18,6 @@ using namespace ir;
 
 namespace {
 
-bool usesVar(const Expr& e, const Expr& var) {
-  bool found = false;
-  forEachExpr(e, [&](const Expr& sub) { found = found || sub.sameAs(var); });
-  return found;
-}
-
 /// An int64 index for stride analysis only: int32 -> int64 casts (from flattening with
 /// int64 offsets) are pushed down to the leaves, so that the affine structure is visible
 /// to the simplifier (exact as long as the int32 index itself does not overflow, which is

@@ -93,4 +93,10 @@ void StmtVisitor::visitLetStmt(const LetStmt& op, const Stmt&) {
 
 void StmtVisitor::visitAllocate(const Allocate& op, const Stmt&) { visitStmt(op.body); }
 
+bool usesVar(const Expr& e, const Expr& var) {
+  bool found = false;
+  forEachExpr(e, [&](const Expr& sub) { found = found || sub.sameAs(var); });
+  return found;
+}
+
 } // namespace loopscape::ir

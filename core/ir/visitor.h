@@ -56,4 +56,7 @@ template <typename Fn> void forEachExpr(const Stmt& s, Fn&& fn) {
   v.visitStmt(s);
 }
 
+/// Whether `var` (a Var, by identity) occurs in `e`.
+bool usesVar(const Expr& e, const Expr& var);
+
 } // namespace loopscape::ir

@@ -272,7 +272,9 @@ BandPlan planBand(const BandModel& band, const MachineModel& machine, const Plan
   } else if (!options.tile.empty()) {
     for (int d = 0; d < n; ++d) {
       T[d] = d < static_cast<int>(options.tile.size()) ? options.tile[d] : band.extent[d].value_or(4096);
-      if (T[d] % R[d] != 0 || (d == plan.reductionMember && T[d] < 1)) {
+      // The unrolled member's last register tile may be partial (lowering versions it:
+      // lower_unswitch.h); the vector loop needs a constant trip count.
+      if ((T[d] % R[d] != 0 && d != plan.unrollMember) || (d == plan.reductionMember && T[d] < 1)) {
         plan.notes.push_back(
             fmt::format("tile size {} of {} is not a multiple of its register tile {}: no register tiling", T[d],
                         band.members[d], R[d]));

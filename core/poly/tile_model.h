@@ -22,7 +22,11 @@
 //     the tile's footprint fits half of L2. A member with a constant extent only takes
 //     sizes that divide it (no partial tiles, so the vector and unrolled loops keep
 //     constant trip counts), multiples of its register tile; the outermost coincident
-//     member keeps at least two tiles so that it can run in parallel;
+//     member keeps at least two tiles so that it can run in parallel. Sizes given in
+//     PlanOptions::tile keep the register tile when only the unrolled member's size is not
+//     a multiple of it: the last register tile of a cache tile is then partial, and
+//     lowering runs the whole ones unrolled and the partial one as a loop
+//     (codegen/lower_unswitch.h);
 //   * with PlanOptions::wavefront, a band with no coincident member (a stencil skewed in
 //     time) runs its tiles as a wavefront (Pluto): the outer tile loop is the sum of the tile loops, and the tiles
 //     of one wavefront are independent (every dependence distance of a permutable band is

@@ -9,6 +9,7 @@
 #include "core/codegen/lower.h"
 #include "core/codegen/target.h"
 #include "core/frontend/te_frontend.h"
+#include "core/frontend/tvmscript/tvmscript.h"
 #include "core/ir/interpreter.h"
 #include "core/ir/ndarray.h"
 #include "core/ir/op.h"
@@ -457,6 +458,35 @@ private Q_SLOTS:
     auto ir = m_target->source(*lowered, "llvm", {});
     QVERIFY2(ir.has_value(), ir ? "" : ir.error().message.c_str());
     QVERIFY2(ir->find("@llvm.masked.load.v16f32") != std::string::npos, ir->substr(0, 3000).c_str());
+    compareWithInterpreter(*lowered, *func, nullptr, {});
+  }
+
+  void partialRegisterTilesMatchTheInterpreter() {
+    // A register tile of 4 rows over 10 (4, 4, 2) with its init: the whole tiles take the
+    // unrolled copy, the last the serial one (lower_unswitch.h); every element is checked.
+    const char* text = R"(from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((10, 8), "float32"), B: T.Buffer((8, 32), "float32"), C: T.Buffer((10, 32), "float32")):
+    for i_0, j_0, k in T.grid(3, 2, 8):
+        for i_1 in T.unroll(T.min(3, 9 - i_0 * 4) + 1):
+            for j_1 in T.vectorized(16):
+                with T.block("C"):
+                    vi = T.axis.spatial(10, i_0 * 4 + i_1)
+                    vj = T.axis.spatial(32, j_0 * 16 + j_1)
+                    vk = T.axis.reduce(8, k)
+                    with T.init():
+                        C[vi, vj] = T.float32(0)
+                    C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+)";
+    auto program = frontend::parseTvmScript(text, "partial.py");
+    QVERIFY(program);
+    auto func = frontend::selectFunction(*program, "", "partial.py");
+    QVERIFY(func);
+    auto lowered = codegen::lower(*func);
+    QVERIFY2(lowered.has_value(), lowered ? "" : lowered.error().message.c_str());
+    QCOMPARE(lowered->remarks.size(), std::size_t{1});
+    QVERIFY(lowered->remarks[0].message.starts_with("unrolled by 4 where its extent"));
     compareWithInterpreter(*lowered, *func, nullptr, {});
   }
 

@@ -3,6 +3,7 @@
 // remark, thread bindings refused on a CPU, symbolic sizes as int64 parameters.
 #include "core/codegen/lower.h"
 #include "core/frontend/te_frontend.h"
+#include "core/frontend/tvmscript/tvmscript.h"
 #include "core/ir/printer.h"
 #include "core/ir/visitor.h"
 #include "core/schedule/schedule.h"
@@ -383,6 +384,51 @@ sch.unroll(k1)
     QVERIFY2(text.contains("A[i * 8 + k_0 * 4 + 3]"), qPrintable(text));
   }
 
+  void partialUnrolledTilesGetTwoVersions() {
+    // Rows of 4 over 10 (poly_optimize's register tile that does not divide its extent):
+    // the unrolled loop's extent is 4 except on the last tile (2). The test goes above k,
+    // which the extent does not use, and stops at i_0, which it does: the whole tiles
+    // unroll, the partial one runs the serial loop.
+    const char* text = R"(from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((10, 3), "float32"), B: T.Buffer((3, 4), "float32"), C: T.Buffer((10, 4), "float32")):
+    for i_0, k in T.grid(3, 3):
+        for i_1 in T.unroll(T.min(3, 9 - i_0 * 4) + 1):
+            for j in T.vectorized(4):
+                with T.block("C"):
+                    vi = T.axis.spatial(10, i_0 * 4 + i_1)
+                    vj = T.axis.spatial(4, j)
+                    vk = T.axis.reduce(3, k)
+                    C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+)";
+    auto program = frontend::parseTvmScript(text, "partial.py");
+    QVERIFY(program);
+    auto f = frontend::selectFunction(*program, "", "partial.py");
+    QVERIFY(f);
+    auto l = lowered(*f);
+    QCOMPARE(l.remarks.size(), std::size_t{1});
+    QCOMPARE(QString::fromStdString(l.remarks[0].loop + ": " + l.remarks[0].message),
+             QString("i_1: unrolled by 4 where its extent T.min(3, 9 - i_0 * 4) + 1 is 4 (whole tiles), a serial "
+                     "loop where it is less (a partial tile)"));
+    QCOMPARE(QString::fromStdString(ir::printStmt(l.body)), QString(R"(for i_0 in range(3):
+    if T.min(3, 9 - i_0 * 4) + 1 == 4:
+        for k in range(3):
+            T.evaluate("C")
+            C[i_0 * 16:i_0 * 16 + 4] = C[i_0 * 16:i_0 * 16 + 4] + T.Broadcast(A[i_0 * 12 + k], 4) * B[k * 4:k * 4 + 4]
+            T.evaluate("C")
+            C[i_0 * 16 + 4:i_0 * 16 + 4 + 4] = C[i_0 * 16 + 4:i_0 * 16 + 4 + 4] + T.Broadcast(A[i_0 * 12 + k + 3], 4) * B[k * 4:k * 4 + 4]
+            T.evaluate("C")
+            C[i_0 * 16 + 8:i_0 * 16 + 8 + 4] = C[i_0 * 16 + 8:i_0 * 16 + 8 + 4] + T.Broadcast(A[i_0 * 12 + k + 6], 4) * B[k * 4:k * 4 + 4]
+            T.evaluate("C")
+            C[i_0 * 16 + 12:i_0 * 16 + 12 + 4] = C[i_0 * 16 + 12:i_0 * 16 + 12 + 4] + T.Broadcast(A[i_0 * 12 + k + 9], 4) * B[k * 4:k * 4 + 4]
+    else:
+        for k, i_1 in T.grid(3, T.min(3, 9 - i_0 * 4) + 1):
+            T.evaluate("C")
+            C[i_0 * 16 + i_1 * 4:i_0 * 16 + i_1 * 4 + 4] = C[i_0 * 16 + i_1 * 4:i_0 * 16 + i_1 * 4 + 4] + T.Broadcast(A[i_0 * 12 + i_1 * 3 + k], 4) * B[k * 4:k * 4 + 4]
+)"));
+  }
+
   void symbolicSizesAndPredicate() {
     const char* dense = R"(from tvm import te
 n = te.var("n")
@@ -427,8 +473,8 @@ i0, i1 = sch.split(i, factors=[None, 4])
     QStringList passes;
     opt.log = [&](std::string_view pass, std::string_view) { passes << QString::fromUtf8(pass.data(), pass.size()); };
     QVERIFY(codegen::lower(parse(kMatmul), opt).has_value());
-    QCOMPARE(passes, (QStringList{"lowerBlocks", "flattenBuffers", "unrollLoops", "simplify", "partitionLoops",
-                                  "vectorizeLoops"}));
+    QCOMPARE(passes, (QStringList{"lowerBlocks", "flattenBuffers", "versionPartialUnrolls", "unrollLoops", "simplify",
+                                  "partitionLoops", "vectorizeLoops"}));
   }
 };
 

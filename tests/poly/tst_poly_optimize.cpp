@@ -130,6 +130,19 @@ void TstPolyOptimize::tileModelMatmul() {
   auto g = poly::planBand(matmulBand(1024, 1024, 1024), machine("vector=64,registers=32"), given);
   QCOMPARE(QString::fromStdString(printed(g.tile)), QString("64,64,32"));
   QCOMPARE(QString::fromStdString(printed(g.registerTile)), QString("4,16,32"));
+  // Rows that do not divide the tile are kept (the last register tile of each cache tile
+  // is partial: lowering versions it); lanes that do not divide it are not (the vector
+  // loop needs a constant trip count), and the plan says why.
+  poly::PlanOptions rows{.vectorize = true, .parallel = true, .unrollJam = {6, 32}, .tile = {64, 64, 32}};
+  auto r = poly::planBand(matmulBand(1024, 1024, 1024), machine("vector=64,registers=32"), rows);
+  QCOMPARE(QString::fromStdString(printed(r.registerTile)), QString("6,32,32"));
+  QCOMPARE(r.unrollMember, 0);
+  poly::PlanOptions lanes{.vectorize = true, .parallel = true, .unrollJam = {4, 32}, .tile = {64, 48, 32}};
+  auto l = poly::planBand(matmulBand(1024, 1024, 1024), machine("vector=64,registers=32"), lanes);
+  QCOMPARE(QString::fromStdString(printed(l.registerTile)), QString("1,1,1"));
+  QVERIFY(std::find(l.notes.begin(), l.notes.end(),
+                    "tile size 48 of j is not a multiple of its register tile 32: no register tiling") !=
+          l.notes.end());
   poly::PlanOptions scalar{.vectorize = false};
   auto s = poly::planBand(matmulBand(1024, 1024, 1024), machine("vector=64,registers=32"), scalar);
   QCOMPARE(s.vectorMember, -1);
