@@ -51,7 +51,7 @@ std::optional<TimedProfile> timeKernel(const codegen::Pipeline& pipeline, const 
   codegen::ProfileReport profile = codegen::makeProfile(original, scheduled, sizes, ran->timing, threads);
   codegen::addModeledTraffic(profile, kernel.func, sizes);
   profile.mode = run.isolation == codegen::Isolation::InProcess ? "in process" : "isolated worker";
-  if (withPeak) profile.peak = codegen::machinePeak();
+  if (withPeak) profile.peak = codegen::peakFor(profile);
   return TimedProfile{std::move(*ran), std::move(profile)};
 }
 

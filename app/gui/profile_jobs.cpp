@@ -160,7 +160,7 @@ Row runProfile(const ProfileRequest& request, std::stop_token stop,
   codegen::ProfileReport profile =
       codegen::makeProfile(request.original, request.scheduled, *sizes, timed->timing, /*threads=*/0);
   codegen::addModeledTraffic(profile, built->func, *sizes, codegen::TrafficOptions{request.trafficCacheBytes, 64});
-  profile.peak = request.peak ? request.peak() : codegen::machinePeak();
+  profile.peak = request.peak ? request.peak() : codegen::peakFor(profile);
   for (double s : timed->timing.perRepeat)
     row.perRepeatMs.push_back(s * 1e3);
   row.number = timed->timing.number;

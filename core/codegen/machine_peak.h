@@ -14,7 +14,10 @@
 //    model name from /proc/cpuinfo and the number of cores; measured again when missing.
 //    Each entry says whether an optimised build measured it ("optimised"): an unoptimised
 //    one (the Debug sanitizer tree) measures a fraction of the peak, so an optimised build
-//    measures again over such an entry (or one without the field) and replaces it.
+//    measures again over such an entry (or one without the field) and replaces it. A
+//    peak is a maximum: a measurement made while other work ran (a test suite, a build)
+//    reads low, so measuring again keeps the higher of each figure, and a kernel that
+//    runs faster than the cached peak has it measured again (peakFor in profile.h).
 #pragma once
 
 #include <string>
@@ -47,7 +50,7 @@ MachinePeak measureMachinePeak();
 
 struct PeakOptions {
   std::string cachePath;  ///< empty: machineCachePath()
-  bool remeasure = false; ///< ignore a cached entry and measure again
+  bool remeasure = false; ///< measure again (the entry keeps the higher of each figure)
 };
 
 /// The cached peak of this machine, measuring (and caching) it when there is none.

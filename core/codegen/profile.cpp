@@ -40,6 +40,15 @@ double ProfileReport::rooflineGflops() const {
   return std::min(peakGflops(), arithmeticIntensity() * peak->bandwidthGBs);
 }
 
+MachinePeak peakFor(const ProfileReport& report, const PeakOptions& options) {
+  ProfileReport probe = report;
+  probe.peak = machinePeak(options);
+  if (!probe.peak->fromCache || probe.percentOfPeak() <= 100) return *probe.peak;
+  PeakOptions again = options;
+  again.remeasure = true;
+  return machinePeak(again);
+}
+
 bool usesParallelLoops(const ir::PrimFunc& func) {
   struct Finder final : ir::StmtVisitor {
     bool found = false;

@@ -45,6 +45,11 @@ struct ProfileReport {
   double rooflineGflops() const;
 };
 
+/// This machine's peak for `report` (machinePeak), measured again when the report's
+/// kernel ran faster than the cached figure for its cores: that figure was measured while
+/// other work ran (it read 85 GFLOP/s per core for 157 on an idle Intel core under ctest).
+MachinePeak peakFor(const ProfileReport& report, const PeakOptions& options = {});
+
 /// True when the program has a Parallel loop (the kernel then uses every core).
 bool usesParallelLoops(const ir::PrimFunc& func);
 

@@ -237,6 +237,36 @@ private Q_SLOTS:
     }
   }
 
+  void aLowCachedPeakIsMeasuredAgain() {
+    // A cached peak below what a kernel reached was measured while other work ran: the
+    // kernel's report has it measured again, and the cache keeps the higher figures.
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("machine.json").toStdString();
+    const auto measured = machinePeak({path, false});
+    auto setPerCore = [&](double gflops) {
+      nlohmann::json doc = nlohmann::json::parse(std::ifstream(path));
+      doc["machines"][0]["fp32_gflops_per_core"] = gflops;
+      std::ofstream(path) << doc.dump();
+    };
+    ProfileReport report;
+    report.threads = 1;
+    report.work.flops = 1e9;
+    report.timing.perRepeat = {0.5}; // 2 GFLOP/s
+    setPerCore(1.0);
+    const auto again = peakFor(report, {path, false});
+    QVERIFY(!again.fromCache);
+    QVERIFY(again.gflopsPerCore > 1.0);
+    QCOMPARE(nlohmann::json::parse(std::ifstream(path))["machines"][0]["fp32_gflops_per_core"].get<double>(),
+             again.gflopsPerCore);
+    // Below the cached peak, the cache is read as it is.
+    QVERIFY(peakFor(report, {path, false}).fromCache);
+    // Measuring again never lowers a figure.
+    setPerCore(measured.gflopsPerCore * 1000);
+    const auto higher = machinePeak({path, true});
+    QVERIFY(!higher.fromCache);
+    QCOMPARE(higher.gflopsPerCore, measured.gflopsPerCore * 1000);
+  }
+
   void tableIsSane() {
     ProfileReport r;
     r.timing.perRepeat = {2e-3, 1e-3, 4e-3};
