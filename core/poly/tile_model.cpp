@@ -234,22 +234,45 @@ BandPlan planBand(const BandModel& band, const MachineModel& machine, const Plan
       w = options.unrollJam.size() > 1 ? options.unrollJam[1] : lanes * 2;
     } else {
       const auto& ev = band.extent[vector];
-      // Two vectors of lanes, else the largest power of two dividing the extent (the vector
-      // loop needs a constant trip count, and odd widths such as 20 lanes are legalised
-      // lane by lane: 5x slower than 4-lane vectors on gemm 200 x 220 x 240).
-      w = lanes * 2;
-      if (ev)
-        while (w >= 4 && *ev % w != 0)
-          w /= 2;
+      // `vectors` vectors of lanes, else the largest power of two dividing the extent (the
+      // vector loop needs a constant trip count, and odd widths such as 20 lanes are
+      // legalised lane by lane: 5x slower than 4-lane vectors on gemm 200 x 220 x 240).
+      auto widthFor = [&](std::int64_t vectors) {
+        std::int64_t width = lanes * vectors;
+        if (ev)
+          while (width >= 4 && *ev % width != 0)
+            width /= 2;
+        return width;
+      };
+      // Rows of `width` lanes whose accumulators fit beside the width's loads, one
+      // broadcast and one spare register (8 at most: the unrolled code's size).
+      auto rowsFor = [&](std::int64_t width) {
+        const std::int64_t v = (width + lanes - 1) / lanes;
+        return std::clamp<std::int64_t>((machine.vectorRegisters - v - 2) / v, 1, 8);
+      };
+      // With an unroll-and-jam, the width with the most FMAs per load: a step of r loads
+      // V vectors and broadcasts Ru values for Ru * V FMAs (6 rows of 4 vectors with 32
+      // registers: 2.4, where 8 of 2 make 1.6; 6 of 2 with 16 registers).
+      w = widthFor(2);
+      if (r >= 0 && u >= 0)
+        for (std::int64_t vectors : {std::int64_t{4}, std::int64_t{1}}) {
+          const std::int64_t width = widthFor(vectors);
+          auto perLoad = [&](std::int64_t wd) {
+            const double v = static_cast<double>((wd + lanes - 1) / lanes), rows = static_cast<double>(rowsFor(wd));
+            return rows * v / (rows + v);
+          };
+          if (width >= 4 && width != w && perLoad(width) > perLoad(w)) w = width;
+        }
       if (w < 4) {
         plan.notes.push_back(fmt::format("{} is not vectorized: its extent {} has no power-of-two divisor of 4 or more",
                                          band.members[vector], *ev));
         plan.innerMember = vector;
         plan.vectorMember = vector = -1;
       } else {
-        const std::int64_t vectors = (w + lanes - 1) / lanes;
-        ru = std::clamp<std::int64_t>((machine.vectorRegisters - vectors - 2) / vectors, 1, 8);
-        if (u >= 0 && band.extent[u] && *band.extent[u] % ru != 0)
+        ru = rowsFor(w);
+        // Rows that do not divide u's extent leave a partial register tile (lowering runs
+        // it as a loop); on a short extent that is a large part, and a divisor is taken.
+        if (u >= 0 && band.extent[u] && *band.extent[u] % ru != 0 && *band.extent[u] < 16 * ru)
           if (std::int64_t d = divisorIn(*band.extent[u], 2, ru)) ru = d;
       }
     }
@@ -285,6 +308,17 @@ BandPlan planBand(const BandModel& band, const MachineModel& machine, const Plan
     }
     if (plan.reductionMember >= 0) R[plan.reductionMember] = T[plan.reductionMember];
   } else {
+    // A member's tile sizes; the unrolled member's need not be multiples of its register
+    // tile (rows of 6 over 1024: tiles that divide 1024, each with a partial register tile).
+    auto tileCandidates = [&](int d) {
+      std::vector<std::int64_t> sizes = sizeCandidates(band.extent[d], R[d]);
+      const auto& e = band.extent[d];
+      if (d != plan.unrollMember || !e || *e % sizes.front() == 0) return sizes;
+      std::vector<std::int64_t> divisors;
+      for (std::int64_t c : sizeCandidates(e, 1))
+        if (c >= R[d]) divisors.push_back(c);
+      return divisors.empty() ? sizes : divisors;
+    };
     T = R;
     const std::int64_t l1Budget = machine.l1Bytes / 2, l2Budget = machine.l2Bytes / 2;
     if (plan.reductionMember >= 0) {
@@ -300,7 +334,7 @@ BandPlan planBand(const BandModel& band, const MachineModel& machine, const Plan
       grown = false;
       for (int d = 0; d < n; ++d) {
         if (d == plan.reductionMember) continue;
-        for (std::int64_t c : sizeCandidates(band.extent[d], R[d])) {
+        for (std::int64_t c : tileCandidates(d)) {
           if (c <= T[d]) continue;
           std::vector<std::int64_t> bigger = T;
           bigger[d] = c;

@@ -103,25 +103,30 @@ std::string printed(const std::vector<std::int64_t>& v) {
 } // namespace
 
 void TstPolyOptimize::tileModelMatmul() {
-  // AVX-512 with 48 KiB L1 and 1 MiB L2 (Zen 4): 8 rows x 2 vectors of 16 lanes = 16
-  // accumulators of 32 registers; the k strip (8 x 128 of A, 128 x 32 of B, 8 x 32 of C)
-  // is 21 KiB, half of L1 at most; 256 x 256 x 128 fills half of L2 exactly.
+  // AVX-512 with 48 KiB L1 and 1 MiB L2 (Zen 4): 6 rows x 4 vectors of 16 lanes = 24
+  // accumulators of 32 registers (2.4 FMAs per load, where 8 rows of 2 vectors make 1.6);
+  // 6 does not divide 1024, so each cache tile ends with a partial register tile. The k
+  // strip (6 x 64 of A, 64 x 64 of B, 6 x 64 of C) is 19 KiB, half of L1 at most (128
+  // would make it 37 KiB). The rows' tile divides 1024: 128 x 512 x 64 is 416 KiB, and
+  // 256 rows (704 KiB) or 1024 columns (800 KiB) would pass half of L2.
   auto p = poly::planBand(matmulBand(1024, 1024, 1024), machine("l1=48K,l2=1M,vector=64,registers=32"), {});
   QVERIFY(p.tiled);
-  QCOMPARE(QString::fromStdString(printed(p.tile)), QString("256,256,128"));
-  QCOMPARE(QString::fromStdString(printed(p.registerTile)), QString("8,32,128"));
+  QCOMPARE(QString::fromStdString(printed(p.tile)), QString("128,512,64"));
+  QCOMPARE(QString::fromStdString(printed(p.registerTile)), QString("6,64,64"));
   QCOMPARE(p.vectorMember, 1);
   QCOMPARE(p.innerMember, 1);
   QCOMPARE(p.unrollMember, 0);
   QCOMPARE(p.reductionMember, 2);
   QCOMPARE(p.parallelMember, 0);
-  QCOMPARE(p.l1Footprint, std::int64_t((8 * 128 + 128 * 32 + 8 * 32) * 4));
-  QCOMPARE(p.l2Footprint, std::int64_t((256 * 128 + 128 * 256 + 256 * 256) * 4));
-  // AVX2, 32 KiB L1, 512 KiB L2: 16 registers leave 6 rows x 2 vectors of 8 lanes; 6 does
-  // not divide 1024, so the rows unrolled are the largest divisor below it (4); the k
-  // strip (4 x 128 of A, 128 x 16 of B) is 9 KiB, the next size (256) would pass 16 KiB.
+  QCOMPARE(p.l1Footprint, std::int64_t((6 * 64 + 64 * 64 + 6 * 64) * 4));
+  QCOMPARE(p.l2Footprint, std::int64_t((128 * 64 + 64 * 512 + 128 * 512) * 4));
+  // AVX2, 32 KiB L1, 512 KiB L2: 16 registers leave 6 rows x 2 vectors of 8 lanes (BLIS's
+  // 6 x 16 on Haswell; 4 vectors would leave 2 rows: 1.33 FMAs per load against 1.5); the
+  // k strip (6 x 128 of A, 128 x 16 of B, 6 x 16 of C) is 11 KiB, the next size (256)
+  // would pass 16 KiB.
   auto q = poly::planBand(matmulBand(1024, 1024, 1024), machine("l1=32K,l2=512K,vector=32,registers=16"), {});
-  QCOMPARE(QString::fromStdString(printed(q.registerTile)), QString("4,16,128"));
+  QCOMPARE(QString::fromStdString(printed(q.registerTile)), QString("6,16,128"));
+  QCOMPARE(q.l1Footprint, std::int64_t((6 * 128 + 128 * 16 + 6 * 16) * 4));
   // 64 x 256 x 128 is 224 KiB; 128 rows would make it 320 KiB, past half of L2.
   QCOMPARE(QString::fromStdString(printed(q.tile)), QString("64,256,128"));
   QCOMPARE(q.parallelMember, 0);
