@@ -16,12 +16,16 @@
 //     coincident member u reuses a read (invariant along u), the point band is tiled again
 //     as r, u, v innermost, u unrolled by Ru and v vectorized by W lanes: Ru x W outputs
 //     stay in vector registers across r (Ru * W / lanes accumulators plus W / lanes loads
-//     and one broadcast fit the register file);
+//     and one broadcast fit the register file). W is 1, 2 or 4 vectors, the one with the
+//     most FMAs per load (Ru * V / (Ru + V) for V vectors): 6 rows of 4 vectors with 32
+//     registers, 6 of 2 with 16. Ru need not divide u's extent (the last register tile is
+//     partial) unless the extent is short (under 16 Ru: then a divisor);
 //   * cache tiles: r's tile is the largest whose strip (Ru rows of the reused read, W
 //     columns of the streamed one) fits half of L1; the other members grow in turn while
 //     the tile's footprint fits half of L2. A member with a constant extent only takes
 //     sizes that divide it (no partial tiles, so the vector and unrolled loops keep
-//     constant trip counts), multiples of its register tile; the outermost coincident
+//     constant trip counts), multiples of its register tile (the unrolled member's, when
+//     none divides the extent, any divisor); the outermost coincident
 //     member keeps at least two tiles so that it can run in parallel. Sizes given in
 //     PlanOptions::tile keep the register tile when only the unrolled member's size is not
 //     a multiple of it: the last register tile of a cache tile is then partial, and
