@@ -5,6 +5,7 @@
 #include "core/ir/structural_equal.h"
 #include "core/poly/checked_schedule.h"
 #include "core/poly/legality.h"
+#include "core/schedule/instruction.h"
 #include "core/schedule/trace_python.h"
 #include "core/tune/space.h"
 
@@ -227,6 +228,47 @@ Y = te.compute((1, 4, 8, 8), lambda n, f, y, x: te.sum(P[n, rc, y + ry, x + rx] 
       QCOMPARE(polytest::compareRuns(func, child->func(), 1e-4), std::string());
     }
     QVERIFY(different >= 15);
+  }
+
+  // A poly decision's register tile stays within its cache tile, and need not divide it:
+  // rows of 6 in a tile of 64 become 12 or 3 (when the tile had to stay a multiple, they
+  // could not change).
+  void polyMutationKeepsRegisterTilesInTheirTiles() {
+    const ir::PrimFunc func = matmul(64, 64, 64);
+    tune::SpaceOptions options;
+    options.tir = false;
+    const auto sketches = tune::generateSketches(func, options);
+    QVERIFY(!sketches.empty());
+    auto sch = tune::generate(func, sketches.front(), options, {}, 1);
+    QVERIFY(sch);
+    schedule::Trace trace = sch->trace();
+    bool found = false;
+    for (auto& inst : trace.instructions)
+      if (inst.kind && inst.kind->name == "poly_optimize") {
+        inst.decision = schedule::TraceValue(schedule::TraceList{
+            schedule::TraceValue(schedule::TraceList{std::int64_t{64}, std::int64_t{64}, std::int64_t{64},
+                                                     std::int64_t{6}, std::int64_t{16}, std::int64_t{64}})});
+        found = true;
+      }
+    QVERIFY(found);
+    std::mt19937_64 rng(5);
+    bool rowsChanged = false;
+    for (int i = 0; i < 100; ++i) {
+      auto decisions = tune::mutate(trace, options, rng);
+      QVERIFY(decisions);
+      for (const auto& d : *decisions) {
+        const auto* bands = d.get<schedule::TraceList>();
+        if (!bands) continue;
+        const auto* band = bands->front().get<schedule::TraceList>();
+        QVERIFY(band && band->size() == 6);
+        for (std::size_t m = 0; m < 3; ++m) {
+          const std::int64_t tile = *(*band)[m].get<std::int64_t>(), reg = *(*band)[m + 3].get<std::int64_t>();
+          QVERIFY(reg >= 1 && reg <= tile);
+          rowsChanged = rowsChanged || (m == 0 && reg != 6);
+        }
+      }
+    }
+    QVERIFY(rowsChanged);
   }
 
   // A tile decision keeps the product of its factors and the innermost bound.
