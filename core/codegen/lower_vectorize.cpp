@@ -173,11 +173,7 @@ private:
                 " in a branch of T.if_then_else / T.Select is the same for every lane (it cannot be masked)";
         return;
       }
-      const Expr* divisor = sub.as<Div>()        ? &sub.as<Div>()->b
-                            : sub.as<FloorDiv>() ? &sub.as<FloorDiv>()->b
-                            : sub.as<FloorMod>() ? &sub.as<FloorMod>()->b
-                                                 : nullptr;
-      if (divisor && sub.dtype().isInteger() && !asConstInt(*divisor))
+      if (const Expr* divisor = variableIntegerDivisor(sub))
         why = "a branch of T.if_then_else / T.Select with a load divides by " + printExpr(*divisor) +
               ", which the lanes it does not hold for would evaluate";
     });

@@ -169,4 +169,12 @@ bool isConstInt(const Expr& e, std::int64_t value) {
   return v && *v == value;
 }
 
+const Expr* variableIntegerDivisor(const Expr& e) {
+  const Expr* divisor = e.as<Div>()        ? &e.as<Div>()->b
+                        : e.as<FloorDiv>() ? &e.as<FloorDiv>()->b
+                        : e.as<FloorMod>() ? &e.as<FloorMod>()->b
+                                           : nullptr;
+  return divisor && e.dtype().isInteger() && !asConstInt(*divisor) ? divisor : nullptr;
+}
+
 } // namespace loopscape::ir

@@ -201,5 +201,8 @@ Expr makeConst(DataType dtype, double value);
 /// Integer constant value, if `e` is an IntImm.
 std::optional<std::int64_t> asConstInt(const Expr& e);
 bool isConstInt(const Expr& e, std::int64_t value);
+/// The divisor of `e` when `e` is an integer Div, FloorDiv or FloorMod by a divisor that is
+/// not a constant (it may be 0: such a division may trap), else nullptr.
+const Expr* variableIntegerDivisor(const Expr& e);
 
 } // namespace loopscape::ir

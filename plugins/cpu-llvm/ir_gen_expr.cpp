@@ -17,21 +17,7 @@ namespace {
 /// integer division by a non-constant divisor), so that it must stay behind a branch.
 bool mayTrap(const Expr& e) {
   bool trap = false;
-  forEachExpr(e, [&](const Expr& x) {
-    switch (x.kind()) {
-    case ExprKind::BufferLoad: trap = true; break;
-    case ExprKind::Div:
-    case ExprKind::FloorDiv:
-    case ExprKind::FloorMod: {
-      const Expr& divisor = x.kind() == ExprKind::Div        ? x.as<Div>()->b
-                            : x.kind() == ExprKind::FloorDiv ? x.as<FloorDiv>()->b
-                                                             : x.as<FloorMod>()->b;
-      if (x.dtype().isInteger() && !asConstInt(divisor)) trap = true;
-      break;
-    }
-    default: break;
-    }
-  });
+  forEachExpr(e, [&](const Expr& x) { trap = trap || x.is<BufferLoad>() || variableIntegerDivisor(x); });
   return trap;
 }
 
