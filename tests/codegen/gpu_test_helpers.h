@@ -1,4 +1,4 @@
-// Shared by the GPU lowering, OpenCL and CUDA tests: reading a source file of the
+// Shared by the lowering, cpu-llvm, GPU lowering, OpenCL and CUDA tests: reading a source file of the
 // repository, te and TVMScript programs parsed (the test stops on a parse error), a
 // schedule script applied, loopscape-cli run with extra environment variables, and the
 // programs more than one of them uses.

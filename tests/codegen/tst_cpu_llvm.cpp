@@ -9,13 +9,13 @@
 #include "core/codegen/lower.h"
 #include "core/codegen/target.h"
 #include "core/frontend/te_frontend.h"
-#include "core/frontend/tvmscript/tvmscript.h"
 #include "core/ir/interpreter.h"
 #include "core/ir/ndarray.h"
 #include "core/ir/op.h"
 #include "core/ir/stmt.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/trace_script.h"
+#include "gpu_test_helpers.h"
 #include "small_samples.h"
 
 #include <QtTest>
@@ -479,15 +479,12 @@ def main(A: T.Buffer((10, 8), "float32"), B: T.Buffer((8, 32), "float32"), C: T.
                         C[vi, vj] = T.float32(0)
                     C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
 )";
-    auto program = frontend::parseTvmScript(text, "partial.py");
-    QVERIFY(program);
-    auto func = frontend::selectFunction(*program, "", "partial.py");
-    QVERIFY(func);
-    auto lowered = codegen::lower(*func);
+    const ir::PrimFunc func = testing::parseScript(text);
+    auto lowered = codegen::lower(func);
     QVERIFY2(lowered.has_value(), lowered ? "" : lowered.error().message.c_str());
     QCOMPARE(lowered->remarks.size(), std::size_t{1});
     QVERIFY(lowered->remarks[0].message.starts_with("unrolled by 4 where its extent"));
-    compareWithInterpreter(*lowered, *func, nullptr, {});
+    compareWithInterpreter(*lowered, func, nullptr, {});
   }
 
   void intermediatesStartAtZero_data() {

@@ -3,11 +3,11 @@
 // remark, thread bindings refused on a CPU, symbolic sizes as int64 parameters.
 #include "core/codegen/lower.h"
 #include "core/frontend/te_frontend.h"
-#include "core/frontend/tvmscript/tvmscript.h"
 #include "core/ir/printer.h"
 #include "core/ir/visitor.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/trace_script.h"
+#include "gpu_test_helpers.h"
 
 #include <QtTest>
 
@@ -402,11 +402,7 @@ def main(A: T.Buffer((10, 3), "float32"), B: T.Buffer((3, 4), "float32"), C: T.B
                     vk = T.axis.reduce(3, k)
                     C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
 )";
-    auto program = frontend::parseTvmScript(text, "partial.py");
-    QVERIFY(program);
-    auto f = frontend::selectFunction(*program, "", "partial.py");
-    QVERIFY(f);
-    auto l = lowered(*f);
+    auto l = lowered(testing::parseScript(text));
     QCOMPARE(l.remarks.size(), std::size_t{1});
     QCOMPARE(QString::fromStdString(l.remarks[0].loop + ": " + l.remarks[0].message),
              QString("i_1: unrolled by 4 where its extent T.min(3, 9 - i_0 * 4) + 1 is 4 (whole tiles), a serial "
