@@ -40,8 +40,9 @@ protected:
           return m_full ? For::make(op.loopVar, op.min, intImm(p.full, op.extent.dtype()), op.forKind, body,
                                     op.threadTag, op.annotations)
                         : For::make(op.loopVar, op.min, op.extent, ForKind::Serial, body, op.threadTag, op.annotations);
-    return body.sameAs(op.body) ? self
-                                : For::make(op.loopVar, op.min, op.extent, op.forKind, body, op.threadTag, op.annotations);
+    return body.sameAs(op.body)
+               ? self
+               : For::make(op.loopVar, op.min, op.extent, op.forKind, body, op.threadTag, op.annotations);
   }
 
 private:
