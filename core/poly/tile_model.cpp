@@ -253,16 +253,14 @@ BandPlan planBand(const BandModel& band, const MachineModel& machine, const Plan
       // With an unroll-and-jam, the width with the most FMAs per load: a step of r loads
       // V vectors and broadcasts Ru values for Ru * V FMAs (6 rows of 4 vectors with 32
       // registers: 2.4, where 8 of 2 make 1.6; 6 of 2 with 16 registers).
+      auto perLoad = [&](std::int64_t width) {
+        const double v = static_cast<double>((width + lanes - 1) / lanes), rows = static_cast<double>(rowsFor(width));
+        return rows * v / (rows + v);
+      };
       w = widthFor(2);
       if (r >= 0 && u >= 0)
-        for (std::int64_t vectors : {std::int64_t{4}, std::int64_t{1}}) {
-          const std::int64_t width = widthFor(vectors);
-          auto perLoad = [&](std::int64_t wd) {
-            const double v = static_cast<double>((wd + lanes - 1) / lanes), rows = static_cast<double>(rowsFor(wd));
-            return rows * v / (rows + v);
-          };
-          if (width >= 4 && width != w && perLoad(width) > perLoad(w)) w = width;
-        }
+        for (std::int64_t vectors : {std::int64_t{4}, std::int64_t{1}})
+          if (const std::int64_t width = widthFor(vectors); width >= 4 && perLoad(width) > perLoad(w)) w = width;
       if (w < 4) {
         plan.notes.push_back(fmt::format("{} is not vectorized: its extent {} has no power-of-two divisor of 4 or more",
                                          band.members[vector], *ev));

@@ -156,15 +156,19 @@ std::optional<TraceValue> mutatePolyDecision(const TraceValue& decision, std::mt
     const std::size_t k = uniform(rng, static_cast<std::int64_t>(d.size()));
     const bool up = uniform(rng, 2) == 0;
     const std::size_t t = k % n, r = n + k % n;
-    // A register tile stays within its cache tile; it need not divide it (poly_optimize
-    // keeps rows that do not divide, lowering versions the partial register tile).
+    // A register tile stays within its cache tile. A power of two (a vector width, whose
+    // loop needs a constant trip count) must divide it; other rows (6, 12) need not:
+    // poly_optimize keeps them and lowering versions the partial register tile.
+    auto fits = [](std::int64_t tile, std::int64_t reg) {
+      return reg <= tile && (tile % reg == 0 || (reg & (reg - 1)) != 0);
+    };
     if (k < n) {
       const std::int64_t v = up ? d[t] * 2 : d[t] / 2;
-      if (v < 1 || v > (std::int64_t{1} << 20) || v < d[r] || v == d[t]) continue;
+      if (v < 1 || v > (std::int64_t{1} << 20) || !fits(v, d[r]) || v == d[t]) continue;
       d[t] = v;
     } else {
       const std::int64_t v = up ? d[r] * 2 : d[r] / 2;
-      if (v < 1 || v > 64 || v > d[t] || v == d[r]) continue;
+      if (v < 1 || v > 64 || !fits(d[t], v) || v == d[r]) continue;
       d[r] = v;
     }
     TraceList out = *bands;

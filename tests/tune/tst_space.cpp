@@ -230,9 +230,9 @@ Y = te.compute((1, 4, 8, 8), lambda n, f, y, x: te.sum(P[n, rc, y + ry, x + rx] 
     QVERIFY(different >= 15);
   }
 
-  // A poly decision's register tile stays within its cache tile, and need not divide it:
-  // rows of 6 in a tile of 64 become 12 or 3 (when the tile had to stay a multiple, they
-  // could not change).
+  // A poly decision's register tile stays within its cache tile; rows that are not a power
+  // of two need not divide it: rows of 6 in a tile of 64 become 12 or 3 (when the tile had
+  // to stay a multiple, they could not change). Powers of two (vector widths) still divide.
   void polyMutationKeepsRegisterTilesInTheirTiles() {
     const ir::PrimFunc func = matmul(64, 64, 64);
     tune::SpaceOptions options;
@@ -264,6 +264,7 @@ Y = te.compute((1, 4, 8, 8), lambda n, f, y, x: te.sum(P[n, rc, y + ry, x + rx] 
         for (std::size_t m = 0; m < 3; ++m) {
           const std::int64_t tile = *(*band)[m].get<std::int64_t>(), reg = *(*band)[m + 3].get<std::int64_t>();
           QVERIFY(reg >= 1 && reg <= tile);
+          if ((reg & (reg - 1)) == 0) QCOMPARE(tile % reg, std::int64_t{0}); // widths still divide
           rowsChanged = rowsChanged || (m == 0 && reg != 6);
         }
       }
