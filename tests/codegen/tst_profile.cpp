@@ -159,6 +159,25 @@ private Q_SLOTS:
       QCOMPARE(slow->perRepeat.size(), std::size_t(1));
       QVERIFY(slow->perRepeat[0] >= 0.02);
     }
+    // Calls of at least 1 ms calibrated for 5 ms a repeat: a round of n calls lasts at
+    // least n ms, so a round short of 5 ms has n <= 4 and the next n is at most
+    // max(ceil(5 / (took / n) + 1), ceil(n * 1.618)) <= max(6, 7). A loaded machine only
+    // slows calls: fewer of them, never more.
+    calls = 0;
+    auto sleeping = timeCalls(
+        [&]() -> Expected<void> {
+          ++calls;
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          return {};
+        },
+        {0, 2, 0, 5, false});
+    QVERIFY(sleeping.has_value());
+    QVERIFY(sleeping->number >= 1 && sleeping->number <= 7);
+    QCOMPARE(sleeping->perRepeat.size(), std::size_t(2));
+    for (double perCall : sleeping->perRepeat)
+      QVERIFY(perCall >= 0.001);
+    QVERIFY(calls >= 1 + 2 * sleeping->number);
+
     TimingOptions generous{1, 3, 0, 2, false};
     generous.slowCutoffSeconds = 10;
     auto fast = timeCalls([]() -> Expected<void> { return {}; }, generous);

@@ -129,11 +129,10 @@ private Q_SLOTS:
     o.timing = {0, 2, 0, 5, false};
     r = runLibraryIsolated(m_lib, "add_one", args, sizes, o);
     QVERIFY(r.has_value());
+    // The worker chose `number` (tst_profile checks the calibration's bounds with calls of
+    // a known least duration); how many depends on the machine's load, so no lower bound.
     QVERIFY(r->timing.number >= 1);
-    // Calibration aims at 5 ms per repeat from a pilot measurement; a loaded machine can
-    // make the pilot slower than the repeats, so only require the same order of magnitude.
-    QVERIFY(r->timing.number > 1);
-    QVERIFY(r->timing.perRepeat[0] * r->timing.number > 0.001);
+    QCOMPARE(r->timing.perRepeat.size(), std::size_t(2));
   }
 
   void manyArguments() {
