@@ -356,9 +356,27 @@ def run_ours(args, cli: Path, program: Path, wl: str, sizes: dict[str, int], str
                        "family": m.group(4).rstrip(","), "sketch": m.group(5)}
     res["dropped"] = [ln.split("dropped before measuring:")[1].strip() for ln in err_lines if "dropped before" in ln]
     res.update(check_records(log, wl, sizes, trials))
+    res["held_out"] = evaluate_model(args, cli, program, log, threads)
     if res.get("best"):
         res["final"] = retime_ours(args, cli, program, log, threads)
     return res
+
+
+def evaluate_model(args, cli: Path, program: Path, log: Path, threads: int) -> list[str]:
+    """The cost model cross-validated on the run's records (`tune --evaluate-model 5`): the
+    in-search rank correlation scores only the candidates the model chose to measure."""
+    cmd = [str(cli), "tune", str(program), "--target", "cpu-llvm", "--records", str(log), "--threads", str(threads),
+           "--seed", str(args.seed), "--evaluate-model", "5"]
+    if args.fast_math:
+        cmd.append("--fast-math")
+    try:
+        p = run_tool(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=child_env(threads))
+        text, _ = p.communicate(timeout=1800)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        return ["held-out evaluation took over 1800 s"]
+    lines = [ln.lstrip("# ") for ln in text.splitlines() if "held-out rank correlation" in ln]
+    return lines or [next((ln.strip() for ln in text.splitlines() if "error" in ln), f"exit {p.returncode}")]
 
 
 RETIMES = 3  # fresh processes per re-timing: this VM's 2-thread medians swing by up to 2x between processes
@@ -993,6 +1011,8 @@ def main() -> int:
             for s, r in tres["ours"].items():
                 if r.get("model"):
                     extra_rows.append(f"{s}: {r['model']['line'].lstrip('# ')}")
+                for line in r.get("held_out") or []:
+                    extra_rows.append(f"{s}: on its records, 5-fold cross-validated: {line}")
                 if r.get("record_problems"):
                     extra_rows.append(f"{s}: records: {'; '.join(r['record_problems'])}")
             print_table(title, threads, args.trials, rows, ceil_g, tres["ceiling_row"], extra_rows)

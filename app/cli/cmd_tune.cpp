@@ -16,6 +16,7 @@
 #include "core/ir/structural_equal.h"
 #include "core/schedule/trace_python.h"
 #include "core/tune/cost_model.h"
+#include "core/tune/model_eval.h"
 #include "core/tune/model_file.h"
 #include "core/tune/search.h"
 #include "core/tune/task_scheduler.h"
@@ -41,6 +42,7 @@ struct TuneCliOptions : tune::TuneSettings {
   std::string curve;
   std::vector<std::string> shapes;
   bool alterLayout = false; ///< a Relay model's groups after AlterOpLayout
+  int evaluateFolds = 0;    ///< > 0: no search, the cost model cross-validated on the records
 };
 
 std::string duration(double seconds) {
@@ -275,6 +277,54 @@ int runMany(std::vector<TaskSetup>& setups, const TuneCliOptions& opt, tune::Cos
   return std::isfinite(weighted) ? kExitOk : kExitInternal;
 }
 
+/// --evaluate-model K: per task, its records replayed and the model named by --model (and
+/// the random model, the baseline) cross-validated on them (model_eval.h).
+int runEvaluate(const std::vector<TaskSetup>& setups, const TuneCliOptions& opt,
+                const std::vector<tune::Record>& records) {
+  InterruptGuard interrupt;
+  const bool tty = isatty(STDERR_FILENO);
+  for (const auto& s : setups) {
+    const auto& name = s.task.func.name;
+    auto lowered = tune::lowerRecords(
+        s.tuneTask, records, tune::makeTuneOptions(opt)->space.cores,
+        [&](int done, int total) {
+          if (tty) fmt::print(stderr, "\r\033[Ktune: replaying the records of {}: {}/{}", name, done, total);
+        },
+        interrupt.token());
+    if (tty) fmt::print(stderr, "\n");
+    if (interrupt.interrupted()) {
+      fmt::print(stderr, "tune: interrupted\n");
+      return 130;
+    }
+    if (lowered.skipped > 0)
+      fmt::print(stderr, "tune: {} record{} of {} no longer replay{} or lower{}; left out\n", lowered.skipped,
+                 lowered.skipped == 1 ? "" : "s", name, lowered.skipped == 1 ? "s" : "",
+                 lowered.skipped == 1 ? "s" : "");
+    const auto ok = std::count_if(lowered.gflops.begin(), lowered.gflops.end(), [](double g) { return g > 0; });
+    fmt::print("# {}: {}-fold cross-validation of the cost model on {} records of {} ({} successful)\n", opt.records,
+               opt.evaluateFolds, lowered.programs.size(), name, ok);
+    std::vector<const codegen::LoweredFunc*> ptrs;
+    for (const auto& p : lowered.programs)
+      ptrs.push_back(&p);
+    std::vector<std::string> models = {opt.model};
+    if (opt.model != "random") models.push_back("random");
+    for (const auto& m : models) {
+      auto eval = tune::crossValidate(ptrs, lowered.gflops, opt.evaluateFolds, opt.seed,
+                                      [&] { return std::move(*tune::makeCostModel(m, opt.seed)); });
+      if (!eval) {
+        printDiagnostic(eval.error());
+        return kExitBadInput;
+      }
+      for (std::size_t k = 0; k < eval->folds.size(); ++k)
+        fmt::print("#   {} fold {}: {} programs, rank correlation {:.2f}, top pick {:.2f} of the fold's best\n",
+                   eval->model, k + 1, eval->folds[k].programs, eval->folds[k].correlation, eval->folds[k].topPick);
+      fmt::print("# {}: held-out rank correlation {:.2f}, top pick {:.2f} of the best (mean of {} folds)\n",
+                 eval->model, eval->meanCorrelation(), eval->meanTopPick(), eval->folds.size());
+    }
+  }
+  return kExitOk;
+}
+
 int runTune(const TuneCliOptions& opt) {
   auto options = tune::makeTuneOptions(opt);
   if (!options) {
@@ -301,10 +351,11 @@ int runTune(const TuneCliOptions& opt) {
       return kExitBadInput;
     }
     previous = std::move(*read);
-    if (auto opened = writer.open(opt.records); !opened) {
-      printDiagnostic(opened.error());
-      return kExitBadInput;
-    }
+    if (opt.evaluateFolds == 0) // --evaluate-model only reads them
+      if (auto opened = writer.open(opt.records); !opened) {
+        printDiagnostic(opened.error());
+        return kExitBadInput;
+      }
   }
   std::vector<TaskSetup> setups;
   for (auto& t : *tasks) {
@@ -312,6 +363,13 @@ int runTune(const TuneCliOptions& opt) {
     auto s = setUp(std::move(t), opt, exitCode);
     if (!s) return exitCode;
     setups.push_back(std::move(*s));
+  }
+  if (opt.evaluateFolds > 0) {
+    if (opt.records.empty()) {
+      printDiagnostic(Diagnostic::error("cli.missing-records", "--evaluate-model needs the records (--records LOG)"));
+      return kExitBadInput;
+    }
+    return runEvaluate(setups, opt, previous);
   }
   const tune::TuneOptions& to = *options;
   if (!opt.records.empty()) {
@@ -385,6 +443,10 @@ void registerTune(CLI::App& app, CommandResult& result) {
   cmd->add_flag("--alter-layout", opt->alterLayout,
                 "For a .relay model: tune the groups AlterOpLayout makes (as `relay run --alter-layout`)");
   cmd->add_option("--shape", opt->shapes, "Bind a symbolic size, e.g. --shape n=64 (repeatable)");
+  cmd->add_option("--evaluate-model", opt->evaluateFolds,
+                  "No search: replay the records (--records) and report the cost model's (and the random model's) "
+                  "rank correlation on held-out records, in this many folds")
+      ->check(numberInRange(2, 1000, true));
   cmd->callback([opt, &result] { result.exitCode = runTune(*opt); });
 }
 

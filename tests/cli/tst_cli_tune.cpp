@@ -123,6 +123,36 @@ private Q_SLOTS:
     QVERIFY(run.out.contains("ok"));
   }
 
+  void evaluateModelOnTheRecords() {
+    const auto modelTime = QFileInfo(m_log + ".xgb").lastModified();
+    auto r = cli({"tune", m_program, "--records", m_log, "--threads", "2", "--evaluate-model", "3"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+    QVERIFY2(r.out.contains(QRegularExpression(
+                 "^# " + QRegularExpression::escape(m_log) +
+                 R"(: 3-fold cross-validation of the cost model on 6 records of main \([0-6] successful\)\n)")),
+             qPrintable(r.out));
+    for (const char* model : {"xgb", "random"})
+      QVERIFY2(
+          r.out.contains(QRegularExpression(
+              QString(
+                  R"(\n# %1: held-out rank correlation -?[0-9.]+, top pick [0-9.]+ of the best \(mean of [0-3] folds\)\n)")
+                  .arg(model))),
+          qPrintable(r.out));
+    // Nothing is searched or written: the log and the model beside it are as they were.
+    QCOMPARE(lineCount(m_log), 6);
+    QCOMPARE(QFileInfo(m_log + ".xgb").lastModified(), modelTime);
+    QVERIFY(!r.out.contains("# tuned"));
+
+    auto folds = cli({"tune", m_program, "--records", m_log, "--threads", "2", "--evaluate-model", "7"});
+    QCOMPARE(folds.exitCode, 2);
+    QVERIFY2(folds.err.contains("error: cannot cross-validate 6 measured programs in 7 folds (at least 2 folds, and a "
+                                "program per fold)"),
+             qPrintable(folds.err));
+    auto noLog = cli({"tune", m_program, "--evaluate-model", "3"});
+    QCOMPARE(noLog.exitCode, 2);
+    QVERIFY2(noLog.err.contains("error: --evaluate-model needs the records (--records LOG)"), qPrintable(noLog.err));
+  }
+
   void verifiedRecordPastTheLegalityQuota() {
     // A record of the conv layer whose compute_at the exact check cannot finish (poly.quota,
     // after 2,000,000 isl operations): the tuner kept it on verification alone, and best:

@@ -3,11 +3,14 @@
 // function of what the features see (vector lanes, unrolled copies, parallel loop), and
 // ranks held-out schedules with Spearman > 0.8; save/load round-trips exactly and keeps
 // learning; errors are Diagnostics; the random model is deterministic per seed; the rank
-// correlation itself.
+// correlation itself; cross-validation on measured programs (model_eval.h): folds that
+// partition the set, exact fold scores for an oracle and its reverse, and the replay of
+// records into lowered programs.
 #include "core/codegen/lower.h"
 #include "core/frontend/te_frontend.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/trace_script.h"
+#include "core/tune/model_eval.h"
 #include "core/tune/random_model.h"
 #include "core/tune/xgb_model.h"
 
@@ -16,6 +19,8 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
+#include <set>
 
 using namespace loopscape;
 
@@ -87,6 +92,32 @@ Split split(const std::vector<Candidate>& set) {
   return s;
 }
 
+/// A model that knows the answers (`sign` 1) or their reverse (-1), and notes what it
+/// was asked to score.
+class OracleModel final : public tune::CostModel {
+public:
+  OracleModel(const std::map<const codegen::LoweredFunc*, double>& truth, double sign,
+              std::vector<const codegen::LoweredFunc*>& asked)
+      : m_truth(truth), m_sign(sign), m_asked(asked) {}
+  std::string_view name() const override { return "oracle"; }
+  std::vector<double> predict(std::span<const codegen::LoweredFunc* const> candidates) override {
+    std::vector<double> out;
+    for (const auto* c : candidates) {
+      m_asked.push_back(c);
+      out.push_back(m_sign * m_truth.at(c));
+    }
+    return out;
+  }
+  void update(std::span<const codegen::LoweredFunc* const>, std::span<const double>) override {}
+  Expected<void> save(const std::filesystem::path&) const override { return {}; }
+  Expected<void> load(const std::filesystem::path&) override { return {}; }
+
+private:
+  const std::map<const codegen::LoweredFunc*, double>& m_truth;
+  double m_sign;
+  std::vector<const codegen::LoweredFunc*>& m_asked;
+};
+
 tune::XgbOptions fastOptions() {
   tune::XgbOptions o;
   o.rounds = 60;
@@ -110,6 +141,10 @@ private Q_SLOTS:
   void xgbKeepsAProgramOnce();
   void xgbLoadErrors();
   void factory();
+  void crossValidationFolds();
+  void crossValidationRanks();
+  void crossValidationErrors();
+  void lowerRecordsReplaysTheWorkload();
 
 private:
   std::vector<Candidate> m_set;
@@ -285,6 +320,141 @@ void TestCostModel::factory() {
   auto bad = tune::makeCostModel("mlp", 0);
   QVERIFY(!bad);
   QCOMPARE(QString::fromStdString(bad.error().code), QString("tune.bad-model"));
+}
+
+void TestCostModel::crossValidationFolds() {
+  // 50 programs, the last 5 failed (0 GFLOP/s): learnt from, never scored.
+  std::vector<const codegen::LoweredFunc*> programs;
+  std::vector<double> gflops;
+  std::map<const codegen::LoweredFunc*, double> truth;
+  for (std::size_t i = 0; i < m_set.size(); ++i) {
+    programs.push_back(&m_set[i].func);
+    gflops.push_back(i >= 45 ? 0.0 : m_set[i].gflops);
+    truth[&m_set[i].func] = gflops.back();
+  }
+  std::vector<const codegen::LoweredFunc*> asked;
+  auto oracle =
+      tune::crossValidate(programs, gflops, 5, 7, [&] { return std::make_unique<OracleModel>(truth, 1.0, asked); });
+  QVERIFY(oracle.has_value());
+  QCOMPARE(oracle->model, std::string("oracle"));
+  QCOMPARE(oracle->programs, 50);
+  // Each program is held out exactly once: the folds partition the set.
+  QCOMPARE(asked.size(), std::size_t(50));
+  QCOMPARE(std::set<const codegen::LoweredFunc*>(asked.begin(), asked.end()).size(), std::size_t(50));
+  QCOMPARE(oracle->folds.size(), std::size_t(5));
+  int scored = 0;
+  for (const auto& fold : oracle->folds) {
+    scored += fold.programs;
+    QCOMPARE(fold.correlation, 1.0);
+    QCOMPARE(fold.topPick, 1.0);
+  }
+  QCOMPARE(scored, 45);
+  QCOMPARE(oracle->meanCorrelation(), 1.0);
+  QCOMPARE(oracle->meanTopPick(), 1.0);
+
+  // The reverse oracle: correlation -1, and its first choice is each fold's slowest.
+  asked.clear();
+  auto reverse =
+      tune::crossValidate(programs, gflops, 5, 7, [&] { return std::make_unique<OracleModel>(truth, -1.0, asked); });
+  QVERIFY(reverse.has_value());
+  QCOMPARE(reverse->meanCorrelation(), -1.0);
+  // Folds are the same for the same seed: the same programs in the same order.
+  std::vector<const codegen::LoweredFunc*> first(asked);
+  asked.clear();
+  QVERIFY(
+      tune::crossValidate(programs, gflops, 5, 7, [&] { return std::make_unique<OracleModel>(truth, 1.0, asked); }));
+  QCOMPARE(asked, first);
+  std::size_t at = 0;
+  for (const auto& fold : reverse->folds) {
+    double lo = 1e300, hi = 0;
+    for (int seen = 0; seen < fold.programs; ++at)
+      if (truth.at(first[at]) > 0) {
+        lo = std::min(lo, truth.at(first[at]));
+        hi = std::max(hi, truth.at(first[at]));
+        ++seen;
+      }
+    while (at < first.size() && truth.at(first[at]) == 0)
+      ++at;
+    QCOMPARE(fold.topPick, lo / hi);
+  }
+}
+
+void TestCostModel::crossValidationRanks() {
+  std::vector<const codegen::LoweredFunc*> programs;
+  std::vector<double> gflops;
+  for (const auto& c : m_set) {
+    programs.push_back(&c.func);
+    gflops.push_back(c.gflops);
+  }
+  auto xgb =
+      tune::crossValidate(programs, gflops, 5, 1, [] { return std::make_unique<tune::XgbModel>(fastOptions()); });
+  QVERIFY(xgb.has_value());
+  qInfo("xgb: held-out Spearman %.3f, top pick %.3f", xgb->meanCorrelation(), xgb->meanTopPick());
+  QCOMPARE(xgb->model, std::string("xgb"));
+  QCOMPARE(xgb->folds.size(), std::size_t(5));
+  QVERIFY2(xgb->meanCorrelation() > 0.8, qPrintable(QString("Spearman %1").arg(xgb->meanCorrelation())));
+  QVERIFY(xgb->meanTopPick() > 0.8 && xgb->meanTopPick() <= 1.0);
+  auto random = tune::crossValidate(programs, gflops, 5, 1, [] { return std::make_unique<tune::RandomModel>(1); });
+  QVERIFY(random.has_value());
+  QVERIFY(random->meanCorrelation() < xgb->meanCorrelation() - 0.5);
+}
+
+void TestCostModel::crossValidationErrors() {
+  std::vector<const codegen::LoweredFunc*> programs = {&m_set[0].func, &m_set[1].func, &m_set[2].func};
+  std::vector<double> gflops = {1, 2, 3};
+  auto make = [] { return std::make_unique<tune::RandomModel>(1); };
+  auto few = tune::crossValidate(programs, gflops, 5, 1, make);
+  QVERIFY(!few);
+  QCOMPARE(few.error().code, std::string("tune.model-eval"));
+  QCOMPARE(
+      few.error().message,
+      std::string("cannot cross-validate 3 measured programs in 5 folds (at least 2 folds, and a program per fold)"));
+  auto one = tune::crossValidate(programs, gflops, 1, 1, make);
+  QVERIFY(!one);
+  QCOMPARE(
+      one.error().message,
+      std::string("cannot cross-validate 3 measured programs in 1 folds (at least 2 folds, and a program per fold)"));
+}
+
+void TestCostModel::lowerRecordsReplaysTheWorkload() {
+  auto program = frontend::parseTe(kMatmul, "matmul.te");
+  QVERIFY(program.has_value());
+  tune::TuneTask task;
+  task.func = *program;
+  task.target = "cpu-llvm";
+  task.threads = 2;
+  task.lower = [](const ir::PrimFunc& f) { return codegen::lower(f); };
+  schedule::Schedule sch(*program);
+  QVERIFY(
+      schedule::applyScript(sch, "b = sch.get_block(\"C\")\ni, j, k = sch.get_loops(b)\nsch.parallel(i)\n", "s.py"));
+  tune::Record ok;
+  ok.workload = tune::workloadKey(*program);
+  ok.target = "cpu-llvm";
+  ok.threads = 2;
+  ok.trace = sch.trace();
+  ok.seconds = {0.002, 0.001, 0.003};
+  ok.gflops = 4.5;
+  tune::Record failed = ok;
+  failed.seconds.clear();
+  failed.error = "wrong: C differs";
+  tune::Record otherThreads = ok;
+  otherThreads.threads = 1;
+  tune::Record otherTarget = ok;
+  otherTarget.target = "cpu-c";
+  tune::Record stale = ok; // a trace naming a block the program no longer has
+  schedule::Schedule other(*program);
+  QVERIFY(schedule::applyScript(other, "b = sch.get_block(\"C\")\n", "s.py"));
+  stale.trace = other.trace();
+  stale.trace.instructions.front().attrs.front() = schedule::TraceValue("D");
+  std::vector<int> progress;
+  auto lowered = tune::lowerRecords(task, {ok, otherThreads, failed, otherTarget, stale}, 2,
+                                    [&](int done, int total) { progress.push_back(done * 100 + total); });
+  QCOMPARE(lowered.programs.size(), std::size_t(2));
+  QCOMPARE(lowered.gflops, (std::vector<double>{4.5, 0.0}));
+  QCOMPARE(lowered.skipped, 1);
+  std::sort(progress.begin(), progress.end());
+  QCOMPARE(progress, (std::vector<int>{103, 203, 303}));
+  QVERIFY(lowered.programs[0].body.defined());
 }
 
 QTEST_GUILESS_MAIN(TestCostModel)
