@@ -29,7 +29,9 @@ from the files) and each thread count of --threads, the script runs
                 (time at N = the CLI's start-up until its first progress line + the curve's
                 seconds at N); the records are checked (one per trial, numbered 1..N, every
                 success's GFLOP/s = FLOP / median seconds) and the cost model's rank
-                correlation line is kept from stdout.
+                correlation line is kept from stdout; then `tune --records LOG
+                --evaluate-model 5` cross-validates the cost model on the run's records
+                (held-out rank correlation and top pick, the random model beside it).
   MetaSchedule  tvm.s_tir.meta_schedule.tune_tir on the same computation written in TE here
                 (te.create_prim_func), target {"kind": "llvm", "mcpu": M, "num-cores": T},
                 TVM_NUM_THREADS=T, max_trials_global MAX, num_trials_per_iter B (our batch;
@@ -362,21 +364,30 @@ def run_ours(args, cli: Path, program: Path, wl: str, sizes: dict[str, int], str
     return res
 
 
+def run_cli(args, cmd: list[str], threads: int, timeout: float) -> tuple[int | None, str]:
+    """`cmd` (with --fast-math when the bench has it), stdout and stderr together; the exit
+    status is None when it ran past `timeout` seconds and was killed."""
+    if args.fast_math:
+        cmd = cmd + ["--fast-math"]
+    p = run_tool(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=child_env(threads))
+    try:
+        text, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        return None, ""
+    return p.returncode, text
+
+
 def evaluate_model(args, cli: Path, program: Path, log: Path, threads: int) -> list[str]:
     """The cost model cross-validated on the run's records (`tune --evaluate-model 5`): the
     in-search rank correlation scores only the candidates the model chose to measure."""
-    cmd = [str(cli), "tune", str(program), "--target", "cpu-llvm", "--records", str(log), "--threads", str(threads),
-           "--seed", str(args.seed), "--evaluate-model", "5"]
-    if args.fast_math:
-        cmd.append("--fast-math")
-    try:
-        p = run_tool(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=child_env(threads))
-        text, _ = p.communicate(timeout=1800)
-    except subprocess.TimeoutExpired:
-        p.kill()
+    rc, text = run_cli(args, [str(cli), "tune", str(program), "--target", "cpu-llvm", "--records", str(log),
+                              "--threads", str(threads), "--seed", str(args.seed), "--evaluate-model", "5"],
+                       threads, 1800)
+    if rc is None:
         return ["held-out evaluation took over 1800 s"]
     lines = [ln.lstrip("# ") for ln in text.splitlines() if "held-out rank correlation" in ln]
-    return lines or [next((ln.strip() for ln in text.splitlines() if "error" in ln), f"exit {p.returncode}")]
+    return lines or [next((ln.strip() for ln in text.splitlines() if "error" in ln), f"exit {rc}")]
 
 
 RETIMES = 3  # fresh processes per re-timing: this VM's 2-thread medians swing by up to 2x between processes
@@ -398,20 +409,15 @@ def retime_ours(args, cli: Path, program: Path, log: Path, threads: int) -> dict
 
 
 def retime_once(args, cli: Path, program: Path, log: Path, threads: int) -> dict:
-    cmd = [str(cli), "run", str(program), "--target", "cpu-llvm", "--trace", f"best:{log}", "--threads",
-           str(threads), "--no-peak", "--repeat", "5", "--min-repeat-ms", "50", "--verify", "--timeout", "60"]
-    if args.fast_math:
-        cmd.append("--fast-math")
-    try:
-        p = run_tool(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=child_env(threads))
-        text, _ = p.communicate(timeout=600)
-    except subprocess.TimeoutExpired:
-        p.kill()
+    rc, text = run_cli(args, [str(cli), "run", str(program), "--target", "cpu-llvm", "--trace", f"best:{log}",
+                              "--threads", str(threads), "--no-peak", "--repeat", "5", "--min-repeat-ms", "50",
+                              "--verify", "--timeout", "60"], threads, 600)
+    if rc is None:
         return {"error": "loopscape-cli run took over 600 s"}
     m = re.search(r"median ms.*\n\s*([0-9.]+)\s+([0-9.]+)", text)
     if not m:
-        return {"error": next((ln.strip() for ln in text.splitlines() if "error" in ln), f"exit {p.returncode}")}
-    ok = p.returncode == 0 and " ok (" in text and "MISMATCH" not in text.upper()
+        return {"error": next((ln.strip() for ln in text.splitlines() if "error" in ln), f"exit {rc}")}
+    ok = rc == 0 and " ok (" in text and "MISMATCH" not in text.upper()
     return {"ms": float(m.group(2)), "ok": ok}
 
 
