@@ -279,16 +279,19 @@ int runMany(std::vector<TaskSetup>& setups, const TuneCliOptions& opt, tune::Cos
 
 /// --evaluate-model K: per task, its records replayed and the model named by --model (and
 /// the random model, the baseline) cross-validated on them (model_eval.h).
-int runEvaluate(const std::vector<TaskSetup>& setups, const TuneCliOptions& opt,
+int runEvaluate(const std::vector<TaskSetup>& setups, const TuneCliOptions& opt, int cores,
                 const std::vector<tune::Record>& records) {
   InterruptGuard interrupt;
   const bool tty = isatty(STDERR_FILENO);
   for (const auto& s : setups) {
     const auto& name = s.task.func.name;
     auto lowered = tune::lowerRecords(
-        s.tuneTask, records, tune::makeTuneOptions(opt)->space.cores,
+        s.tuneTask, records, cores,
         [&](int done, int total) {
-          if (tty) fmt::print(stderr, "\r\033[Ktune: replaying the records of {}: {}/{}", name, done, total);
+          if (tty)
+            fmt::print(stderr, "\r\033[Ktune: replaying the records of {}: {}/{}", name, done, total);
+          else if (done % 64 == 0 || done == total)
+            fmt::print(stderr, "tune: replaying the records of {}: {}/{}\n", name, done, total);
         },
         interrupt.token());
     if (tty) fmt::print(stderr, "\n");
@@ -309,6 +312,7 @@ int runEvaluate(const std::vector<TaskSetup>& setups, const TuneCliOptions& opt,
     std::vector<std::string> models = {opt.model};
     if (opt.model != "random") models.push_back("random");
     for (const auto& m : models) {
+      // runTune has checked the model's name; "random" is always known.
       auto eval = tune::crossValidate(ptrs, lowered.gflops, opt.evaluateFolds, opt.seed,
                                       [&] { return std::move(*tune::makeCostModel(m, opt.seed)); });
       if (!eval) {
@@ -369,7 +373,7 @@ int runTune(const TuneCliOptions& opt) {
       printDiagnostic(Diagnostic::error("cli.missing-records", "--evaluate-model needs the records (--records LOG)"));
       return kExitBadInput;
     }
-    return runEvaluate(setups, opt, previous);
+    return runEvaluate(setups, opt, options->space.cores, previous);
   }
   const tune::TuneOptions& to = *options;
   if (!opt.records.empty()) {

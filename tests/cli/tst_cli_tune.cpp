@@ -138,6 +138,7 @@ private Q_SLOTS:
                   R"(\n# %1: held-out rank correlation -?[0-9.]+, top pick [0-9.]+ of the best \(mean of [0-3] folds\)\n)")
                   .arg(model))),
           qPrintable(r.out));
+    QVERIFY2(r.err.contains("tune: replaying the records of main: 6/6\n"), qPrintable(r.err));
     // Nothing is searched or written: the log and the model beside it are as they were.
     QCOMPARE(lineCount(m_log), 6);
     QCOMPARE(QFileInfo(m_log + ".xgb").lastModified(), modelTime);
