@@ -25,9 +25,10 @@ struct TimingOptions {
   int number = 0;           ///< calls per repeat; 0 = choose from minRepeatMs
   double minRepeatMs = 100; ///< with number == 0: the least duration of one repeat
   bool counters = true;     ///< read hardware counters around the timed calls
-  /// > 0: a kernel whose first call (warm-up, or the first calibration call) takes longer
-  /// than this many seconds is not timed further: that call is its only repeat (the
-  /// tuner: a candidate many times slower than its best needs no precise time).
+  /// > 0: a kernel whose first call takes longer than this many seconds is not timed
+  /// further: that call is its only repeat (the tuner: a candidate many times slower than
+  /// its best needs no precise time). With a warm-up, a slow first call (cold) is followed
+  /// by a second one, and only a slow second call is cut, as the only repeat.
   double slowCutoffSeconds = 0;
   /// One call, nothing else: warmup 0, repeat 1, number 1, no counters (verification).
   static TimingOptions single() { return {0, 1, 1, 0, false}; }

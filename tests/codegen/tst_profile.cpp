@@ -140,8 +140,8 @@ private Q_SLOTS:
     QVERIFY(timed->number > 1);
     QVERIFY(calls >= 1 + 3 * timed->number);
 
-    // A first call slower than the cutoff is the only repeat, after the warm-up or, with
-    // none, in the calibration; a fast one is timed as before.
+    // A call slower than the cutoff is the only repeat: with a warm-up, the second call
+    // (the first is cold), confirming the first; with none, the first calibration call.
     for (int warmup : {1, 0}) {
       calls = 0;
       TimingOptions cut{warmup, 3, 0, 2, false};
@@ -154,11 +154,26 @@ private Q_SLOTS:
           },
           cut);
       QVERIFY(slow.has_value());
-      QCOMPARE(calls, 1);
+      QCOMPARE(calls, warmup == 1 ? 2 : 1);
       QCOMPARE(slow->number, 1);
       QCOMPARE(slow->perRepeat.size(), std::size_t(1));
       QVERIFY(slow->perRepeat[0] >= 0.02);
     }
+    // Only the first call slow (a cold start): timed as a fast kernel.
+    calls = 0;
+    TimingOptions cold{1, 3, 0, 2, false};
+    cold.slowCutoffSeconds = 0.005;
+    auto warm = timeCalls(
+        [&]() -> Expected<void> {
+          if (calls++ == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          return {};
+        },
+        cold);
+    QVERIFY(warm.has_value());
+    QCOMPARE(warm->perRepeat.size(), std::size_t(3));
+    QVERIFY(calls > 2);
+    for (double perCall : warm->perRepeat)
+      QVERIFY(perCall < 0.005);
     // Calls of at least 1 ms calibrated for 5 ms a repeat: a round of n calls lasts at
     // least n ms, so a round short of 5 ms has n <= 4 and the next n is at most
     // max(ceil(5 / (took / n) + 1), ceil(n * 1.618)) <= max(6, 7). A loaded machine only
