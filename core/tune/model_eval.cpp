@@ -93,7 +93,7 @@ LoweredRecords lowerRecords(const TuneTask& task, const std::vector<Record>& rec
   const std::string workload = workloadKey(task.func, task.sizes);
   std::vector<const Record*> mine;
   for (const auto& r : records)
-    if (r.workload == workload && r.target == task.target && r.threads == task.threads) mine.push_back(&r);
+    if (r.isFor(workload, task.target, task.threads)) mine.push_back(&r);
 
   std::vector<std::optional<codegen::LoweredFunc>> made(mine.size());
   std::atomic<int> done{0};
@@ -116,9 +116,8 @@ LoweredRecords lowerRecords(const TuneTask& task, const std::vector<Record>& rec
       if (!stop.stop_requested()) ++out.skipped;
       continue;
     }
-    const Record& r = *mine[i];
     out.programs.push_back(std::move(*made[i]));
-    out.gflops.push_back(!r.ok() ? 0.0 : r.gflops > 0 ? r.gflops : 1e-9 / r.medianSeconds());
+    out.gflops.push_back(mine[i]->throughput());
   }
   return out;
 }

@@ -53,6 +53,11 @@ double Record::medianSeconds() const {
   return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
+double Record::throughput() const {
+  if (!ok()) return 0;
+  return gflops > 0 ? gflops : 1e-9 / medianSeconds();
+}
+
 std::string recordToJson(const Record& r) {
   nlohmann::ordered_json j;
   j["workload"] = r.workload;

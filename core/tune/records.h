@@ -51,6 +51,14 @@ struct Record {
   bool ok() const { return error.empty() && !seconds.empty(); }
   /// The median of `seconds` (infinity for a failed record).
   double medianSeconds() const;
+  /// What a cost model learns from the record: GFLOP/s, or for a program without
+  /// floating-point work (a pad, a copy) calls per nanosecond, so that faster is always
+  /// more; 0 for a failure.
+  double throughput() const;
+  /// A record of `workload` measured on `target` with `threads` threads.
+  bool isFor(const std::string& workload, const std::string& target, int threads) const {
+    return this->workload == workload && this->target == target && this->threads == threads;
+  }
 };
 
 /// One line of JSON (no newline).

@@ -458,7 +458,7 @@ private:
         m_measured.push_back({c, record.medianSeconds()});
         if (c.sketch >= 0) {
           double& best = m_familyBest[m_sketches[c.sketch].family == Family::Poly ? 1 : 0];
-          best = std::max(best, throughput(record));
+          best = std::max(best, record.throughput());
         }
         if (record.verified && record.medianSeconds() < m_bestSeconds) {
           m_bestSeconds = record.medianSeconds();
@@ -469,7 +469,7 @@ private:
         ++m_result.errors;
       }
       trained.push_back(c.lowered.get());
-      labels.push_back(throughput(record));
+      labels.push_back(record.throughput());
       if (m_modelUpdated && m_options.strategy != Strategy::Random) {
         m_predicted.push_back(c.score);
         m_actual.push_back(labels.back());
@@ -531,13 +531,6 @@ private:
     }
   }
 
-  /// What the model learns: GFLOP/s, or for a program without floating-point work (a pad,
-  /// a copy) calls per nanosecond, so that faster is always more (0 for a failure).
-  double throughput(const Record& r) const {
-    if (!r.ok()) return 0;
-    return m_flops > 0 ? r.gflops : 1e-9 / r.medianSeconds();
-  }
-
   Record recordOf(const Candidate& c, const MeasureResult& r) {
     Record record;
     record.workload = m_workload;
@@ -589,7 +582,7 @@ private:
     std::vector<Job> jobs;
     std::vector<std::optional<std::size_t>> jobOf;
     for (const auto& r : previous) {
-      if (r.workload != m_workload || r.target != m_task.target || r.threads != m_task.threads) continue;
+      if (!r.isFor(m_workload, m_task.target, m_task.threads)) continue;
       mine.push_back(&r);
       jobOf.emplace_back();
       for (int s = 0; s < static_cast<int>(m_sketches.size()); ++s)
@@ -621,7 +614,7 @@ private:
         m_measured.push_back({*c, r.medianSeconds()});
         if (c->sketch >= 0) {
           double& best = m_familyBest[m_sketches[c->sketch].family == Family::Poly ? 1 : 0];
-          best = std::max(best, throughput(r));
+          best = std::max(best, r.throughput());
         }
         if (r.verified && r.medianSeconds() < m_bestSeconds) {
           m_bestSeconds = r.medianSeconds();
@@ -629,7 +622,7 @@ private:
           m_result.best = r;
         }
       }
-      labels.push_back(throughput(r));
+      labels.push_back(r.throughput());
       cands.push_back(std::move(*c));
     }
     if (cands.empty()) return;

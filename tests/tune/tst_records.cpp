@@ -1,5 +1,6 @@
 // Tuning records (core/tune/records.h): workload keys, the JSON line round trip, reading a
-// log (a cut last line skipped, a malformed line reported with its line), the best record.
+// log (a cut last line skipped, a malformed line reported with its line), the best record,
+// what a cost model learns from a record.
 #include "core/frontend/te_frontend.h"
 #include "core/ir/diagnostic.h"
 #include "core/schedule/primitives.h"
@@ -85,6 +86,19 @@ private Q_SLOTS:
     QCOMPARE(schedule::traceToJson(back->trace), schedule::traceToJson(r.trace));
     QCOMPARE(back->medianSeconds(), 0.0013);
     QCOMPARE(tune::recordToJson(*back), line);
+  }
+
+  void throughputAndTask() {
+    tune::Record r = sampleRecord();
+    QCOMPARE(r.throughput(), 6.5);
+    r.gflops = 0; // a program without floating-point work: calls per nanosecond
+    QCOMPARE(r.throughput(), 1e-9 / 0.0013);
+    r.error = "timeout: over 10 s";
+    QCOMPARE(r.throughput(), 0.0);
+    QVERIFY(r.isFor(r.workload, "cpu-llvm", 2));
+    QVERIFY(!r.isFor(r.workload, "cpu-llvm", 1));
+    QVERIFY(!r.isFor(r.workload, "cpu-c", 2));
+    QVERIFY(!r.isFor(tune::workloadKey(matmul(32)), "cpu-llvm", 2));
   }
 
   void readingALog() {
