@@ -31,7 +31,8 @@ from the files) and each thread count of --threads, the script runs
                 success's GFLOP/s = FLOP / median seconds) and the cost model's rank
                 correlation line is kept from stdout; then `tune --records LOG
                 --evaluate-model 5` cross-validates the cost model on the run's records
-                (held-out rank correlation and top pick, the random model beside it).
+                (held-out rank correlation and top pick, the prior and the random model beside
+                it).
   MetaSchedule  tvm.s_tir.meta_schedule.tune_tir on the same computation written in TE here
                 (te.create_prim_func), target {"kind": "llvm", "mcpu": M, "num-cores": T},
                 TVM_NUM_THREADS=T, max_trials_global MAX, num_trials_per_iter B (our batch;
@@ -316,6 +317,8 @@ def run_ours(args, cli: Path, program: Path, wl: str, sizes: dict[str, int], str
            "--batch", str(args.batch)]
     if args.fast_math:
         cmd.append("--fast-math")
+    if args.no_prior:
+        cmd.append("--no-prior")
     res = {"row": strategy, "cmd": " ".join(cmd)}
     t_launch = time.monotonic()
     first_line = []
@@ -861,6 +864,8 @@ def main() -> int:
     ap.add_argument("--batch", type=int, default=16, help="candidates per round, ours and TVM's (default 16)")
     ap.add_argument("--fast-math", action="store_true", help="our candidates with --fast-math (TVM always "
                     "contracts a*b+c into FMA; our default is strict IEEE)")
+    ap.add_argument("--no-prior", action="store_true", help="our first batch drawn at random (MetaSchedule's "
+                    "cold start) instead of ranked by the prior model")
     ap.add_argument("--mcpu", default="", help="LLVM CPU name for TVM (default: detected, see above)")
     ap.add_argument("--tvm-build-timeout", type=float, default=120,
                     help="TVM LocalBuilder timeout, s (default 120: each batch's builder pool imports "
@@ -923,7 +928,8 @@ def main() -> int:
     command = "python3 bench/tune.py " + " ".join(sys.argv[1:])
     print(f"Auto-scheduling benchmark, {date}: {cpu_model()}, {os.cpu_count()} CPUs; trials {args.trials}, threads "
           f"{args.threads}, batch {args.batch}, seed {args.seed}; ours: cpu-llvm"
-          f"{' --fast-math' if args.fast_math else ' (strict FP)'}; 'vs MS' = ours / MetaSchedule at equal "
+          f"{' --fast-math' if args.fast_math else ' (strict FP)'}{' --no-prior' if args.no_prior else ''}; "
+          f"'vs MS' = ours / MetaSchedule at equal "
           f"trials; time = wall-clock from the tuner's start; * = disturbed by other processes", flush=True)
     results = {"date": date, "cpu": cpu_model(), "command": command, "trials": args.trials, "threads": args.threads,
                "batch": args.batch, "seed": args.seed, "fast_math": args.fast_math, "workloads": {}}

@@ -278,7 +278,8 @@ int runMany(std::vector<TaskSetup>& setups, const TuneCliOptions& opt, tune::Cos
 }
 
 /// --evaluate-model K: per task, its records replayed and the model named by --model (and
-/// the random model, the baseline) cross-validated on them (model_eval.h).
+/// beside it the prior, the search's warm start, and the random model, the baseline)
+/// cross-validated on them (model_eval.h).
 int runEvaluate(const std::vector<TaskSetup>& setups, const TuneCliOptions& opt, int cores,
                 const std::vector<tune::Record>& records) {
   InterruptGuard interrupt;
@@ -310,11 +311,12 @@ int runEvaluate(const std::vector<TaskSetup>& setups, const TuneCliOptions& opt,
     for (const auto& p : lowered.programs)
       ptrs.push_back(&p);
     std::vector<std::string> models = {opt.model};
-    if (opt.model != "random") models.push_back("random");
+    for (const char* m : {"prior", "random"})
+      if (opt.model != m) models.emplace_back(m);
     for (const auto& m : models) {
-      // runTune has checked the model's name; "random" is always known.
+      // runTune has checked the model's name; "prior" and "random" are always known.
       auto eval = tune::crossValidate(ptrs, lowered.gflops, opt.evaluateFolds, opt.seed,
-                                      [&] { return std::move(*tune::makeCostModel(m, opt.seed)); });
+                                      [&] { return std::move(*tune::makeCostModel(m, opt.seed, cores)); });
       if (!eval) {
         printDiagnostic(eval.error());
         return kExitBadInput;
@@ -426,7 +428,13 @@ void registerTune(CLI::App& app, CommandResult& result) {
                   "Tuning log (JSON lines): read to resume the search, every measurement appended; the cost model "
                   "is kept beside it (LOG.xgb)");
   cmd->add_option("--curve", opt->curve, "Write the best against trials as CSV here (default: stdout)");
-  cmd->add_option("--model", opt->model, "Cost model: xgb or random")->capture_default_str();
+  cmd->add_option("--model", opt->model,
+                  "Cost model: xgb, random, or prior (cycles estimated from the vector width, the accumulator "
+                  "chains and the parallel loop; learns nothing)")
+      ->capture_default_str();
+  cmd->add_flag("!--no-prior", opt->warmStart,
+                "Draw the first batch at random (MetaSchedule's cold start) instead of ranking by the prior until "
+                "the cost model has learnt");
   cmd->add_option("--threads", opt->threads, "Threads of parallel loops (0: all cores)")
       ->capture_default_str()
       ->check(numberInRange(0, 4096, true));

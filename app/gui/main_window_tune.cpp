@@ -20,6 +20,8 @@
 #include <QToolBar>
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 
 namespace loopscape::gui {
 
@@ -124,7 +126,8 @@ void MainWindow::createTuneDock() {
   });
   connect(m_tuneJob, &TuneJob::measured, this, [this](const TuneUpdate& u) {
     if (!u.measuring) {
-      m_tune->addCandidate(toRow(u.record, u.predicted));
+      // A candidate the prior ranked (the warm start) has no score of the cost model's.
+      m_tune->addCandidate(toRow(u.record, std::isnan(u.predicted) ? std::nullopt : std::optional(u.predicted)));
       m_tune->addTrial(u.record.ok() ? u.record.gflops : 0, u.progress.bestGflops);
     }
     if (!m_tuneJob->isStopping())

@@ -54,7 +54,7 @@ struct TuneUpdate {
   tune::TuneProgress progress; ///< `last` is null here: the candidate is `record`
   bool measuring = false;      ///< no record yet: `record` is empty
   tune::Record record;
-  double predicted = 0; ///< the cost model's score before it was measured
+  double predicted = 0; ///< the cost model's score before it was measured (NaN: ranked by the prior)
 };
 
 struct TuneOutcome {

@@ -476,6 +476,10 @@ std::vector<float> storeRow(const Program& program, const Store& store, BufferSt
 
 } // namespace
 
+Program detail::collectProgram(const ir::Stmt& body, const FeatureOptions& options) {
+  return Collector(options).run(body);
+}
+
 const std::vector<std::string>& featureNames() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> n = {"float_mad",
@@ -536,7 +540,7 @@ const std::vector<std::string>& featureNames() {
 std::vector<std::vector<float>> extractFeatures(const codegen::LoweredFunc& func, const FeatureOptions& options) {
   std::vector<std::vector<float>> rows;
   if (!func.body.defined()) return rows;
-  Program program = Collector(options).run(func.body);
+  Program program = collectProgram(func.body, options);
   BufferStatsCache cache;
   for (const Store& store : program.stores) {
     rows.push_back(storeRow(program, store, cache));

@@ -1,5 +1,6 @@
 // Internal to the feature extractor (features.cpp collects, features_access.cpp measures
-// memory): the records one walk over a lowered body produces. Not a public header.
+// memory) and the prior model (prior_model.cpp reads the same walk): the records one walk
+// over a lowered body produces. Not a public header.
 #pragma once
 
 #include "core/ir/buffer.h"
@@ -80,6 +81,9 @@ struct Program {
   std::vector<Store> stores;
   std::unordered_map<const ir::BufferNode*, AllocInfo> allocs;
 };
+
+/// The walk over a lowered body (features.h states what it records and how).
+Program collectProgram(const ir::Stmt& body, const FeatureOptions& options);
 
 enum class ReuseKind { None, LoopMultipleRead, SerialReadWrite };
 

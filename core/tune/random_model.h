@@ -17,6 +17,7 @@ public:
   explicit RandomModel(std::uint64_t seed = 0);
 
   std::string_view name() const override { return "random"; }
+  bool informed() const override { return false; }
   /// One draw per candidate, in order: the k-th score since seeding depends only on the
   /// seed and k.
   std::vector<double> predict(std::span<const codegen::LoweredFunc* const> candidates) override;

@@ -7,6 +7,7 @@
 #include "core/schedule/instruction.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/trace_python.h"
+#include "core/tune/prior_model.h"
 #include "core/tune/sketch_rules.h"
 #include "core/tune/worker_pool.h"
 #include "core/tune/xgb_model.h"
@@ -42,6 +43,7 @@ struct Candidate {
   std::uint64_t hash = 0;
   std::shared_ptr<const codegen::LoweredFunc> lowered;
   double score = 0;
+  bool byPrior = false; ///< `score` is the prior's (the warm start), not the cost model's
 };
 
 /// A measured candidate that succeeded (the elite the population starts from).
@@ -55,7 +57,8 @@ public:
   Search(const TuneTask& task, Measurer& measurer, CostModel& model, RecordWriter* writer, const TuneOptions& options,
          const std::function<void(const TuneProgress&)>& onProgress, std::stop_token stop)
       : m_task(task), m_measurer(measurer), m_model(model), m_writer(writer), m_options(options),
-        m_onProgress(onProgress), m_stop(std::move(stop)), m_rng(options.seed) {
+        m_onProgress(onProgress), m_stop(std::move(stop)), m_rng(options.seed),
+        m_prior(PriorOptions::host(options.space.cores)) {
     m_space = options.space;
     m_space.tir = options.strategy != Strategy::Poly;
     m_space.poly = options.strategy == Strategy::Poly || options.strategy == Strategy::Mixed ||
@@ -205,9 +208,18 @@ private:
     for (const auto& c : cands)
       ptrs.push_back(c.lowered.get());
     if (ptrs.empty()) return;
-    const std::vector<double> scores = m_model.predict(ptrs);
-    for (std::size_t i = 0; i < cands.size() && i < scores.size(); ++i)
+    const bool byPrior = warmStart();
+    const std::vector<double> scores = (byPrior ? static_cast<CostModel&>(m_prior) : m_model).predict(ptrs);
+    for (std::size_t i = 0; i < cands.size() && i < scores.size(); ++i) {
       cands[i].score = std::isfinite(scores[i]) ? scores[i] : 0;
+      cands[i].byPrior = byPrior;
+    }
+  }
+
+  /// Whether candidates are ranked by the prior: until the cost model's first update, while
+  /// it has nothing to go on (a model loaded with the records is used at once).
+  bool warmStart() const {
+    return m_options.warmStart && m_options.strategy != Strategy::Random && !m_modelUpdated && !m_model.informed();
   }
 
   /// A sketch for a fresh sample: with both families in the space, the family first
@@ -478,7 +490,7 @@ private:
       m_result.records.push_back(std::move(record));
       const int trial = first + static_cast<int>(j) + 1;
       m_result.curve.push_back({trial, batch[j].elapsed, m_bestGflops});
-      report(&m_result.records.back(), c.score, trial);
+      report(&m_result.records.back(), c.byPrior ? std::nan("") : c.score, trial);
     }
     if (!trained.empty()) {
       m_model.update(trained, labels);
@@ -641,6 +653,7 @@ private:
   const std::function<void(const TuneProgress&)>& m_onProgress;
   std::stop_token m_stop;
   std::mt19937_64 m_rng;
+  PriorModel m_prior;
   SpaceOptions m_space;
   schedule::StatePtr m_original;
   std::vector<Sketch> m_sketches;

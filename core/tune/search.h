@@ -20,6 +20,11 @@
 //                 uniformly reached a third of the TIR family's result).
 //   random        fresh samples only, no model (the baseline the others must beat).
 //
+// Until the cost model first learns (and unless it was loaded with the records), the other
+// strategies rank by the prior instead (prior_model.h: cycles estimated from the vector
+// width, the accumulator chains and the parallel loop), so that their first batch is not a
+// random draw; TuneOptions::warmStart turns that off.
+//
 // Candidates are made (the sketch replayed with their decisions, and lowered) on a pool of
 // worker threads, one per core (worker_pool.h): the random draws are made first on the
 // search's thread, so a seed gives the same search on any number of cores. A polyhedral
@@ -73,6 +78,9 @@ struct TuneOptions {
   std::uint64_t seed = 1;
   double timeBudgetSeconds = 0; ///< 0: no limit
   bool checkLegality = true;    ///< the exact check of each new best
+  /// Rank by the prior (prior_model.h) until the cost model has learnt (or was loaded):
+  /// off, the first batch is drawn at random (MetaSchedule's cold start).
+  bool warmStart = true;
 };
 
 /// The task: a program on a target.
@@ -100,8 +108,9 @@ struct TuneProgress {
   /// `errors` counts its failure if it failed to build or run. Then at the end of its batch,
   /// once the batch's new bests are checked, with `last` its record (final: "illegal: ...",
   /// "wrong: ..." or verified) and the cost model's score for it before it was measured (its
-  /// scale is the model's own); `trials` is then its trial in this run and `bestGflops` the
-  /// best as of it, so these reports trace the curve.
+  /// scale is the model's own; NaN where the prior ranked it, TuneOptions::warmStart);
+  /// `trials` is then its trial in this run and `bestGflops` the best as of it, so these
+  /// reports trace the curve.
   const Record* last = nullptr;
   double lastPredicted = 0;
 };

@@ -20,13 +20,14 @@ Expected<TuneOptions> makeTuneOptions(const TuneSettings& settings) {
   options.strategy = *strategy;
   options.seed = settings.seed;
   options.timeBudgetSeconds = settings.timeBudget;
+  options.warmStart = settings.warmStart;
   options.space.cores = settings.threads > 0 ? std::min(settings.threads, cores) : cores;
   options.space.vectorLanes = std::max(1, poly::MachineModel::host().vectorBytes / 4);
   return options;
 }
 
 Expected<std::unique_ptr<CostModel>> makeCostModel(const TuneSettings& settings) {
-  return makeCostModel(settings.model, settings.seed);
+  return makeCostModel(settings.model, settings.seed, settings.threads);
 }
 
 LocalMeasureOptions makeMeasureOptions(const TuneSettings& settings) {

@@ -19,7 +19,7 @@ namespace loopscape::tune {
 struct TuneSettings {
   std::string target = "cpu-llvm"; ///< the target plugin that builds and runs the candidates
   std::string strategy = "mixed";  ///< parseStrategy's names
-  std::string model = "xgb";       ///< makeCostModel's names: xgb, random
+  std::string model = "xgb";       ///< makeCostModel's names: xgb, random, prior
   int trials = 64;                 ///< candidates to measure
   int batch = 16;                  ///< candidates measured per round
   int population = 64;             ///< candidates evolved per round
@@ -28,6 +28,7 @@ struct TuneSettings {
   double timeBudget = 0;           ///< seconds the search may take (0: no limit)
   double timeout = 10;             ///< seconds one kernel call may take in the worker
   bool fastMath = false;           ///< candidates compiled with fast-math
+  bool warmStart = true;           ///< rank by the prior until the model learns (TuneOptions)
 };
 
 /// The search's options: the strategy parsed ("tune.bad-strategy"), the space's cores
@@ -35,7 +36,8 @@ struct TuneSettings {
 /// (32-bit lanes).
 Expected<TuneOptions> makeTuneOptions(const TuneSettings& settings);
 
-/// The cost model named by the settings, seeded with their seed ("tune.bad-model").
+/// The cost model named by the settings, seeded with their seed, for their threads
+/// ("tune.bad-model").
 Expected<std::unique_ptr<CostModel>> makeCostModel(const TuneSettings& settings);
 
 /// The measurer's options: target, threads, fast-math, the time limit of one call.

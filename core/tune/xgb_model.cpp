@@ -3,6 +3,7 @@
 #include "core/tune/xgb_model.h"
 
 #include "core/ir/printer.h"
+#include "core/tune/prior_model.h"
 #include "core/tune/random_model.h"
 
 #include <xgboost/c_api.h>
@@ -15,6 +16,7 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <thread>
 
 namespace loopscape::tune {
 
@@ -373,15 +375,18 @@ Expected<void> XgbModel::load(const std::filesystem::path& path) {
   return {};
 }
 
-Expected<std::unique_ptr<CostModel>> makeCostModel(std::string_view name, std::uint64_t seed) {
+Expected<std::unique_ptr<CostModel>> makeCostModel(std::string_view name, std::uint64_t seed, int threads) {
   if (name == "xgb") {
     XgbOptions options;
     options.seed = seed;
     return std::make_unique<XgbModel>(std::move(options));
   }
   if (name == "random") return std::make_unique<RandomModel>(seed);
-  return Unexpected(
-      Diagnostic::error("tune.bad-model", "unknown cost model '" + quoteForMessage(name) + "' (known: xgb, random)"));
+  if (name == "prior")
+    return std::make_unique<PriorModel>(PriorOptions::host(
+        threads > 0 ? threads : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()))));
+  return Unexpected(Diagnostic::error("tune.bad-model", "unknown cost model '" + quoteForMessage(name) +
+                                                            "' (known: xgb, random, prior)"));
 }
 
 double rankCorrelation(std::span<const double> a, std::span<const double> b) {

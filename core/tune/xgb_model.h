@@ -89,6 +89,7 @@ public:
   XgbModel& operator=(const XgbModel&) = delete;
 
   std::string_view name() const override { return "xgb"; }
+  bool informed() const override { return trained(); }
   /// Sum of the row predictions per candidate; all 0 before training.
   std::vector<double> predict(std::span<const codegen::LoweredFunc* const> candidates) override;
   /// Keeps the batch and retrains on everything kept (see above). Sizes must match.

@@ -131,7 +131,7 @@ private Q_SLOTS:
                  "^# " + QRegularExpression::escape(m_log) +
                  R"(: 3-fold cross-validation of the cost model on 6 records of main \([0-6] successful\)\n)")),
              qPrintable(r.out));
-    for (const char* model : {"xgb", "random"})
+    for (const char* model : {"xgb", "prior", "random"})
       QVERIFY2(
           r.out.contains(QRegularExpression(
               QString(
@@ -201,7 +201,7 @@ private Q_SLOTS:
         "error: unknown search strategy 'greedy': use evolutionary, annealing, poly, mixed or random"));
     auto model = cli({"tune", m_program, "--model", "mlp", "--trials", "1"});
     QCOMPARE(model.exitCode, 2);
-    QVERIFY(model.err.contains("unknown cost model 'mlp'"));
+    QVERIFY2(model.err.contains("error: unknown cost model 'mlp' (known: xgb, random, prior)"), qPrintable(model.err));
     auto other = cli({"print", m_other, "--trace", "best:" + m_log});
     QCOMPARE(other.exitCode, 2);
     QVERIFY2(other.err.contains("' has no successful record of this program (workload main:"), qPrintable(other.err));
@@ -271,6 +271,23 @@ private Q_SLOTS:
     auto again = cli({"tune", m_program, "--trials", "1", "--batch", "1", "--population", "4", "--records", log,
                       "--strategy", "evolutionary"});
     QVERIFY2(again.err.contains("tune: cost model loaded from " + log + ".xgb\n"), qPrintable(again.err));
+  }
+
+  void priorModelAndColdStart() {
+    // The prior alone (it learns nothing; its file names it), and a cold start.
+    const QString log = m_dir.filePath("prior.log");
+    auto r = cli({"tune", m_program, "--trials", "2", "--batch", "2", "--population", "4", "--records", log,
+                  "--strategy", "evolutionary", "--model", "prior", "--threads", "2"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.err.startsWith("tune: main on cpu-llvm (2 threads), strategy evolutionary, model prior, 2 trials\n"),
+             qPrintable(r.err));
+    QVERIFY2(r.err.contains("tune: cost model saved to " + log + ".prior\n"), qPrintable(r.err));
+    QCOMPARE(lineCount(log), 2);
+    const QString cold = m_dir.filePath("cold.log");
+    auto c = cli({"tune", m_program, "--trials", "2", "--batch", "2", "--population", "4", "--records", cold,
+                  "--strategy", "evolutionary", "--no-prior"});
+    QVERIFY2(c.exitCode == 0, qPrintable(c.err));
+    QCOMPARE(lineCount(cold), 2);
   }
 };
 

@@ -100,6 +100,7 @@ public:
               std::vector<const codegen::LoweredFunc*>& asked)
       : m_truth(truth), m_sign(sign), m_asked(asked) {}
   std::string_view name() const override { return "oracle"; }
+  bool informed() const override { return true; }
   std::vector<double> predict(std::span<const codegen::LoweredFunc* const> candidates) override {
     std::vector<double> out;
     for (const auto* c : candidates) {

@@ -1,18 +1,21 @@
 // The search (core/tune/search.h) with real measurement: a short search on a small matmul
 // beats the unscheduled program and records every trial; a second search resumes from the
 // records; a stop request ends a search; failed measurements are recorded as errors; a
-// batch's new bests are checked fastest first, after the batch.
+// batch's new bests are checked fastest first, after the batch; the prior ranks the first
+// batch.
 #include "core/codegen/pipeline.h"
 #include "core/frontend/te_frontend.h"
 #include "core/ir/structural_equal.h"
 #include "core/poly/checked_schedule.h"
 #include "core/schedule/instruction.h"
+#include "core/tune/prior_model.h"
 #include "core/tune/search.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include <fmt/format.h>
@@ -77,6 +80,29 @@ public:
         r.error = "wrong: C[0, 0] is 1 where the reference has 2";
       else
         r.seconds = {verify[i] ? 0.001 : 0.010 - 0.0005 * timed++};
+      out.push_back(r);
+      if (onMeasured && !onMeasured(i, out.back())) break;
+    }
+    return out;
+  }
+};
+
+/// Times each program by the prior's estimate (1 ns a cycle) and keeps the estimates of
+/// the programs timed (not the verification runs), in order.
+class PriorTimedMeasurer final : public tune::Measurer {
+public:
+  tune::PriorModel prior{tune::PriorOptions::host(2)};
+  std::vector<double> cycles;
+  std::vector<tune::MeasureResult> measure(std::span<const codegen::LoweredFunc> programs,
+                                           const std::vector<bool>& verify, std::stop_token,
+                                           const tune::OnMeasured& onMeasured) override {
+    std::vector<tune::MeasureResult> out;
+    for (std::size_t i = 0; i < programs.size(); ++i) {
+      const double c = prior.cycles(programs[i]);
+      if (!verify[i]) cycles.push_back(c);
+      tune::MeasureResult r;
+      r.seconds = {1e-6 + c * 1e-9};
+      r.verified = verify[i];
       out.push_back(r);
       if (onMeasured && !onMeasured(i, out.back())) break;
     }
@@ -231,6 +257,32 @@ private Q_SLOTS:
     // Each trial is reported as it is measured, then with its record after the checks.
     QCOMPARE(interim, (std::vector<std::pair<int, double>>{{1, 0}, {2, 0}, {3, 0}, {4, 0}}));
     QCOMPARE(finished, (std::vector<std::pair<int, double>>{{1, 0}, {2, 0}, {3, best}, {4, best}}));
+  }
+
+  void theFirstBatchIsRankedByThePrior() {
+    // Until the model learns, the prior ranks: the first batch is measured best estimate
+    // first, and its reports carry no score of the model's (NaN). Without the warm start
+    // the untrained model scores every candidate 0.
+    for (bool warm : {true, false}) {
+      PriorTimedMeasurer measurer;
+      auto model = tune::makeCostModel("xgb", 1);
+      auto o = options(8);
+      o.strategy = tune::Strategy::Evolutionary;
+      o.epsGreedy = 0;
+      o.warmStart = warm;
+      std::vector<double> predicted;
+      auto result = tune::tune(task(), measurer, **model, {}, nullptr, o, [&](const tune::TuneProgress& p) {
+        if (p.last) predicted.push_back(p.lastPredicted);
+      });
+      QVERIFY(result);
+      QCOMPARE(predicted.size(), std::size_t{8});
+      QCOMPARE(measurer.cycles.size(), std::size_t{8});
+      for (int i = 0; i < 4; ++i)
+        QVERIFY(warm ? std::isnan(predicted[i]) : predicted[i] == 0);
+      for (int i = 4; i < 8; ++i)
+        QVERIFY(std::isfinite(predicted[i]));
+      if (warm) QVERIFY(std::is_sorted(measurer.cycles.begin(), measurer.cycles.begin() + 4));
+    }
   }
 
   void resumesFromTheRecords() {
