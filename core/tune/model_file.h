@@ -9,7 +9,10 @@
 
 #include "core/tune/cost_model.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <filesystem>
+#include <string_view>
 
 namespace loopscape::tune {
 
@@ -23,5 +26,13 @@ Expected<bool> loadModelBeside(CostModel& model, const std::filesystem::path& re
 
 /// Saves the model beside `records` ("tune.model-io", "tune.xgboost").
 Expected<void> saveModelBeside(const CostModel& model, const std::filesystem::path& records);
+
+/// Writes a small model file: one JSON object whose "model" is `name`, with `fields`
+/// beside it ("tune.model-io"). The random model and the prior save themselves so.
+Expected<void> writeNamedModel(const std::filesystem::path& path, std::string_view name, nlohmann::json fields);
+
+/// Reads a file written by writeNamedModel: its object, when its "model" is `name`
+/// ("tune.model-io"; "tune.model-format": "'PATH' is not a saved NAME cost model").
+Expected<nlohmann::json> readNamedModel(const std::filesystem::path& path, std::string_view name);
 
 } // namespace loopscape::tune

@@ -2,13 +2,12 @@
 
 #include "core/poly/tile_model.h"
 #include "core/tune/features_detail.h"
+#include "core/tune/model_file.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 namespace loopscape::tune {
 
@@ -97,26 +96,12 @@ std::vector<double> PriorModel::predict(std::span<const codegen::LoweredFunc* co
 }
 
 Expected<void> PriorModel::save(const std::filesystem::path& path) const {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << nlohmann::json{{"model", "prior"}}.dump() << "\n";
-  out.close();
-  if (!out)
-    return Unexpected(Diagnostic::error("tune.model-io",
-                                        "cannot write the cost model file '" + quoteForMessage(path.string()) + "'"));
-  return {};
+  return writeNamedModel(path, "prior", nlohmann::json::object());
 }
 
 Expected<void> PriorModel::load(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in)
-    return Unexpected(
-        Diagnostic::error("tune.model-io", "cannot read the cost model file '" + quoteForMessage(path.string()) + "'"));
-  auto j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || !j.contains("model") || j["model"] != "prior")
-    return Unexpected(Diagnostic::error("tune.model-format",
-                                        "'" + quoteForMessage(path.string()) + "' is not a saved prior cost model"));
+  auto j = readNamedModel(path, "prior");
+  if (!j) return Unexpected(j.error());
   return {};
 }
 

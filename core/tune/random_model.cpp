@@ -1,9 +1,8 @@
 #include "core/tune/random_model.h"
 
-#include <nlohmann/json.hpp>
+#include "core/tune/model_file.h"
 
-#include <fstream>
-#include <sstream>
+#include <nlohmann/json.hpp>
 
 namespace loopscape::tune {
 
@@ -22,31 +21,16 @@ std::vector<double> RandomModel::predict(std::span<const codegen::LoweredFunc* c
 void RandomModel::update(std::span<const codegen::LoweredFunc* const>, std::span<const double>) {}
 
 Expected<void> RandomModel::save(const std::filesystem::path& path) const {
-  nlohmann::ordered_json j;
-  j["model"] = "random";
-  j["seed"] = m_seed;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << j.dump() << "\n";
-  out.close();
-  if (!out)
-    return Unexpected(Diagnostic::error("tune.model-io",
-                                        "cannot write the cost model file '" + quoteForMessage(path.string()) + "'"));
-  return {};
+  return writeNamedModel(path, "random", {{"seed", m_seed}});
 }
 
 Expected<void> RandomModel::load(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in)
-    return Unexpected(
-        Diagnostic::error("tune.model-io", "cannot read the cost model file '" + quoteForMessage(path.string()) + "'"));
-  auto j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || !j.contains("model") || j["model"] != "random" || !j.contains("seed") ||
-      !j["seed"].is_number_unsigned())
+  auto j = readNamedModel(path, "random");
+  if (!j) return Unexpected(j.error());
+  if (!j->contains("seed") || !(*j)["seed"].is_number_unsigned())
     return Unexpected(Diagnostic::error("tune.model-format",
                                         "'" + quoteForMessage(path.string()) + "' is not a saved random cost model"));
-  m_seed = j["seed"].get<std::uint64_t>();
+  m_seed = (*j)["seed"].get<std::uint64_t>();
   m_engine.seed(m_seed);
   return {};
 }

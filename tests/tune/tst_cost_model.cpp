@@ -199,6 +199,13 @@ void TestCostModel::randomModelSaveLoad() {
   auto bad = b.load(dir.filePath("bad.json").toStdString());
   QVERIFY(!bad);
   QCOMPARE(QString::fromStdString(bad.error().code), QString("tune.model-format"));
+  QCOMPARE(bad.error().message, "'" + dir.filePath("bad.json").toStdString() + "' is not a saved random cost model");
+  std::ofstream(dir.filePath("noseed.json").toStdString()) << "{\"model\": \"random\", \"seed\": -1}";
+  auto noSeed = b.load(dir.filePath("noseed.json").toStdString());
+  QVERIFY(!noSeed);
+  QCOMPARE(noSeed.error().message,
+           "'" + dir.filePath("noseed.json").toStdString() + "' is not a saved random cost model");
+  QCOMPARE(b.seed(), std::uint64_t(123)); // unchanged by the failed loads
   auto missing = b.load(dir.filePath("missing.json").toStdString());
   QVERIFY(!missing);
   QCOMPARE(QString::fromStdString(missing.error().code), QString("tune.model-io"));
