@@ -24,11 +24,16 @@ namespace {
 
 // Step 1: collect ------------------------------------------------------------------
 
-double evalSize(const ir::Expr& e, const FeatureOptions& options) {
-  auto value = [&](const ir::Expr& x) { return evalSize(x, options); };
+/// Enclosing loop variables' values in an extent: each loop's midpoint.
+using LoopValues = std::unordered_map<const ir::ExprNode*, double>;
+
+double evalSize(const ir::Expr& e, const FeatureOptions& options, const LoopValues* loops = nullptr) {
+  auto value = [&](const ir::Expr& x) { return evalSize(x, options, loops); };
   switch (e.kind()) {
   case ir::ExprKind::IntImm: return static_cast<double>(e.as<ir::IntImm>()->value);
   case ir::ExprKind::Var: {
+    if (loops)
+      if (auto loop = loops->find(e.get()); loop != loops->end()) return loop->second;
     auto it = options.sizes.find(e.as<ir::Var>()->name);
     return static_cast<double>(it != options.sizes.end() ? it->second : options.defaultSize);
   }
@@ -50,6 +55,16 @@ double evalSize(const ir::Expr& e, const FeatureOptions& options) {
     double a = value(e.as<ir::FloorMod>()->a);
     return b == 0 ? 0 : a - std::floor(a / b) * b;
   }
+  // Conditions (a version test's): 1 or 0.
+  case ir::ExprKind::EQ: return value(e.as<ir::EQ>()->a) == value(e.as<ir::EQ>()->b);
+  case ir::ExprKind::NE: return value(e.as<ir::NE>()->a) != value(e.as<ir::NE>()->b);
+  case ir::ExprKind::LT: return value(e.as<ir::LT>()->a) < value(e.as<ir::LT>()->b);
+  case ir::ExprKind::LE: return value(e.as<ir::LE>()->a) <= value(e.as<ir::LE>()->b);
+  case ir::ExprKind::GT: return value(e.as<ir::GT>()->a) > value(e.as<ir::GT>()->b);
+  case ir::ExprKind::GE: return value(e.as<ir::GE>()->a) >= value(e.as<ir::GE>()->b);
+  case ir::ExprKind::And: return value(e.as<ir::And>()->a) != 0 && value(e.as<ir::And>()->b) != 0;
+  case ir::ExprKind::Or: return value(e.as<ir::Or>()->a) != 0 || value(e.as<ir::Or>()->b) != 0;
+  case ir::ExprKind::Not: return value(e.as<ir::Not>()->a) == 0;
   default: return static_cast<double>(options.defaultSize);
   }
 }
@@ -170,6 +185,7 @@ private:
     std::vector<int> pinned; // loops fixed by an enclosing `v == c` guard
     double unroll = 1;       // product of unrolled-copy group sizes
     bool guarded = false;
+    double runs = 1;
   };
 
   void walk(const ir::Stmt& s, State state) {
@@ -178,7 +194,8 @@ private:
       const auto& op = *s.as<ir::For>();
       Loop loop;
       loop.var = op.loopVar.get();
-      loop.extent = std::max(0.0, evalSize(op.extent, m_options));
+      loop.extent = std::max(0.0, evalSize(op.extent, m_options, &m_loopValue));
+      m_loopValue[loop.var] = evalSize(op.min, m_options, &m_loopValue) + std::max(0.0, loop.extent - 1) / 2;
       loop.parallel = op.forKind == ir::ForKind::Parallel;
       loop.depth = static_cast<int>(state.loops.size());
       m_loopIndex[loop.var] = static_cast<int>(m_program.loops.size());
@@ -203,9 +220,13 @@ private:
       const auto& op = *s.as<ir::IfThenElse>();
       State then = state;
       pinGuard(op.condition, then);
+      // With an else branch (a version test): the branch the loops' midpoints take runs.
+      const bool taken = !op.elseCase.defined() || evalSize(op.condition, m_options, &m_loopValue) != 0;
+      if (!taken) then.runs = 0;
       walk(op.thenCase, std::move(then));
       if (op.elseCase.defined()) {
         state.guarded = true;
+        if (taken) state.runs = 0;
         walk(op.elseCase, std::move(state));
       }
       return;
@@ -278,6 +299,7 @@ private:
     store.lanes = op.value.dtype().lanes();
     store.unroll = state.unroll;
     store.guarded = state.guarded;
+    store.runs = state.runs;
     store.buffer = op.buffer.get();
     store.ops = countOps(op);
     auto access = [&](const ir::Buffer& buffer, const ir::Expr& index, bool write) {
@@ -359,6 +381,7 @@ private:
   const FeatureOptions& m_options;
   Program m_program;
   std::unordered_map<const ir::ExprNode*, int> m_loopIndex;
+  LoopValues m_loopValue;
   std::unordered_map<const ir::ExprNode*, ir::Expr> m_letValues;
   std::unordered_map<const ir::BufferNode*, double> m_elements;
 };

@@ -8,8 +8,10 @@
 // What a row sees (lowered_func.h states the IR it reads):
 //   * loops: every enclosing For; an extent that is not a constant is evaluated with the
 //     sizes in FeatureOptions (by size-variable name), unknown names taking
-//     `defaultSize` (128). A store under `if v == c` (a conjunction of such tests) on an
-//     enclosing loop variable v (the guarded reduction init) runs once per the other
+//     `defaultSize` (128), and each enclosing loop variable at its loop's midpoint,
+//     min + (extent - 1) / 2 (a partial tile's `min(T, N - c * T)` counts T unless the
+//     tile loop has under three iterations; a triangular extent counts its mean). A store under `if v == c` (a
+//     conjunction of such tests) on an enclosing loop variable v (the guarded reduction init) runs once per the other
 //     loops: v counts with extent 1 everywhere. Any other condition is ignored (the store
 //     counts as always running) and sets the `guarded` flag. Loops of extent 1 never
 //     count as iterating (no reuse, no stride, not "innermost").

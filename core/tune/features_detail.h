@@ -67,6 +67,9 @@ struct Store {
   int lanes = 1;
   double unroll = 1;
   bool guarded = false;
+  /// 0 in the branch of an if/else (a version test, lower_unswitch.h) that its loops'
+  /// midpoints do not take (features.h), else 1. The prior counts it; the features do not.
+  double runs = 1;
   const ir::BufferNode* buffer = nullptr;
 };
 

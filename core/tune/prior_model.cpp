@@ -15,12 +15,13 @@ using namespace detail;
 
 namespace {
 
+bool sameIndex(const Affine& a, const Affine& b) { return a.coef == b.coef && a.constant == b.constant; }
+
 /// Whether `store` reads the element it writes (an accumulator's update).
 bool readsItsElement(const Store& store) {
   const Access& write = store.accesses.front();
-  return std::any_of(store.accesses.begin() + 1, store.accesses.end(), [&](const Access& a) {
-    return a.buffer == write.buffer && a.index.coef == write.index.coef && a.index.constant == write.index.constant;
-  });
+  return std::any_of(store.accesses.begin() + 1, store.accesses.end(),
+                     [&](const Access& a) { return a.buffer == write.buffer && sameIndex(a.index, write.index); });
 }
 
 /// The innermost loop of an accumulator's update with extent > 1 that does not move its
@@ -31,6 +32,54 @@ int accumulatorLoop(const Store& store) {
   for (std::size_t k = store.loops.size(); k-- > 0;)
     if (store.extents[k] > 1 && !write.index.coef.contains(store.loops[k])) return static_cast<int>(k);
   return -1;
+}
+
+/// The share of the issue rate an accumulator's update runs at, `r` its accumulatorLoop
+/// (prior_model.h: chains, their overlap, spills).
+double accumulatorRate(const Program& program, const Store& store, int r, double vectors, double nodes,
+                       const PriorOptions& options) {
+  const Affine& write = store.accesses.front().index;
+  double chains = vectors;
+  for (std::size_t k = static_cast<std::size_t>(r) + 1; k < store.extents.size(); ++k)
+    chains *= store.extents[k];
+  const auto& inR = program.loops[static_cast<std::size_t>(store.loops[static_cast<std::size_t>(r)])].stores;
+  // Unrolled copies that update the same element (a reduction loop unrolled inside R)
+  // extend one chain; copies on other elements are chains of their own.
+  std::vector<const Affine*> elements;
+  for (int s : inR) {
+    const Store& other = program.stores[static_cast<std::size_t>(s)];
+    if (other.buffer != store.buffer || !readsItsElement(other)) continue;
+    const Affine& index = other.accesses.front().index;
+    if (std::none_of(elements.begin(), elements.end(), [&](const Affine* e) { return sameIndex(*e, index); }))
+      elements.push_back(&index);
+  }
+  chains *= static_cast<double>(elements.size());
+  // A short chain (its run of dependent updates: R and the loops around it that do not
+  // move the element, times the copies on the element) overlaps the next ones, on other
+  // elements, as far as the out-of-order window reaches.
+  double length = static_cast<double>(std::count_if(inR.begin(), inR.end(), [&](int s) {
+    const Store& other = program.stores[static_cast<std::size_t>(s)];
+    return other.buffer == store.buffer && sameIndex(other.accesses.front().index, write);
+  }));
+  auto interleaves = [&](int loop) { // other elements' updates in the loop's body
+    const auto& body = program.loops[static_cast<std::size_t>(loop)].stores;
+    return std::any_of(body.begin(), body.end(), [&](int s) {
+      const Store& other = program.stores[static_cast<std::size_t>(s)];
+      return other.buffer == store.buffer && readsItsElement(other) && !sameIndex(other.accesses.front().index, write);
+    });
+  };
+  for (int k = r; k >= 0; --k) {
+    const int loop = store.loops[static_cast<std::size_t>(k)];
+    if (write.coef.contains(loop) || (k < r && interleaves(loop))) break;
+    length *= store.extents[static_cast<std::size_t>(k)];
+  }
+  chains = std::max(1.0, chains);
+  const double live = chains; // accumulators in registers at once
+  chains *= std::max(1.0, std::floor(options.window / (std::max(1.0, length) * std::max(1.0, nodes))));
+  const double registers = options.vectorRegisters - options.reservedRegisters;
+  // A loop left inside R (not unrolled, not the lanes) cycles through the accumulators.
+  const bool looped = std::any_of(store.extents.begin() + r + 1, store.extents.end(), [](double e) { return e > 1; });
+  return looped || live > registers ? options.spillRate : std::min(1.0, chains / (options.latency * options.pipes));
 }
 
 } // namespace
@@ -60,21 +109,11 @@ double PriorModel::cycles(const codegen::LoweredFunc& func) const {
     double iterations = 1;
     for (double e : store.extents)
       iterations *= e;
-    if (!(iterations > 0)) continue; // under an empty loop (a partial tile's, evaluated)
+    iterations *= store.runs;
+    if (!(iterations > 0)) continue; // under an empty loop, or in a version not taken
     double rate = 1;                 // share of the issue rate
-    if (const int r = accumulatorLoop(store); r >= 0 && nodes > 0) {
-      double chains = vectors;
-      for (std::size_t k = static_cast<std::size_t>(r) + 1; k < store.extents.size(); ++k)
-        chains *= store.extents[k];
-      const auto& inR = program.loops[static_cast<std::size_t>(store.loops[static_cast<std::size_t>(r)])].stores;
-      chains *= static_cast<double>(std::count_if(inR.begin(), inR.end(), [&](int s) {
-        const Store& other = program.stores[static_cast<std::size_t>(s)];
-        return other.buffer == store.buffer && readsItsElement(other);
-      }));
-      const double registers = m_options.vectorRegisters - m_options.reservedRegisters;
-      chains = std::max(1.0, chains);
-      rate = chains > registers ? m_options.spillRate : std::min(1.0, chains / (m_options.latency * m_options.pipes));
-    }
+    if (const int r = accumulatorLoop(store); r >= 0 && nodes > 0)
+      rate = accumulatorRate(program, store, r, vectors, nodes, m_options);
     double speedup = 1;
     for (std::size_t k = 0; k < store.loops.size(); ++k) {
       if (!program.loops[static_cast<std::size_t>(store.loops[k])].parallel || store.extents[k] < 2) continue;
@@ -84,6 +123,17 @@ double PriorModel::cycles(const codegen::LoweredFunc& func) const {
     }
     total += iterations * instructions / m_options.pipes / rate / speedup;
   }
+  if (m_options.threads > 1)
+    for (const Loop& loop : program.loops) {
+      if (!loop.parallel || loop.stores.empty()) continue;
+      const Store& store = program.stores[static_cast<std::size_t>(loop.stores.front())];
+      double launches = 1;
+      for (std::size_t k = 0; k < static_cast<std::size_t>(loop.depth); ++k) {
+        const Loop& outer = program.loops[static_cast<std::size_t>(store.loops[k])];
+        launches *= outer.parallel ? 0 : outer.extent; // inside another parallel loop: serial
+      }
+      total += launches * m_options.parallelLaunch;
+    }
   return total;
 }
 

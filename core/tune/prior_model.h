@@ -7,18 +7,31 @@
 // Per BufferStore (the walk the features use, features.h), with N = vector lanes of this
 // machine for the store's type, c = the number of vector instructions of one innermost
 // iteration (float operation nodes, a mad counting once, times ceil(lanes / N); a store
-// without floating-point work counts one, the move) and P = the product of its loop extents:
+// without floating-point work counts one, the move) and P = the product of its loop extents
+// (0 in the version of a partial register tile that the loops' midpoints do not take,
+// features_detail.h):
 //   * its instructions issue at `pipes` a cycle: P * c / pipes cycles at best;
 //   * an accumulator (a store whose buffer it also reads, under a loop R that does not
 //     move the stored element: the innermost such loop of extent > 1) is a chain of
 //     dependent operations along R. The chains that advance together in one iteration of
-//     R are A = ceil(lanes / N) * (the updates of that buffer's accumulators in R's body,
-//     unrolled copies each counting) * (the product of the extents of the loops inside R). Each chain takes
-//     `latency` cycles a step, so the store runs at min(1, A / (latency * pipes)) of the
-//     issue rate; with A above the vector registers less `reservedRegisters` the
-//     accumulators live in memory: `spillRate` of the issue rate;
+//     R, held in registers, are A = ceil(lanes / N) * E * I: E the elements of that buffer
+//     that accumulators in R's body update (unrolled copies on other elements count;
+//     copies on the same element, a reduction loop unrolled inside R, extend one chain),
+//     I the product of the extents of the loops inside R. Short chains overlap: with L the
+//     chain's run of dependent updates (the extents of R and of the loops around it up to
+//     the first that moves the element or whose body updates other elements of the buffer
+//     too, times the copies in R's body on the same element), the out-of-order core keeps
+//     A' = A * max(1, floor(`window` / (L * the float operation nodes of one update)))
+//     chains in flight. Each takes `latency` cycles a step: the store runs at
+//     min(1, A' / (latency * pipes)) of the issue rate. With A above the vector registers
+//     less `reservedRegisters`, or with a loop inside R (neither unrolled nor the lanes:
+//     each of its iterations moves to other accumulators), the accumulators live in
+//     memory: `spillRate` of the issue rate;
 //   * under a parallel loop of extent E, with T threads, it takes E / ceil(E / T) times
-//     fewer cycles.
+//     fewer cycles;
+//   * with T > 1, each start of a parallel loop (not inside another: that one runs
+//     serially) costs `parallelLaunch` cycles, the fork and join of the threads: a parallel
+//     loop under serial loops starts once per iteration of theirs.
 // The score is -log2 of the sum of the stores' cycles: higher is predicted faster. The model
 // knows nothing of caches; the learned model takes over from measurements.
 #pragma once
@@ -35,6 +48,8 @@ struct PriorOptions {
   double pipes = 2;          ///< vector operations issued per cycle
   double latency = 4;        ///< cycles from one dependent vector operation to the next
   double spillRate = 0.4;    ///< share of the issue rate left to accumulators kept in memory
+  double window = 64;        ///< vector operations the out-of-order core overlaps
+  double parallelLaunch = 8000; ///< cycles of one fork and join (an OpenMP region: a few microseconds)
   /// This machine (poly::MachineModel::host: vector width and registers) on `threads`.
   static PriorOptions host(int threads);
 };

@@ -1,10 +1,11 @@
 // Per-store features (core/tune/features.h) on small programs whose values are worked out
 // by hand from the definitions there: a 16x16 elementwise add (plain, then parallel and
 // vectorised), a 16x16x16 matmul (plain, split + vectorised + parallel with its guarded
-// init, reduction partly unrolled), a symbolic size, an intermediate buffer, the feature
+// init, reduction partly unrolled), a symbolic size, a partial tile, an intermediate buffer, the feature
 // table and the log scaling. Raw values (logScale off) unless a test says otherwise.
 #include "core/codegen/lower.h"
 #include "core/frontend/te_frontend.h"
+#include "core/poly/poly_schedule.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/trace_script.h"
 #include "core/tune/features.h"
@@ -87,6 +88,7 @@ private Q_SLOTS:
   void matmulVectorizedParallel();
   void unrolledCopies();
   void symbolicSizes();
+  void partialTiles();
   void allocation();
   void logScale();
 };
@@ -336,6 +338,16 @@ B = compute((n, 16), lambda i, j: A[i, j] * 2.0, name="B")
   tune::FeatureOptions other;
   other.defaultSize = 2;
   check(rowsOf(parse(dyn), other)[0], {{"outer_prod", 32}});
+}
+
+// poly_tile by 6 rows: `for i_1 in range(T.min(5, 15 - i_0 * 6) + 1)` under i_0 (3
+// iterations) counts at i_0's midpoint, 1: 6 rows, 3 * 6 * 16 stores (the partial tile as
+// a whole one).
+void TestFeatures::partialTiles() {
+  poly::registerPolyInstructionKinds();
+  auto rows = rowsOf(scheduled(kAdd, "sch.poly_tile(band=\"i\", sizes=[6, 16])\n"));
+  QCOMPARE(rows.size(), std::size_t(1));
+  check(rows[0], {{"outer_prod", 288}, {"float_addsub", 288}});
 }
 
 // B is an intermediate (an Allocate of 256 floats at the top, global scope).

@@ -1,10 +1,12 @@
 // The prior (core/tune/prior_model.h): the cycles it estimates for three schedules of a
 // 64^3 matmul, computed by hand from its definition (one latency-bound accumulator chain;
 // eight unrolled rows of vector accumulators, in parallel; 32 rows, more accumulators
-// than registers), the ranking its scores give, the threads, its model file and its name
-// in makeCostModel.
+// than registers; short chains that overlap; a parallel loop started once per iteration of
+// a serial one; a partial register tile's two versions), the ranking its scores give, the threads, its model file and
+// its name in makeCostModel.
 #include "core/codegen/lower.h"
 #include "core/frontend/te_frontend.h"
+#include "core/poly/poly_schedule.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/trace_script.h"
 #include "core/tune/prior_model.h"
@@ -25,9 +27,17 @@ k = te.reduce_axis((0, 64), name="k")
 C = te.compute((64, 64), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
 )";
 
+/// 100 rows: poly_optimize's register tile of 6 rows leaves a partial last tile.
+const char* const kMatmul100 = R"(from tvm import te
+A = te.placeholder((100, 64), dtype="float32", name="A")
+B = te.placeholder((64, 64), dtype="float32", name="B")
+k = te.reduce_axis((0, 64), name="k")
+C = te.compute((100, 64), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+)";
+
 /// The matmul scheduled by `script` (empty: as written), lowered.
-codegen::LoweredFunc lowered(const std::string& script) {
-  auto program = frontend::parseTe(kMatmul, "matmul.te");
+codegen::LoweredFunc lowered(const std::string& script, const char* te = kMatmul) {
+  auto program = frontend::parseTe(te, "matmul.te");
   if (!program) qFatal("%s", program.error().message.c_str());
   schedule::Schedule sch(*program);
   if (!script.empty())
@@ -72,14 +82,42 @@ private Q_SLOTS:
     QCOMPARE(prior.cycles(lowered("")), 4096 / 2.0 + 64.0 * 64 * 64 / 2 / 0.125);
     // Eight unrolled rows of one 16-lane vector: 8 accumulators along k, the full rate;
     // i0 (8 iterations) on 2 threads: 2x. Per row: the update 8 * 4 * 64 iterations, the
-    // init 8 * 4.
-    QCOMPARE(prior.cycles(lowered(registerTile(8))), 8 * (8.0 * 4 * 64 / 2 / 1 / 2 + 8.0 * 4 / 2 / 2));
+    // init 8 * 4; and one start of the parallel loop, 8000 cycles.
+    QCOMPARE(prior.cycles(lowered(registerTile(8))), 8 * (8.0 * 4 * 64 / 2 / 1 / 2 + 8.0 * 4 / 2 / 2) + 8000);
     // 32 rows: 32 accumulators, over the 28 registers left: 0.4 of the rate.
-    QCOMPARE(prior.cycles(lowered(registerTile(32))), 32 * (2.0 * 4 * 64 / 2 / 0.4 / 2 + 2.0 * 4 / 2 / 2));
+    QCOMPARE(prior.cycles(lowered(registerTile(32))), 32 * (2.0 * 4 * 64 / 2 / 0.4 / 2 + 2.0 * 4 / 2 / 2) + 8000);
+    // k split by 4, j between the parts: chains of 4 dependent updates, one per element of
+    // a row; 64 / 4 of them overlap in the window, 16 chains: the full rate.
+    const std::string shortChains = "b = sch.get_block(\"C\")\ni, j, k = sch.get_loops(b)\n"
+                                    "k0, k1 = sch.split(k, factors=[None, 4])\nsch.reorder(i, k0, j, k1)\n"
+                                    "sch.decompose_reduction(b, k0)\n";
+    QCOMPARE(prior.cycles(lowered(shortChains)), 4096 / 2.0 + 64.0 * 64 * 64 / 2);
+    // The eight rows as a loop, not unrolled, inside k: each row's accumulator goes
+    // through memory, 0.4 of the rate.
+    std::string looped = registerTile(8);
+    looped.erase(looped.find("sch.unroll(i1)\n"), 15);
+    QCOMPARE(prior.cycles(lowered(looped)), 8 * (8.0 * 4 * 64 / 2 / 0.4 / 2 + 8.0 * 4 / 2 / 2) + 8000);
+    // The parallel loop one level in (j0, 4 iterations: 2x on 2 threads) starts once per
+    // iteration of the serial i0 around it: 8 starts.
+    std::string inner = registerTile(8);
+    inner.replace(inner.find("sch.parallel(i0)"), 16, "sch.parallel(j0)");
+    QCOMPARE(prior.cycles(lowered(inner)), 8 * (8.0 * 4 * 64 / 2 / 1 / 2 + 8.0 * 4 / 2 / 2) + 8 * 8000);
+  }
+
+  void partialRegisterTile() {
+    poly::registerPolyInstructionKinds();
+    // poly_optimize on 100 rows: 17 tiles of `min(5, 99 - i_1_0 * 6) + 1` unrolled rows of
+    // 64 lanes, versioned (lower_unswitch.h): `if` that extent is 6, the unrolled copies,
+    // `else` a loop. The midpoint of i_1_0 (8) takes the `if`; the `else` counts nothing.
+    // Init: 6 stores of 4 vectors, 17 times, 2 a cycle. Update: 6 stores of 4 vector mads,
+    // 17 * 64 times; 24 chains of 64 updates along k: the full rate.
+    const tune::PriorModel prior(avx512(1));
+    QCOMPARE(prior.cycles(lowered("sch.poly_optimize(parallel=False, vectorize=True)\n", kMatmul100)),
+             6 * 17 * 4 / 2.0 + 6 * 17 * 64 * 4 / 2.0);
   }
 
   void threadsAndVectors() {
-    // One thread: no speedup from the parallel loop.
+    // One thread: no speedup from the parallel loop, and no start (the body is called).
     QCOMPARE(tune::PriorModel(avx512(1)).cycles(lowered(registerTile(8))), 8 * (8.0 * 4 * 64 / 2 + 8.0 * 4 / 2));
     // AVX2 (8 lanes, 16 registers): a 16-lane store is two vector instructions and two
     // chains, 16 accumulators over the 12 registers left.
@@ -87,7 +125,7 @@ private Q_SLOTS:
     avx2.vectorBytes = 32;
     avx2.vectorRegisters = 16;
     QCOMPARE(tune::PriorModel(avx2).cycles(lowered(registerTile(8))),
-             8 * (8.0 * 4 * 64 * 2 / 2 / 0.4 / 2 + 8.0 * 4 * 2 / 2 / 2));
+             8 * (8.0 * 4 * 64 * 2 / 2 / 0.4 / 2 + 8.0 * 4 * 2 / 2 / 2) + 8000);
   }
 
   void scoresRankFewerCyclesFirst() {
