@@ -111,6 +111,8 @@ TuneView::TuneView(QWidget* parent) : QWidget(parent) {
   const std::pair<const char*, const char*> models[] = {
       {"xgb", "XGBoost over Ansor-style features of each candidate's stores; it learns after each round and is "
               "kept beside the records log"},
+      {"prior", "The prior alone: cycles estimated from the vector unit, the accumulator chains and the parallel "
+                "loops of each candidate; it learns nothing"},
       {"random", "Random scores that learn nothing: the baseline the XGBoost model is compared with"}};
   for (const auto& [name, tip] : models) {
     m_costModel->addItem(QString::fromLatin1(name), QString::fromLatin1(name));
@@ -140,6 +142,12 @@ TuneView::TuneView(QWidget* parent) : QWidget(parent) {
   m_fastMath->setObjectName(QStringLiteral("tuneFastMath"));
   m_fastMath->setToolTip(QStringLiteral("Compile the candidates with fast-math (as `loopscape-cli run --fast-math`); "
                                         "their records say so"));
+  m_warmStart = new QCheckBox(QStringLiteral("P&rior first"), this);
+  m_warmStart->setObjectName(QStringLiteral("tuneWarmStart"));
+  m_warmStart->setChecked(true);
+  m_warmStart->setToolTip(QStringLiteral("Rank the first batch by the prior (estimated cycles) until the cost model "
+                                         "has learnt; unchecked, the first batch is a random draw, as in "
+                                         "MetaSchedule (`loopscape-cli tune --no-prior`)"));
   m_records = new QLineEdit(this);
   m_records->setObjectName(QStringLiteral("tuneRecords"));
   m_records->setPlaceholderText(QStringLiteral("records log (optional)"));
@@ -197,6 +205,7 @@ TuneView::TuneView(QWidget* parent) : QWidget(parent) {
   field(QStringLiteral("See&d:"), m_seed);
   field(QStringLiteral("B&udget:"), m_timeBudget);
   field(QString(), m_fastMath);
+  field(QString(), m_warmStart);
 
   m_progress = new QProgressBar(this);
   m_progress->setObjectName(QStringLiteral("tuneProgress"));
@@ -368,6 +377,7 @@ TuneViewOptions TuneView::options() const {
   o.seed = static_cast<quint64>(m_seed->value());
   o.timeBudget = m_timeBudget->value();
   o.fastMath = m_fastMath->isChecked();
+  o.warmStart = m_warmStart->isChecked();
   o.records = m_records->text().trimmed();
   return o;
 }
@@ -385,6 +395,7 @@ void TuneView::setOptions(const TuneViewOptions& options) {
   m_timeBudget->setValue(options.timeBudget > 0 ? static_cast<int>(std::ceil(std::min(options.timeBudget, 999999.0)))
                                                 : 0);
   m_fastMath->setChecked(options.fastMath);
+  m_warmStart->setChecked(options.warmStart);
   m_records->setText(options.records);
 }
 
@@ -419,10 +430,11 @@ void TuneView::updateButtons() {
   for (QWidget* w : std::initializer_list<QWidget*>{m_target, m_strategy, m_trials, m_batch, m_threads, m_seed,
                                                     m_timeBudget, m_fastMath, m_records, m_browse})
     w->setEnabled(!m_running);
-  // The random strategy draws fresh samples and ranks none: no model, no population.
+  // The random strategy draws fresh samples and ranks none: no model, no population, no prior.
   const bool random = m_strategy->currentData().toString() == QStringLiteral("random");
   m_costModel->setEnabled(!m_running && !random);
   m_population->setEnabled(!m_running && !random);
+  m_warmStart->setEnabled(!m_running && !random);
 }
 
 void TuneView::setProgress(int done, int total, const QString& text) {

@@ -37,7 +37,7 @@ namespace loopscape::views {
 struct TuneViewOptions {
   QString target;
   QString strategy = QStringLiteral("mixed"); ///< evolutionary, annealing, poly, mixed, random
-  QString model = QStringLiteral("xgb");      ///< the cost model: xgb, random
+  QString model = QStringLiteral("xgb");      ///< the cost model: xgb, prior, random
   int trials = 64;
   int batch = 16;
   int population = 64;   ///< candidates evolved per round
@@ -45,6 +45,7 @@ struct TuneViewOptions {
   quint64 seed = 1;      ///< the search's and the cost model's
   double timeBudget = 0; ///< seconds; 0: no limit
   bool fastMath = false;
+  bool warmStart = true; ///< the first batch ranked by the prior (`loopscape-cli tune --no-prior`: false)
   QString records; ///< the log; "" for none
 };
 
@@ -117,6 +118,7 @@ private:
   QSpinBox* m_seed;
   QSpinBox* m_timeBudget;
   QCheckBox* m_fastMath;
+  QCheckBox* m_warmStart;
   QLineEdit* m_records;
   QToolButton* m_browse;
   QPushButton* m_start;

@@ -207,6 +207,7 @@ bool MainWindow::startTuning(bool resume) {
   settings.seed = o.seed;
   settings.timeBudget = o.timeBudget;
   settings.fastMath = o.fastMath;
+  settings.warmStart = o.warmStart;
   if (auto checked = tune::makeTuneOptions(settings); !checked) {
     m_tune->setStatus(QString::fromStdString(checked.error().message));
     return false;

@@ -121,6 +121,7 @@ TuneOutcome runTuneSearch(const TuneRequest& request, std::vector<tune::Record> 
   if (options->timeBudgetSeconds > 0)
     out.description += QStringLiteral(", time budget %1 s").arg(options->timeBudgetSeconds);
   if (settings.fastMath) out.description += QStringLiteral(", fast-math");
+  if (!settings.warmStart) out.description += QStringLiteral(", no prior");
   started(QStringLiteral("%1, %2 trials%3")
               .arg(out.description)
               .arg(options->trials)

@@ -102,6 +102,7 @@ private:
     child<QSpinBox>("tuneSeed")->setValue(1);
     child<QSpinBox>("tuneTimeBudget")->setValue(0);
     child<QCheckBox>("tuneFastMath")->setChecked(false);
+    child<QCheckBox>("tuneWarmStart")->setChecked(true);
     child<QLineEdit>("tuneRecords")->setText(records);
     QCOMPARE(view()->options().target, m_target);
     QCOMPARE(view()->options().strategy, strategy);
@@ -366,6 +367,7 @@ private Q_SLOTS:
     QCOMPARE(static_cast<std::uint64_t>(o.seed), cli.seed);
     QCOMPARE(o.timeBudget, cli.timeBudget);
     QCOMPARE(o.fastMath, cli.fastMath);
+    QCOMPARE(o.warmStart, cli.warmStart);
     // setOptions and options agree on every field.
     views::TuneViewOptions set;
     set.strategy = QStringLiteral("annealing");
@@ -376,6 +378,7 @@ private Q_SLOTS:
     set.seed = 99;
     set.timeBudget = 30;
     set.fastMath = true;
+    set.warmStart = false;
     set.records = QStringLiteral("x.jsonl");
     fresh.setOptions(set);
     const views::TuneViewOptions got = fresh.options();
@@ -387,6 +390,7 @@ private Q_SLOTS:
     QCOMPARE(got.seed, set.seed);
     QCOMPARE(got.timeBudget, set.timeBudget);
     QCOMPARE(got.fastMath, set.fastMath);
+    QCOMPARE(got.warmStart, set.warmStart);
     QCOMPARE(got.records, set.records);
   }
 
@@ -410,6 +414,7 @@ private Q_SLOTS:
     // Far more trials than a second can measure: the budget ends the search.
     setControls(QStringLiteral("evolutionary"), 100000, 4, QString());
     child<QSpinBox>("tuneTimeBudget")->setValue(1);
+    child<QCheckBox>("tuneWarmStart")->setChecked(false); // the first batch drawn at random
     QCOMPARE(view()->options().timeBudget, 1.0);
     QElapsedTimer timer;
     timer.start();
@@ -426,6 +431,7 @@ private Q_SLOTS:
     QVERIFY2(view()->status().startsWith(QStringLiteral("Time budget spent: %1 candidate").arg(o->measured)),
              qPrintable(view()->status()));
     QVERIFY2(m_started.back().contains(QStringLiteral("time budget 1 s")), qPrintable(m_started.back()));
+    QVERIFY2(m_started.back().contains(QStringLiteral("no prior")), qPrintable(m_started.back()));
   }
 
   void fastMathAndTheRandomStrategy() {
@@ -433,6 +439,7 @@ private Q_SLOTS:
     // The random strategy ranks nothing: no model, no population to choose.
     QVERIFY(!child<QComboBox>("tuneModel")->isEnabled());
     QVERIFY(!child<QSpinBox>("tunePopulation")->isEnabled());
+    QVERIFY(!child<QCheckBox>("tuneWarmStart")->isEnabled());
     QVERIFY(child<QSpinBox>("tuneSeed")->isEnabled());
     child<QCheckBox>("tuneFastMath")->setChecked(true);
     QVERIFY(view()->options().fastMath);
@@ -455,7 +462,9 @@ private Q_SLOTS:
     for (const char* name : {"tunePopulation", "tuneSeed", "tuneTimeBudget", "tuneTrials"})
       QVERIFY2(!child<QSpinBox>(name)->isEnabled(), name);
     QVERIFY(!child<QCheckBox>("tuneFastMath")->isEnabled());
+    QVERIFY(!child<QCheckBox>("tuneWarmStart")->isEnabled());
     view()->setRunning(false);
+    QVERIFY(child<QCheckBox>("tuneWarmStart")->isEnabled());
     QVERIFY(child<QSpinBox>("tuneSeed")->isEnabled());
   }
 
@@ -487,7 +496,7 @@ private Q_SLOTS:
       int rows = 1;
       for (std::size_t i = 1; i < centres.size(); ++i)
         rows += centres[i] - centres[i - 1] > 2 ? 1 : 0;
-      QCOMPARE(fields.size(), std::size_t(11)); // ten options, then the log and the buttons
+      QCOMPARE(fields.size(), std::size_t(12)); // eleven options, then the log and the buttons
       QVERIFY(v.findChild<QLabel*>(QStringLiteral("tuneStatus"))->geometry().top() >= bar->geometry().bottom());
       if (width == 1400) {
         wideRows = rows;
