@@ -2,7 +2,11 @@
 // iterator values; the original dependences are pulled into that space once; the current
 // schedule is pulled into it as a relation instance -> time (more than one time for a
 // recomputed instance). A violation is a dependence pair whose source's first time is not
-// before a time of the sink, or a pair a parallel/vectorized loop carries.
+// before a time of the sink, or a pair a parallel/vectorized loop carries. Where each
+// original statement stayed one statement, both questions are first asked of the loops the
+// two statements share (below the innermost one, program order decides) instead of whole
+// times or executions: on a tiled conv2d with its padding recomputed at a tile, that is a
+// second against minutes or isl's operation bound.
 //
 // The original program's model (its Scop, its dependences and their images in the common
 // space) is what a check costs most (about 70 ms of the 90 on conv_bias_relu), and every
@@ -32,6 +36,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 namespace loopscape::poly {
@@ -137,15 +142,25 @@ public:
         continue;
       }
       m_matched.insert(o->name);
+      m_runsOf[o->name].push_back(&s);
+      m_originalOf[s.name] = o->name;
       isl_map* m = isl_map_set_tuple_name(s.iterValues.as_map().release(), isl_dim_out, o->name.c_str());
       m_instNew = m_instNew.unite(isl::union_map(isl::manage(check(m, "renaming an instance map"))));
     }
     isl::union_map timeNew = m_instNew.reverse().apply_range(m_cur.scheduleMap());
-    // The first run of each instance; where every instance runs once (no compute_at
-    // overcompute) that is its only time, and the lexmin (costly on skewed, wavefront
-    // tiles: 30 s of a 2-D Jacobi's check) is not needed.
-    const auto firstTime = byDomain(timeNew.is_single_valued() ? timeNew : timeNew.lexmin());
-    const auto times = byDomain(timeNew);
+    // The first run of each instance, per original statement: where every instance runs
+    // once (no compute_at overcompute) that is its only time, and the lexmin (costly on
+    // skewed, wavefront tiles: 30 s of a 2-D Jacobi's check) is not needed. Computed when
+    // first needed: statements that stayed one statement are compared without them
+    // (inOrderOnLoops).
+    std::map<std::string, isl::union_map> firstTimes;
+    auto firstTime = [&](const std::string& statement) -> const isl::union_map& {
+      auto [it, fresh] = firstTimes.try_emplace(statement);
+      if (fresh) it->second = runsOnce(statement) ? get(m_times, statement) : get(m_times, statement).lexmin();
+      return it->second;
+    };
+    m_times = byDomain(timeNew);
+    const auto& times = m_times;
     // Per (source, sink) statement pair with a dependence: the instance pairs whose source
     // first runs at or after a run of the sink (only these pairs: the lexicographic
     // comparison of every pair of statements is most of a check on tiled schedules).
@@ -163,11 +178,13 @@ public:
         for (std::size_t j = i; j < m_orig.deps.list.size(); ++j)
           if (m_orig.deps.list[j].source == d.source && m_orig.deps.list[j].sink == d.sink)
             pairs = pairs.unite(isl::union_map(m_orig.depIter[j]));
-        ordered->second = timesInOrder(pairs.apply_domain(get(firstTime, d.source)).apply_range(get(times, d.sink)));
+        const std::optional<bool> onLoops = inOrderOnLoops(d.source, d.sink, pairs);
+        ordered->second =
+            onLoops ? *onLoops : timesInOrder(pairs.apply_domain(firstTime(d.source)).apply_range(get(times, d.sink)));
       }
       if (ordered->second) continue;
       auto [it, fresh] = reversed.try_emplace({d.source, d.sink});
-      if (fresh) it->second = lexGeUnionMap(get(firstTime, d.source), get(times, d.sink));
+      if (fresh) it->second = lexGeUnionMap(firstTime(d.source), get(times, d.sink));
       isl::union_map bad = isl::union_map(m_orig.depIter[i]).intersect(it->second);
       if (bad.is_empty()) continue;
       report.legal = false;
@@ -268,6 +285,124 @@ private:
     return c;
   }
 
+  /// { executions -> their loops 0..n-1 } on the executions' space, named "prefix".
+  static isl::union_map prefixMap(const isl::space& executions, int n) {
+    isl_map* id = isl_map_identity(isl_space_map_from_set(executions.copy()));
+    const isl_size dims = isl_map_dim(id, isl_dim_out);
+    id = isl_map_project_out(id, isl_dim_out, unsigned(n), unsigned(dims - n));
+    id = isl_map_set_tuple_name(id, isl_dim_out, "prefix");
+    return isl::union_map(isl::manage(check(id, "loop prefix")));
+  }
+
+  /// Whether loop `pos`, common to current statements `a` and `b`, carries a pair of
+  /// dependence `dep` none of whose source instance's executions runs in the sink's
+  /// iteration: the question parallelViolation answers for a recomputed source, asked in
+  /// the space of instance x loops 0..pos instead of executions x executions. The same
+  /// answer (a sink's iteration lacks the source instance, which runs in another iteration
+  /// of loop `pos` under the same outer iterations), far cheaper (conv2d's padding at a
+  /// tile: seconds per loop in the full space).
+  bool carriesLonely(std::size_t dep, const ScopStatement& a, const ScopStatement& b, int pos) {
+    const isl::space aSpace = a.domain.space(), bSpace = b.domain.space();
+    const isl::union_map sourceRuns = m_instNew.intersect_domain(aSpace).reverse(); // instance -> executions
+    const isl::union_map needed = isl::union_map(m_orig.depIter[dep])
+                                      .intersect_domain(sourceRuns.domain())
+                                      .apply_range(m_instNew.intersect_domain(bSpace).reverse())
+                                      .apply_range(prefixMap(bSpace, pos + 1));
+    const isl::union_map present = sourceRuns.apply_range(prefixMap(aSpace, pos + 1));
+    const isl::union_map lonely = needed.subtract(present);
+    if (lonely.is_empty()) return false;
+    const isl::union_map outer = sourceRuns.apply_range(prefixMap(aSpace, pos));
+    isl_space* p =
+        isl_space_set_tuple_name(isl_space_set_alloc(islContext().get(), 0, unsigned(pos + 1)), isl_dim_set, "prefix");
+    const isl::union_map truncate = prefixMap(isl::manage(check(p, "prefix space")), pos);
+    return !lonely.apply_range(truncate).intersect(outer).is_empty();
+  }
+
+  /// Whether each source instance of `pairs` (original source instance -> sink instance)
+  /// first runs before every execution of its sinks; nullopt where an original statement
+  /// became several (then whole times decide). Decided on the loops the two current
+  /// statements share instead of on whole times (whose lexmin over a recomputed padding's
+  /// executions exceeded isl's bound on a tiled conv2d): below their innermost common loop
+  /// the one first in program order runs first, so an execution of the source is before
+  /// one of the sink when its common-loop values are lexicographically smaller, or equal
+  /// with the source first in program order. A recomputed source (compute_at over
+  /// overlapping tiles) counts by its first execution.
+  std::optional<bool> inOrderOnLoops(const std::string& source, const std::string& sink, const isl::union_map& pairs) {
+    const auto& sources = m_runsOf[source];
+    const auto& sinks = m_runsOf[sink];
+    if (sources.size() != 1 || sinks.size() != 1) return std::nullopt;
+    const ScopStatement& a = *sources.front();
+    const ScopStatement& b = *sinks.front();
+    const isl::space aSpace = a.domain.space(), bSpace = b.domain.space();
+    std::size_t common = 0;
+    while (common < a.loops.size() && common < b.loops.size() && a.loops[common] == b.loops[common])
+      ++common;
+    const bool sourceFirst = &a < &b; // program order (m_cur.statements)
+    // source instance -> common-loop values of its first execution, and of its sinks' executions
+    const isl::union_map runs =
+        m_instNew.intersect_domain(aSpace).reverse().apply_range(prefixMap(aSpace, int(common)));
+    const isl::union_map first = runsOnce(source) ? runs : runs.lexmin();
+    const isl::union_map sinkRuns =
+        pairs.apply_range(m_instNew.intersect_domain(bSpace).reverse().apply_range(prefixMap(bSpace, int(common))));
+    isl::union_map late = isl::union_map::empty(islContext()); // first source run -> a sink run not after it
+    first.range_product(sinkRuns).range().unwrap().foreach_map([&](isl::map m) {
+      isl_space* prefix = isl_space_domain(isl_map_get_space(m.get()));
+      isl_map* order = sourceFirst ? isl_map_lex_gt(prefix) : isl_map_lex_ge(prefix);
+      late = late.unite(isl::union_map(m.intersect(isl::manage(check(order, "lexicographic order")))));
+    });
+    return late.is_empty();
+  }
+
+  /// Whether loop `pos`, common to current statements `a` and `b`, carries a pair of
+  /// dependence `dep`, for a source whose instances run once (then every carried pair is a
+  /// violation): asked of the dependence between the two statements' loops 0..pos instead
+  /// of between whole executions (on a tiled conv2d, 17 loops each side: seconds per loop).
+  bool carriesOnLoops(std::size_t dep, const ScopStatement& a, const ScopStatement& b, int pos) {
+    const auto loops = [&](const isl::space& executions) { // instance -> loops 0..pos
+      return m_instNew.intersect_domain(executions).reverse().apply_range(prefixMap(executions, pos + 1));
+    };
+    bool carried = false;
+    isl::union_map(m_orig.depIter[dep])
+        .apply_domain(loops(a.domain.space()))
+        .apply_range(loops(b.domain.space()))
+        .foreach_map([&](isl::map p) { carried = carried || !carriedPart(p, pos).is_empty(); });
+    return carried;
+  }
+
+  /// The iterator values of current statement `s` in the space of its original statement.
+  isl::multi_pw_aff instanceOf(const ScopStatement& s) const {
+    isl_multi_pw_aff* v =
+        isl_multi_pw_aff_set_tuple_name(s.iterValues.copy(), isl_dim_out, m_originalOf.at(s.name).c_str());
+    return isl::manage(check(v, "renaming iterator values"));
+  }
+
+  /// Whether each instance of the original statement `original` runs once in the current
+  /// program (no compute_at recomputation), computed once per statement: no two executions
+  /// of its current statement have the same iterator values (on the executions, not on
+  /// the inverse of their iterator values: that exceeded isl's bound on a recomputed conv2d
+  /// padding); on the times where it became several statements.
+  bool runsOnce(const std::string& original) {
+    auto [it, fresh] = m_runsOnce.try_emplace(original, true);
+    if (!fresh) return it->second;
+    const auto& current = m_runsOf[original];
+    if (current.size() != 1) return it->second = get(m_times, original).is_single_valued();
+    const ScopStatement& s = *current.front();
+    const isl::multi_pw_aff values = instanceOf(s);
+    isl_space* iterators = isl_space_range(isl_multi_pw_aff_get_space(values.get()));
+    isl_map* same = isl_map_identity(isl_space_map_from_set(iterators));
+    isl_pw_multi_aff* sink = isl_pw_multi_aff_from_multi_pw_aff(values.copy());
+    same = isl_map_preimage_range_pw_multi_aff(isl_map_preimage_domain_multi_pw_aff(same, values.copy()), sink);
+    same = isl_map_intersect(same, isl_map_lex_lt(s.domain.space().release()));
+    return it->second = isl::manage(check(same, "executions of one instance")).intersect_domain(s.domain).is_empty();
+  }
+
+  /// The position of loop `l` among the loops statements `a` and `b` share, or -1.
+  static int loopPosition(const ScopStatement& a, const ScopStatement& b, std::size_t l) {
+    for (std::size_t q = 0; q < a.loops.size() && q < b.loops.size() && a.loops[q] == b.loops[q]; ++q)
+      if (a.loops[q] == int(l)) return int(q);
+    return -1;
+  }
+
   std::optional<Counterexample> parallelViolation() {
     for (std::size_t l = 0; l < m_cur.loops.size(); ++l) {
       const auto* f = m_cur.loops[l].loop.as<ir::For>();
@@ -275,26 +410,37 @@ private:
       for (std::size_t i = 0; i < m_orig.deps.list.size(); ++i) {
         const auto& d = m_orig.deps.list[i];
         if (!m_matched.contains(d.source) || !m_matched.contains(d.sink)) continue;
+        // First on the loops the two statements share, then, where the loop carries a pair,
+        // between whole executions for the counterexample.
+        const bool once = runsOnce(d.source);
+        bool suspect = false;
+        for (const ScopStatement* a : m_runsOf[d.source])
+          for (const ScopStatement* b : m_runsOf[d.sink]) {
+            const int pos = loopPosition(*a, *b, l);
+            suspect = suspect || (pos >= 0 && (once ? carriesOnLoops(i, *a, *b, pos) : carriesLonely(i, *a, *b, pos)));
+          }
+        if (!suspect) continue;
         const isl::union_map& inNew = depInNew(i);
         std::optional<Counterexample> found;
         inNew.foreach_map([&](isl::map m) {
           if (found) return;
           const auto* s = m_cur.findStatement(isl_map_get_tuple_name(m.get(), isl_dim_in));
           const auto* t = m_cur.findStatement(isl_map_get_tuple_name(m.get(), isl_dim_out));
-          int pos = -1;
-          for (std::size_t q = 0; q < s->loops.size() && q < t->loops.size() && s->loops[q] == t->loops[q]; ++q)
-            if (s->loops[q] == int(l)) pos = int(q);
+          const int pos = loopPosition(*s, *t, l);
           if (pos < 0) return;
-          // Executions of the sink that have no execution of the source in the same
-          // iteration of the loop (and of every loop outside it): the loop carries them.
-          isl_map* same = m.copy();
-          for (int q = 0; q <= pos; ++q) same = isl_map_equate(same, isl_dim_in, q, isl_dim_out, q);
-          isl::union_map internal(isl::manage(check(same, "same iteration")));
-          isl::union_map all(m);
-          // a -> execution of b, and those with an execution of a in the same iteration.
-          isl::union_map lonely = all.apply_domain(m_instNew).subtract(internal.apply_domain(m_instNew));
-          isl::union_map carried =
-              isl::union_map(carriedPart(m, pos)).intersect(lonely.apply_domain(m_instNew.reverse()));
+          isl::union_map carried(carriedPart(m, pos));
+          if (!once) {
+            // Executions of the sink that have no execution of the source in the same
+            // iteration of the loop (and of every loop outside it): the loop carries them.
+            isl_map* same = m.copy();
+            for (int q = 0; q <= pos; ++q)
+              same = isl_map_equate(same, isl_dim_in, q, isl_dim_out, q);
+            isl::union_map internal(isl::manage(check(same, "same iteration")));
+            isl::union_map all(m);
+            // a -> execution of b, and those with an execution of a in the same iteration.
+            isl::union_map lonely = all.apply_domain(m_instNew).subtract(internal.apply_domain(m_instNew));
+            carried = carried.intersect(lonely.apply_domain(m_instNew.reverse()));
+          }
           if (carried.is_empty()) return;
           auto pair = firstPoint(carried.wrap());
           const std::size_t ns = s->loops.size();
@@ -325,17 +471,22 @@ private:
   const Scop& m_cur;
   isl::union_map m_instNew;
   std::set<std::string> m_matched;
+  std::map<std::string, isl::union_map> m_times;                     ///< original statement -> { instance -> times }
+  std::map<std::string, bool> m_runsOnce;                            ///< per original statement, see runsOnce
+  std::map<std::string, std::string> m_originalOf;                   ///< current statement -> original
+  std::map<std::string, std::vector<const ScopStatement*>> m_runsOf; ///< original statement -> current ones
   std::vector<std::optional<isl::union_map>> m_depInNew;
   isl::set m_src, m_snk;
 };
 
-Expected<LegalityReport> checkAgainst(const OriginalModel& orig, const Scop& cur) {
-  IslQuotaScope quota(kLegalityMaxOperations);
+Expected<LegalityReport> checkAgainst(const OriginalModel& orig, const Scop& cur,
+                                      unsigned long maxOperations = kLegalityMaxOperations) {
+  IslQuotaScope quota(maxOperations);
   auto failed = [&](const char* what, bool overQuota = false) {
     if (overQuota || quota.exceeded())
       return Diagnostic::error("poly.quota", fmt::format("the legality check exceeded the bound of {} isl operations: "
                                                          "the schedule is too complex to check exactly",
-                                                         kLegalityMaxOperations));
+                                                         maxOperations));
     return Diagnostic::error("poly.isl", std::string("isl failed checking legality: ") + what);
   };
   try {
@@ -425,7 +576,8 @@ Expected<LegalityReport> checkLegality(const ir::PrimFunc& original, const ir::P
   return checkLegality(*schedule::ProgramState::make(original), *schedule::ProgramState::make(current));
 }
 
-Expected<LegalityReport> checkLegalityUncached(const ir::PrimFunc& original, const ir::PrimFunc& current) {
+Expected<LegalityReport> checkLegalityUncached(const ir::PrimFunc& original, const ir::PrimFunc& current,
+                                               unsigned long maxOperations) {
   auto scop = extractScop(original);
   if (!scop) return Unexpected(scop.error());
   auto deps = computeDependences(*scop);
@@ -434,7 +586,7 @@ Expected<LegalityReport> checkLegalityUncached(const ir::PrimFunc& original, con
   if (!orig) return Unexpected(orig.error());
   auto cur = extractScop(current, ScopContent::Structure);
   if (!cur) return Unexpected(cur.error());
-  return checkAgainst(*orig, *cur);
+  return checkAgainst(*orig, *cur, maxOperations);
 }
 
 void clearLegalityCache() {

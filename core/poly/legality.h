@@ -45,8 +45,9 @@ struct LegalityReport {
 };
 
 /// The most isl operations one check may take (isl_ctx_set_max_operations). Without a
-/// bound, a few tiled conv2d schedules kept isl simplifying for minutes; past it the check
-/// fails with "poly.quota" and the verdict is unknown, not "legal".
+/// bound, a few tiled conv2d schedules kept isl simplifying for minutes (before the check
+/// compared recomputed statements on their common loops); past it the check fails with
+/// "poly.quota" and the verdict is unknown, not "legal".
 inline constexpr unsigned long kLegalityMaxOperations = 2'000'000;
 
 /// Errors: "poly.non-affine" (the analysis cannot decide), "poly.quota" (the check took
@@ -60,8 +61,9 @@ Expected<LegalityReport> checkLegality(const schedule::ProgramState& original, c
 Expected<LegalityReport> checkLegality(const ir::PrimFunc& original, const ir::PrimFunc& current);
 
 /// checkLegality with the original's model built afresh and nothing cached (the reference
-/// the cache is tested against).
-Expected<LegalityReport> checkLegalityUncached(const ir::PrimFunc& original, const ir::PrimFunc& current);
+/// the cache is tested against), the check of `current` bounded by `maxOperations`.
+Expected<LegalityReport> checkLegalityUncached(const ir::PrimFunc& original, const ir::PrimFunc& current,
+                                               unsigned long maxOperations = kLegalityMaxOperations);
 
 /// Empties the calling thread's cache of original models and analyses (benchmarks time
 /// the first check of a Schedule with it).
