@@ -10,6 +10,7 @@
 #include "core/ir/resource_limits.h"
 #include "core/ir/visitor.h"
 #include "core/poly/checked_schedule.h"
+#include "core/poly/legality.h"
 #include "core/schedule/instruction.h"
 #include "core/schedule/schedule_error.h"
 #include "core/schedule/trace_json.h"
@@ -105,6 +106,35 @@ Expected<BestRecord> bestRecordTrace(const LoadedProgram& program, const std::st
   return BestRecord{schedule::traceToJson(best->trace), best->verified};
 }
 
+/// The exact check of the program a tuning record's steps gave, once, as the tuner checked
+/// it: nullopt when it is legal, or undecided with a note (a non-affine access; isl's bound
+/// for a record whose output was verified against the reference when it was tuned); else
+/// the diagnostic.
+std::optional<Diagnostic> checkRecordProgram(const schedule::Schedule& sch, const std::string& tracePath,
+                                             const BestRecord& record) {
+  auto report = poly::checkLegality(*sch.originalState(), *sch.state());
+  if (report && report->legal) return std::nullopt;
+  if (report)
+    return poly::illegalDiagnostic(*report->counterexample, "cli.record-illegal",
+                                   fmt::format("{}: the record's program", tracePath));
+  const Diagnostic& e = report.error();
+  if (e.code == "poly.non-affine" || e.code == "poly.unsupported") {
+    std::fprintf(stderr, "note: %s: the record's program was not checked against the dependences: %s\n",
+                 tracePath.c_str(), e.message.c_str());
+    return std::nullopt;
+  }
+  if (record.verified) {
+    std::fprintf(stderr,
+                 "note: %s: the record's program could not be checked for legality: %s; its output was verified "
+                 "against the reference when it was tuned, so it applies unchecked, as the tuner accepted it\n",
+                 tracePath.c_str(), e.message.c_str());
+    return std::nullopt;
+  }
+  return Diagnostic::error(
+      "cli.legality-unchecked",
+      fmt::format("{}: the record's program could not be checked for legality: {}", tracePath, e.message));
+}
+
 } // namespace
 
 bool hasTrace(const LoadedProgram& program, const std::string& tracePath) {
@@ -157,22 +187,21 @@ std::optional<schedule::Schedule> applyTraceFile(const LoadedProgram& program, c
     return std::nullopt;
   }
   const schedule::LegalityPolicy policy = policyOverride.value_or(g_legalityPolicy);
-  schedule::Schedule sch = poly::makeSchedule(program.func, policy);
+  // A tuning record is checked as the tuner checked it: its steps apply, then the exact
+  // check judges the program they give, once (per step it would run once per step).
+  const bool checkOnce = record && policy == schedule::LegalityPolicy::Exact;
+  schedule::Schedule sch = poly::makeSchedule(program.func, checkOnce ? schedule::LegalityPolicy::Unverified : policy);
   if (policy == schedule::LegalityPolicy::Unverified && !policyOverride)
     std::fprintf(stderr, "note: %s: the steps of '%s' are not checked against the original program's dependences\n",
                  poly::legalityPolicyName(policy), tracePath.c_str());
   auto applied =
       ext == ".py" ? schedule::applyScript(sch, *text, tracePath) : schedule::applyJsonTrace(sch, *text, tracePath);
-  // The tuner keeps a candidate whose exact check could not finish (poly.quota) when its
-  // output matched the reference; its record applies the same way, saying so.
-  if (!applied && record && record->verified && policy == schedule::LegalityPolicy::Exact &&
-      applied.error().code.ends_with(".legality-unchecked")) {
-    std::fprintf(stderr,
-                 "note: %s: %s; the record's output was verified against the reference when it was tuned, so its "
-                 "steps apply unchecked, as the tuner accepted them\n",
-                 tracePath.c_str(), applied.error().message.c_str());
-    sch = poly::makeSchedule(program.func, schedule::LegalityPolicy::Unverified);
-    applied = schedule::applyJsonTrace(sch, *text, tracePath);
+  if (applied && checkOnce) {
+    if (auto refused = checkRecordProgram(sch, tracePath, *record)) {
+      printDiagnostic(*refused);
+      exitCode = kExitIllegalSchedule;
+      return std::nullopt;
+    }
   }
   if (applied) {
     for (const auto& n : sch.notes())

@@ -74,7 +74,9 @@ Expected<std::string> readFile(const std::string& path);
 /// `T:line:col: error: ...` with the trace line, then the error rendered against the
 /// program before that step; anything else (unreadable or malformed file, syntax) is
 /// kExitBadInput. Notes of accepted steps (legality undecided) and the policy when it is
-/// off are printed as `note:` lines.
+/// off are printed as `note:` lines. A tuning record (`best:LOG`) is checked as the tuner
+/// checked it: its steps apply, then the exact check judges the program they give, once
+/// (broken dependence or no verdict on an unverified record: kExitIllegalSchedule).
 std::optional<schedule::Schedule> applyTraceFile(const LoadedProgram& program, const std::string& tracePath,
                                                  int& exitCode,
                                                  std::optional<schedule::LegalityPolicy> policyOverride = std::nullopt);

@@ -158,7 +158,9 @@ private Q_SLOTS:
     // A record of the conv layer whose compute_at the exact check could not finish (poly.quota,
     // after 2,000,000 isl operations, when it compared whole times of the recomputed padding):
     // the tuner kept it on verification alone. Now the check finishes, and best: applies the
-    // record checked, verified or not, with no note.
+    // record checked once, as the tuner did, verified or not, with no note. The same record
+    // with the two halves of rc swapped (the float sums reassociated) is refused with the
+    // broken dependence.
     const std::string record =
         R"J({"workload":"main:a9a545803a42c998","func":"main","target":"cpu-llvm","options":{"threads":2,"fast_math":true},)J"
         R"J("family":"tir","sketch":"tir(conv2d_nchw: tile, pad_temp: compute_at)","trace":[[["GetBlock",[],["conv2d_nchw","main"],["b0"]],)J"
@@ -173,11 +175,18 @@ private Q_SLOTS:
         R"J("seconds":[0.0045,0.0043,0.0044],"gflops":53.6,"error":"","verified":VERIFIED,"trial":30,)J"
         R"J("time":"2026-12-02T05:44:45Z","version":"0.1.0"})J";
     const QString conv = QStringLiteral(LS_SOURCE_DIR "/samples/conv2d_nchw.te");
-    const QString verified = m_dir.filePath("quota.log"), unverified = m_dir.filePath("quota-unverified.log");
+    const QString verified = m_dir.filePath("quota.log"), unverified = m_dir.filePath("quota-unverified.log"),
+                  swapped = m_dir.filePath("swapped.log");
     std::ofstream(verified.toStdString())
         << QString::fromStdString(record).replace("VERIFIED", "true").toStdString() << "\n";
     std::ofstream(unverified.toStdString())
         << QString::fromStdString(record).replace("VERIFIED", "false").toStdString() << "\n";
+    std::ofstream(swapped.toStdString()) << QString::fromStdString(record)
+                                                .replace("VERIFIED", "true")
+                                                .replace(R"("l29","l34","l14","l22","l30","l35")",
+                                                         R"("l29","l35","l14","l22","l30","l34")")
+                                                .toStdString()
+                                         << "\n";
 
     for (const QString& log : {verified, unverified}) {
       auto applied = cli({"print", conv, "--trace", "best:" + log});
@@ -188,6 +197,15 @@ private Q_SLOTS:
                                 (log == verified ? ", verified" : "") + "\n");
       QVERIFY(applied.out.contains("for ax0, ax1, ax2, ax3 in T.grid("));
     }
+    auto refused = cli({"print", conv, "--trace", "best:" + swapped});
+    QCOMPARE(refused.exitCode, 3);
+    QVERIFY(refused.out.isEmpty());
+    QVERIFY2(refused.err.contains("error: best:" + swapped +
+                                  ": the record's program is illegal: the RAW dependence from conv2d_nchw(v_nn=0, "
+                                  "v_ff=0, v_yy=0, v_xx=0, v_rc=15, v_ry=2, v_rx=2) to conv2d_nchw(v_nn=0, v_ff=0, "
+                                  "v_yy=0, v_xx=0, v_rc=16, v_ry=0, v_rx=0) on conv2d_nchw[0, 0, 0, 0] is violated"),
+             qPrintable(refused.err));
+    QCOMPARE(cli({"print", conv, "--trace", "best:" + swapped, "--no-verify-legality"}).exitCode, 0);
   }
 
   void refusals() {
