@@ -188,7 +188,7 @@ std::optional<schedule::Schedule> applyTraceFile(const LoadedProgram& program, c
   }
   const schedule::LegalityPolicy policy = policyOverride.value_or(g_legalityPolicy);
   // A tuning record is checked as the tuner checked it: its steps apply, then the exact
-  // check judges the program they give, once (per step it would run once per step).
+  // check judges the program they give, once, not after each of its 30-50 steps.
   const bool checkOnce = record && policy == schedule::LegalityPolicy::Exact;
   schedule::Schedule sch = poly::makeSchedule(program.func, checkOnce ? schedule::LegalityPolicy::Unverified : policy);
   if (policy == schedule::LegalityPolicy::Unverified && !policyOverride)
