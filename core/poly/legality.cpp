@@ -37,7 +37,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 
 namespace loopscape::poly {
 
@@ -141,9 +140,7 @@ public:
         report.unmatched.push_back(s.name);
         continue;
       }
-      m_matched.insert(o->name);
       m_runsOf[o->name].push_back(&s);
-      m_originalOf[s.name] = o->name;
       isl_map* m = isl_map_set_tuple_name(s.iterValues.as_map().release(), isl_dim_out, o->name.c_str());
       m_instNew = m_instNew.unite(isl::union_map(isl::manage(check(m, "renaming an instance map"))));
     }
@@ -168,7 +165,7 @@ public:
     std::map<std::pair<std::string, std::string>, bool> inOrder;
     for (std::size_t i = 0; i < m_orig.deps.list.size(); ++i) {
       const auto& d = m_orig.deps.list[i];
-      if (!m_matched.contains(d.source) || !m_matched.contains(d.sink)) continue;
+      if (!m_runsOf.contains(d.source) || !m_runsOf.contains(d.sink)) continue;
       // First the times of all dependent pairs of the two statements: when no source time
       // is at or after a sink time (every dependence of a legal state), the instance pairs
       // are not needed.
@@ -334,9 +331,7 @@ private:
     const ScopStatement& a = *sources.front();
     const ScopStatement& b = *sinks.front();
     const isl::space aSpace = a.domain.space(), bSpace = b.domain.space();
-    std::size_t common = 0;
-    while (common < a.loops.size() && common < b.loops.size() && a.loops[common] == b.loops[common])
-      ++common;
+    const std::size_t common = commonLoops(a, b);
     const bool sourceFirst = &a < &b; // program order (m_cur.statements)
     // source instance -> common-loop values of its first execution, and of its sinks' executions
     const isl::union_map runs =
@@ -369,13 +364,6 @@ private:
     return carried;
   }
 
-  /// The iterator values of current statement `s` in the space of its original statement.
-  isl::multi_pw_aff instanceOf(const ScopStatement& s) const {
-    isl_multi_pw_aff* v =
-        isl_multi_pw_aff_set_tuple_name(s.iterValues.copy(), isl_dim_out, m_originalOf.at(s.name).c_str());
-    return isl::manage(check(v, "renaming iterator values"));
-  }
-
   /// Whether each instance of the original statement `original` runs once in the current
   /// program (no compute_at recomputation), computed once per statement: no two executions
   /// of its current statement have the same iterator values (on the executions, not on
@@ -387,7 +375,9 @@ private:
     const auto& current = m_runsOf[original];
     if (current.size() != 1) return it->second = get(m_times, original).is_single_valued();
     const ScopStatement& s = *current.front();
-    const isl::multi_pw_aff values = instanceOf(s);
+    // The iterator values in the space of the original statement.
+    isl_multi_pw_aff* renamed = isl_multi_pw_aff_set_tuple_name(s.iterValues.copy(), isl_dim_out, original.c_str());
+    const isl::multi_pw_aff values = isl::manage(check(renamed, "renaming iterator values"));
     isl_space* iterators = isl_space_range(isl_multi_pw_aff_get_space(values.get()));
     isl_map* same = isl_map_identity(isl_space_map_from_set(iterators));
     isl_pw_multi_aff* sink = isl_pw_multi_aff_from_multi_pw_aff(values.copy());
@@ -396,11 +386,17 @@ private:
     return it->second = isl::manage(check(same, "executions of one instance")).intersect_domain(s.domain).is_empty();
   }
 
+  /// The number of outermost loops statements `a` and `b` share.
+  static std::size_t commonLoops(const ScopStatement& a, const ScopStatement& b) {
+    return std::size_t(std::mismatch(a.loops.begin(), a.loops.end(), b.loops.begin(), b.loops.end()).first -
+                       a.loops.begin());
+  }
+
   /// The position of loop `l` among the loops statements `a` and `b` share, or -1.
   static int loopPosition(const ScopStatement& a, const ScopStatement& b, std::size_t l) {
-    for (std::size_t q = 0; q < a.loops.size() && q < b.loops.size() && a.loops[q] == b.loops[q]; ++q)
-      if (a.loops[q] == int(l)) return int(q);
-    return -1;
+    const auto end = a.loops.begin() + long(commonLoops(a, b));
+    const auto it = std::find(a.loops.begin(), end, int(l));
+    return it == end ? -1 : int(it - a.loops.begin());
   }
 
   std::optional<Counterexample> parallelViolation() {
@@ -409,7 +405,7 @@ private:
       if (f->forKind != ir::ForKind::Parallel && f->forKind != ir::ForKind::Vectorized) continue;
       for (std::size_t i = 0; i < m_orig.deps.list.size(); ++i) {
         const auto& d = m_orig.deps.list[i];
-        if (!m_matched.contains(d.source) || !m_matched.contains(d.sink)) continue;
+        if (!m_runsOf.contains(d.source) || !m_runsOf.contains(d.sink)) continue;
         // First on the loops the two statements share, then, where the loop carries a pair,
         // between whole executions for the counterexample.
         const bool once = runsOnce(d.source);
@@ -470,11 +466,9 @@ private:
   const OriginalModel& m_orig;
   const Scop& m_cur;
   isl::union_map m_instNew;
-  std::set<std::string> m_matched;
   std::map<std::string, isl::union_map> m_times;                     ///< original statement -> { instance -> times }
   std::map<std::string, bool> m_runsOnce;                            ///< per original statement, see runsOnce
-  std::map<std::string, std::string> m_originalOf;                   ///< current statement -> original
-  std::map<std::string, std::vector<const ScopStatement*>> m_runsOf; ///< original statement -> current ones
+  std::map<std::string, std::vector<const ScopStatement*>> m_runsOf; ///< matched original statement -> current ones
   std::vector<std::optional<isl::union_map>> m_depInNew;
   isl::set m_src, m_snk;
 };
