@@ -11,6 +11,7 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include <bit>
 #include <optional>
 #include <unordered_map>
 
@@ -33,6 +34,15 @@ public:
   // ---- types ---------------------------------------------------------------------------
   /// Register type of `t` (bool -> i1, float16 -> half; vectors for lanes > 1).
   llvm::Type* regType(ir::DataType t);
+  /// Lanes an IR vector of `lanes` lanes is held in. Where it is wider than a vector
+  /// register of float32 and its lanes are not a power of two, the next power of two:
+  /// LLVM 16's x86 backend splits such a vector into pieces and joins them again around
+  /// each loop-carried value and masked load (a <28 x float> accumulator on AVX-512:
+  /// inserts and spills in every iteration, 3-5x slower). The held lanes past the last are
+  /// masked out of every memory access (tailMask) and never divide. Narrower vectors are
+  /// left to LLVM, which holds them in one register (held as the next power of two
+  /// themselves, with masked accesses, they ran 1.3-2.6x slower).
+  int heldLanes(int lanes) const;
   /// Memory type of one element of `t` (bool -> i8).
   llvm::Type* memType(ir::DataType t);
 
@@ -48,6 +58,12 @@ private:
   llvm::Value* select(const ir::Select& op, const ir::Expr& self);
   /// `e` with its vector loads masked by `mask` (and the masks around it).
   llvm::Value* underMask(llvm::Value* mask, const ir::Expr& e);
+  /// The constant mask of a vector's `lanes` lanes among its held lanes; null when they
+  /// are all of them.
+  llvm::Value* tailMask(int lanes);
+  /// The lanes of a vector of `lanes` lanes that a load may touch: the branch's lanes
+  /// (m_laneMask) and the tail mask; null for all.
+  llvm::Value* memoryMask(int lanes);
   llvm::Value* cast(ir::DataType to, const ir::Expr& value);
   llvm::Value* call(const ir::Call& op);
   llvm::Value* load(const ir::BufferLoad& op);

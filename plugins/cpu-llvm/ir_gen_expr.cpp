@@ -52,8 +52,30 @@ llvm::Type* IrGen::regType(DataType t) {
     break;
   }
   if (t.lanes() == 1) return scalar;
-  m_maxVectorBits = std::max(m_maxVectorBits, static_cast<unsigned>(t.lanes() * (t.isBool() ? 8 : t.bits())));
-  return llvm::FixedVectorType::get(scalar, static_cast<unsigned>(t.lanes()));
+  const int lanes = heldLanes(t.lanes());
+  m_maxVectorBits = std::max(m_maxVectorBits, static_cast<unsigned>(lanes * (t.isBool() ? 8 : t.bits())));
+  return llvm::FixedVectorType::get(scalar, static_cast<unsigned>(lanes));
+}
+
+llvm::Value* IrGen::tailMask(int lanes) {
+  const int held = heldLanes(lanes);
+  if (held == lanes) return nullptr;
+  std::vector<llvm::Constant*> bits;
+  for (int i = 0; i < held; ++i)
+    bits.push_back(llvm::ConstantInt::getBool(m_ctx, i < lanes));
+  return llvm::ConstantVector::get(bits);
+}
+
+int IrGen::heldLanes(int lanes) const {
+  const int registerBits = m_options.preferVectorBits > 0 ? m_options.preferVectorBits : 128;
+  if (lanes <= 1 || std::has_single_bit(static_cast<unsigned>(lanes)) || lanes * 32 <= registerBits) return lanes;
+  return static_cast<int>(std::bit_ceil(static_cast<unsigned>(lanes)));
+}
+
+llvm::Value* IrGen::memoryMask(int lanes) {
+  llvm::Value* tail = tailMask(lanes);
+  if (!tail) return m_laneMask;
+  return m_laneMask ? m_b.CreateAnd(m_laneMask, tail) : tail;
 }
 
 llvm::Type* IrGen::memType(DataType t) {
@@ -65,12 +87,12 @@ llvm::Value* IrGen::placeholder(DataType t) { return llvm::PoisonValue::get(regT
 
 llvm::Value* IrGen::splat(llvm::Value* v, int lanes) {
   if (lanes <= 1 || v->getType()->isVectorTy()) return v;
-  return m_b.CreateVectorSplat(static_cast<unsigned>(lanes), v);
+  return m_b.CreateVectorSplat(static_cast<unsigned>(heldLanes(lanes)), v);
 }
 
 llvm::Value* IrGen::toIndex(llvm::Value* v, DataType t) {
   llvm::Type* i64 = llvm::Type::getInt64Ty(m_ctx);
-  llvm::Type* to = t.lanes() > 1 ? llvm::FixedVectorType::get(i64, static_cast<unsigned>(t.lanes())) : i64;
+  llvm::Type* to = t.lanes() > 1 ? llvm::FixedVectorType::get(i64, static_cast<unsigned>(heldLanes(t.lanes()))) : i64;
   if (t.bits() == 64 && !t.isBool()) return v;
   return t.isInt() ? m_b.CreateSExt(v, to) : m_b.CreateZExt(v, to);
 }
@@ -78,7 +100,8 @@ llvm::Value* IrGen::toIndex(llvm::Value* v, DataType t) {
 llvm::Value* IrGen::toMemory(llvm::Value* v, DataType t) {
   if (!t.isBool()) return v;
   llvm::Type* i8 = llvm::Type::getInt8Ty(m_ctx);
-  return m_b.CreateZExt(v, t.lanes() > 1 ? llvm::FixedVectorType::get(i8, static_cast<unsigned>(t.lanes())) : i8);
+  return m_b.CreateZExt(v, t.lanes() > 1 ? llvm::FixedVectorType::get(i8, static_cast<unsigned>(heldLanes(t.lanes())))
+                                         : i8);
 }
 
 llvm::Value* IrGen::fromMemory(llvm::Value* v, DataType t) {
@@ -121,7 +144,8 @@ llvm::Value* IrGen::expr(const Expr& e) {
     llvm::Value* base = expr(r->base);
     llvm::Value* stride = expr(r->stride);
     std::vector<llvm::Constant*> steps;
-    for (int i = 0; i < r->lanes; ++i) steps.push_back(llvm::ConstantInt::get(base->getType(), static_cast<std::uint64_t>(i)));
+    for (int i = 0; i < heldLanes(r->lanes); ++i)
+      steps.push_back(llvm::ConstantInt::get(base->getType(), static_cast<std::uint64_t>(i)));
     llvm::Value* offsets = m_b.CreateMul(splat(stride, r->lanes), llvm::ConstantVector::get(steps));
     return m_b.CreateAdd(splat(base, r->lanes), offsets);
   }
@@ -185,6 +209,8 @@ llvm::Value* IrGen::intBinary(ExprKind kind, DataType t, llvm::Value* a, llvm::V
   case ExprKind::FloorMod: break;
   default: LS_UNREACHABLE("not arithmetic");
   }
+  if (llvm::Value* tail = tailMask(t.lanes())) // the held lanes past the last divide by 1, not by what they hold
+    b = m_b.CreateSelect(tail, b, llvm::ConstantInt::get(type, 1));
   if (!isSigned) return kind == ExprKind::FloorMod ? m_b.CreateURem(a, b) : m_b.CreateUDiv(a, b);
   // Signed: x / -1 is the wrapped negation (floormod 0), without the INT_MIN / -1 trap.
   llvm::Value* zero = llvm::Constant::getNullValue(type);
@@ -440,11 +466,13 @@ llvm::Value* IrGen::load(const BufferLoad& op) {
     }
     v = m_b.CreateAlignedLoad(elem, ptr, align);
   } else {
-    auto* vecType = llvm::FixedVectorType::get(elem, static_cast<unsigned>(lanes));
+    auto* vecType = llvm::FixedVectorType::get(elem, static_cast<unsigned>(heldLanes(lanes)));
     regType(op.dtype);
-    if (m_laneMask) // only the lanes the branch is taken for touch memory; the others read 0
-      v = contiguous ? m_b.CreateMaskedLoad(vecType, ptr, align, m_laneMask, llvm::Constant::getNullValue(vecType))
-                     : m_b.CreateMaskedGather(vecType, ptr, align, m_laneMask, llvm::Constant::getNullValue(vecType));
+    // Only the lanes the branch is taken for (and not the held lanes past the last) touch
+    // memory; the others read 0.
+    if (llvm::Value* mask = memoryMask(lanes))
+      v = contiguous ? m_b.CreateMaskedLoad(vecType, ptr, align, mask, llvm::Constant::getNullValue(vecType))
+                     : m_b.CreateMaskedGather(vecType, ptr, align, mask, llvm::Constant::getNullValue(vecType));
     else
       v = contiguous ? static_cast<llvm::Value*>(m_b.CreateAlignedLoad(vecType, ptr, align))
                      : m_b.CreateMaskedGather(vecType, ptr, align);

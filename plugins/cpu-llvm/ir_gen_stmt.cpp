@@ -107,8 +107,13 @@ void IrGen::store(const BufferStore& op) {
   const DataType t = op.buffer->dtype.withLanes(lanes);
   llvm::Value* mem = toMemory(value, t);
   const llvm::Align align(static_cast<std::uint64_t>(op.buffer->dtype.bytes()));
-  if (lanes == 1 || contiguous) m_b.CreateAlignedStore(mem, ptr, align);
-  else m_b.CreateMaskedScatter(mem, ptr, align);
+  llvm::Value* tail = lanes > 1 ? tailMask(lanes) : nullptr; // the held lanes past the last stay in registers
+  if (lanes == 1 || (contiguous && !tail))
+    m_b.CreateAlignedStore(mem, ptr, align);
+  else if (contiguous)
+    m_b.CreateMaskedStore(mem, ptr, align, tail);
+  else
+    m_b.CreateMaskedScatter(mem, ptr, align, tail);
 }
 
 void IrGen::ifThenElse(const IfThenElse& op) {

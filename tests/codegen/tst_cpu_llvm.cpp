@@ -430,6 +430,60 @@ private Q_SLOTS:
 
   void integerDivisionEdges() { test::checkIntegerDivisionEdges(*m_target, {}); }
 
+  void wideVectorsOfOtherLengthsAreHeldInAPowerOfTwo() {
+    // 28 lanes, wider than a float32 register on every host (16 lanes at most): held in
+    // 32 lanes, whose last 4 no load or store touches and no division uses. The vectors
+    // run from the end of the buffers backwards, so a store of all 32 lanes would write
+    // past the end first and then overwrite elements 28..31 with the held lanes' values.
+    const int lanes = 28, n = 56;
+    auto A = makeBuffer("A", DataType::float32(), {intImm(n)});
+    auto X = makeBuffer("X", DataType::int32(), {intImm(n)});
+    auto Y = makeBuffer("Y", DataType::int32(), {intImm(n)});
+    auto O = makeBuffer("O", DataType::float32(), {intImm(n)});
+    auto Q = makeBuffer("Q", DataType::int32(), {intImm(n)});
+    Expr io = var("io"), i = var("i");
+    Expr idx = Ramp::make((1 - io) * lanes, intImm(1), lanes);
+    Stmt vec = loop(
+        io, n / lanes,
+        SeqStmt::make(
+            {store(O, load(A, idx) * Broadcast::make(floatImm(2), lanes) + Broadcast::make(floatImm(1), lanes), idx),
+             store(Q, floordiv(load(X, idx), load(Y, idx)), idx)}));
+    Stmt scalar = loop(i, n,
+                       SeqStmt::make({store(O, load(A, i) * floatImm(2) + floatImm(1), i),
+                                      store(Q, floordiv(load(X, i), load(Y, i)), i)}));
+    const LoweredFunc lowered = makeLowered("held_kernel", {A, X, Y, O, Q}, vec);
+    auto ir = m_target->source(lowered, "llvm", {});
+    QVERIFY2(ir.has_value(), ir ? "" : ir.error().message.c_str());
+    QVERIFY2(ir->find("<28 x") == std::string::npos, ir->c_str());
+    QVERIFY2(ir->find("@llvm.masked.load.v32f32") != std::string::npos, ir->c_str());
+    QVERIFY2(ir->find("@llvm.masked.store.v32f32") != std::string::npos, ir->c_str());
+    QVERIFY2(ir->find("@llvm.masked.store.v32i32") != std::string::npos, ir->c_str());
+    auto kernel = m_target->build(lowered, {});
+    QVERIFY2(kernel.has_value(), kernel ? "" : kernel.error().message.c_str());
+    std::vector<NDArray> expected;
+    for (const Buffer& b : {A, X, Y, O, Q})
+      expected.emplace_back(std::vector<std::int64_t>{n}, b->dtype);
+    for (int k = 0; k < n; ++k) {
+      expected[0].setDouble(k, 0.25 * k - 3);
+      expected[1].setInt(k, 1000 - 37 * k);
+      expected[2].setInt(k, k % 2 ? -(k % 5 + 1) : k % 7 + 1); // never 0
+    }
+    std::vector<NDArray> actual;
+    for (auto& a : expected)
+      actual.push_back(a.clone());
+    auto ran = interpret(wrapRoot("held", {A, X, Y, O, Q}, scalar), expected);
+    QVERIFY2(ran.has_value(), ran ? "" : ran.error().message.c_str());
+    std::vector<void*> pointers;
+    for (auto& a : actual)
+      pointers.push_back(a.rawData());
+    auto run = (*kernel)->run(pointers, {});
+    QVERIFY2(run.has_value(), run ? "" : run.error().message.c_str());
+    for (int k = 0; k < n; ++k) {
+      QCOMPARE(actual[3].getDouble(k), expected[3].getDouble(k));
+      QCOMPARE(actual[4].getInt(k), expected[4].getInt(k));
+    }
+  }
+
   void paddedLoadsVectorizeAsMaskedLoads() {
     // A padded input read under T.if_then_else with w vectorized by 16: the padding's
     // columns fall inside the first and the last vector of each row, which read A under a
