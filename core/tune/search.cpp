@@ -297,6 +297,22 @@ private:
     return out;
   }
 
+  void alternateFamilies(std::vector<Candidate>& pool) const {
+    auto isPoly = [&](const Candidate& c) { return c.sketch >= 0 && m_sketches[c.sketch].family == Family::Poly; };
+    std::vector<Candidate> families[2];
+    for (auto& c : pool)
+      families[isPoly(c) ? 1 : 0].push_back(std::move(c));
+    if (families[0].empty() || families[1].empty()) {
+      pool = std::move(families[families[0].empty() ? 1 : 0]);
+      return;
+    }
+    const int first = families[0].front().score >= families[1].front().score ? 0 : 1;
+    pool.clear();
+    for (std::size_t i = 0; i < std::max(families[0].size(), families[1].size()); ++i)
+      for (int f : {first, 1 - first})
+        if (i < families[f].size()) pool.push_back(std::move(families[f][i]));
+  }
+
   /// The candidates to measure next: `want` unmeasured ones, best predicted first.
   std::vector<Candidate> pick(int want) {
     std::vector<Candidate> pool;
@@ -316,6 +332,10 @@ private:
         std::stable_sort(pool.begin(), pool.end(), [](const auto& a, const auto& b) { return a.score > b.score; });
       else
         std::shuffle(pool.begin(), pool.end(), m_rng);
+      // The prior compares candidates of one family better than across them (it knows
+      // nothing of caches, in which the polyhedral tilings differ most): while it ranks,
+      // the families take turns, each in its own order, the best-scored one first.
+      if (!pool.empty() && pool.front().byPrior) alternateFamilies(pool);
     }
     // Before anything is measured, poly_optimize's own choice for each fusion (its cost
     // model's: often the best polyhedral candidate) goes first.

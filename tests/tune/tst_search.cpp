@@ -285,6 +285,27 @@ private Q_SLOTS:
     }
   }
 
+  void whileThePriorRanksTheFamiliesTakeTurns() {
+    // Mixed: after poly_optimize's own choices, the first batch alternates between TIR and
+    // polyhedral candidates, starting with the family whose best the prior scores higher.
+    PriorTimedMeasurer measurer;
+    auto model = tune::makeCostModel("xgb", 1);
+    auto o = options(8);
+    o.batchSize = 8;
+    o.strategy = tune::Strategy::Mixed;
+    o.epsGreedy = 0;
+    auto result = tune::tune(task(), measurer, **model, {}, nullptr, o);
+    QVERIFY(result);
+    QCOMPARE(result->records.size(), std::size_t{8});
+    std::string families;
+    for (const auto& r : result->records)
+      families += r.family == "poly" ? 'p' : 't';
+    // A candidate that does not lower or breaks a dependence is dropped, not measured, so
+    // the turns need not be exact in the records; but no family has three in a row (without
+    // the turns this search measures "pptppptt").
+    QVERIFY2(families.find("ttt") == std::string::npos && families.find("ppp") == std::string::npos, families.c_str());
+  }
+
   void resumesFromTheRecords() {
     const std::string log = m_dir.filePath("mm.json").toStdString();
     auto previous = tune::readRecords(log);
