@@ -297,15 +297,21 @@ private:
     return out;
   }
 
+  /// 1 for a candidate of the polyhedral family, 0 for a TIR one (or one of no sketch):
+  /// its index in m_familyBest.
+  int familyIndex(const Candidate& c) const {
+    return c.sketch >= 0 && m_sketches[c.sketch].family == Family::Poly ? 1 : 0;
+  }
+
+  /// `pool` (in ranked order) reordered so that the families take turns, each keeping its
+  /// order, the family of the best-scored candidate first.
   void alternateFamilies(std::vector<Candidate>& pool) const {
-    auto isPoly = [&](const Candidate& c) { return c.sketch >= 0 && m_sketches[c.sketch].family == Family::Poly; };
+    const auto polyCount =
+        std::count_if(pool.begin(), pool.end(), [&](const Candidate& c) { return familyIndex(c) == 1; });
+    if (polyCount == 0 || polyCount == static_cast<std::ptrdiff_t>(pool.size())) return;
     std::vector<Candidate> families[2];
     for (auto& c : pool)
-      families[isPoly(c) ? 1 : 0].push_back(std::move(c));
-    if (families[0].empty() || families[1].empty()) {
-      pool = std::move(families[families[0].empty() ? 1 : 0]);
-      return;
-    }
+      families[familyIndex(c)].push_back(std::move(c));
     const int first = families[0].front().score >= families[1].front().score ? 0 : 1;
     pool.clear();
     for (std::size_t i = 0; i < std::max(families[0].size(), families[1].size()); ++i)
@@ -489,7 +495,7 @@ private:
       if (record.ok()) {
         m_measured.push_back({c, record.medianSeconds()});
         if (c.sketch >= 0) {
-          double& best = m_familyBest[m_sketches[c.sketch].family == Family::Poly ? 1 : 0];
+          double& best = m_familyBest[familyIndex(c)];
           best = std::max(best, record.throughput());
         }
         if (record.verified && record.medianSeconds() < m_bestSeconds) {
@@ -645,7 +651,7 @@ private:
       if (r.ok()) {
         m_measured.push_back({*c, r.medianSeconds()});
         if (c->sketch >= 0) {
-          double& best = m_familyBest[m_sketches[c->sketch].family == Family::Poly ? 1 : 0];
+          double& best = m_familyBest[familyIndex(*c)];
           best = std::max(best, r.throughput());
         }
         if (r.verified && r.medianSeconds() < m_bestSeconds) {

@@ -11,7 +11,6 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
-#include <bit>
 #include <optional>
 #include <unordered_map>
 

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <bit>
+
 namespace loopscape::codegen::cpullvm::detail {
 
 using namespace loopscape::ir;

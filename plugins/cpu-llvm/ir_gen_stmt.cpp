@@ -107,7 +107,7 @@ void IrGen::store(const BufferStore& op) {
   const DataType t = op.buffer->dtype.withLanes(lanes);
   llvm::Value* mem = toMemory(value, t);
   const llvm::Align align(static_cast<std::uint64_t>(op.buffer->dtype.bytes()));
-  llvm::Value* tail = lanes > 1 ? tailMask(lanes) : nullptr; // the held lanes past the last stay in registers
+  llvm::Value* tail = tailMask(lanes); // the held lanes past the last stay in registers
   if (lanes == 1 || (contiguous && !tail))
     m_b.CreateAlignedStore(mem, ptr, align);
   else if (contiguous)
