@@ -15,7 +15,7 @@
 #include "core/schedule/schedule_error.h"
 #include "core/schedule/trace_json.h"
 #include "core/schedule/trace_script.h"
-#include "core/tune/records.h"
+#include "core/tune/apply_record.h"
 
 #include <algorithm>
 #include <charconv>
@@ -76,67 +76,6 @@ namespace {
 schedule::LegalityPolicy g_legalityPolicy = schedule::LegalityPolicy::Exact;
 }
 
-namespace {
-
-struct BestRecord {
-  std::string trace; ///< JSON
-  bool verified = false;
-};
-
-/// The JSON trace of the fastest record of `program`'s workload in the tuning log `log`
-/// (any bound sizes, any target), with a note naming it on stderr.
-Expected<BestRecord> bestRecordTrace(const LoadedProgram& program, const std::string& log) {
-  auto records = tune::readRecords(log);
-  if (!records) return std::unexpected(records.error());
-  if (records->empty() && !std::filesystem::exists(log))
-    return std::unexpected(Diagnostic::error("file.not-found", fmt::format("'{}': no such tuning log", log)));
-  const std::string key = tune::workloadKey(program.func);
-  const tune::Record* best = nullptr;
-  for (const auto& r : *records) {
-    if (!r.ok() || !(r.workload == key || r.workload.starts_with(key + "["))) continue;
-    if (!best || r.medianSeconds() < best->medianSeconds()) best = &r;
-  }
-  if (!best)
-    return std::unexpected(Diagnostic::error(
-        "cli.no-record", fmt::format("'{}' has no successful record of this program (workload {}; {} records)", log,
-                                     key, records->size())));
-  std::fprintf(stderr, "note: best:%s: trial %d (%s), %.1f GFLOP/s on %s with %d thread(s)%s\n", log.c_str(),
-               best->trial, best->sketch.c_str(), best->gflops, best->target.c_str(), best->threads,
-               best->verified ? ", verified" : "");
-  return BestRecord{schedule::traceToJson(best->trace), best->verified};
-}
-
-/// The exact check of the program a tuning record's steps gave, once, as the tuner checked
-/// it: nullopt when it is legal, or undecided with a note (a non-affine access; isl's bound
-/// for a record whose output was verified against the reference when it was tuned); else
-/// the diagnostic.
-std::optional<Diagnostic> checkRecordProgram(const schedule::Schedule& sch, const std::string& tracePath,
-                                             const BestRecord& record) {
-  auto report = poly::checkLegality(*sch.originalState(), *sch.state());
-  if (report && report->legal) return std::nullopt;
-  if (report)
-    return poly::illegalDiagnostic(*report->counterexample, "cli.record-illegal",
-                                   fmt::format("{}: the record's program", tracePath));
-  const Diagnostic& e = report.error();
-  if (e.code == "poly.non-affine" || e.code == "poly.unsupported") {
-    std::fprintf(stderr, "note: %s: the record's program was not checked against the dependences: %s\n",
-                 tracePath.c_str(), e.message.c_str());
-    return std::nullopt;
-  }
-  if (record.verified) {
-    std::fprintf(stderr,
-                 "note: %s: the record's program could not be checked for legality: %s; its output was verified "
-                 "against the reference when it was tuned, so it applies unchecked, as the tuner accepted it\n",
-                 tracePath.c_str(), e.message.c_str());
-    return std::nullopt;
-  }
-  return Diagnostic::error(
-      "cli.legality-unchecked",
-      fmt::format("{}: the record's program could not be checked for legality: {}", tracePath, e.message));
-}
-
-} // namespace
-
 bool hasTrace(const LoadedProgram& program, const std::string& tracePath) {
   return !tracePath.empty() || !program.sessionTrace.empty();
 }
@@ -157,27 +96,26 @@ std::optional<schedule::Schedule> applyTraceFile(const LoadedProgram& program, c
   }
   const bool fromSession = givenPath.empty();
   const std::string tracePath = traceName(program, givenPath);
-  std::optional<BestRecord> record;
+  std::optional<tune::Record> record;
   if (!fromSession && tracePath.starts_with("best:")) {
-    auto best = bestRecordTrace(program, tracePath.substr(5));
+    auto best = tune::bestRecordOf(program.func, tracePath.substr(5));
     if (!best) {
       printDiagnostic(best.error());
       exitCode = kExitBadInput;
       return std::nullopt;
     }
+    std::fprintf(stderr, "note: %s: %s\n", tracePath.c_str(), tune::recordSummary(*best).c_str());
     record = std::move(*best);
   }
   auto text = fromSession ? Expected<std::string>(program.sessionTrace)
-              : record    ? Expected<std::string>(record->trace)
+              : record    ? Expected<std::string>(schedule::traceToJson(record->trace))
                           : readFile(tracePath);
   if (!text) {
     printDiagnostic(text.error());
     exitCode = kExitBadInput;
     return std::nullopt;
   }
-  const auto ext = fromSession || tracePath.starts_with("best:")
-                       ? std::string(".json")
-                       : std::filesystem::path(tracePath).extension().string();
+  const auto ext = fromSession || record ? std::string(".json") : std::filesystem::path(tracePath).extension().string();
   if (ext != ".py" && ext != ".json") {
     printDiagnostic(Diagnostic::error(
         "cli.unknown-trace-format",
@@ -187,29 +125,33 @@ std::optional<schedule::Schedule> applyTraceFile(const LoadedProgram& program, c
     return std::nullopt;
   }
   const schedule::LegalityPolicy policy = policyOverride.value_or(g_legalityPolicy);
-  // A tuning record is checked as the tuner checked it: its steps apply, then the exact
-  // check judges the program they give, once, not after each of its 30-50 steps.
-  const bool checkOnce = record && policy == schedule::LegalityPolicy::Exact;
-  schedule::Schedule sch = poly::makeSchedule(program.func, checkOnce ? schedule::LegalityPolicy::Unverified : policy);
+  schedule::Schedule sch = poly::makeSchedule(program.func, policy);
   if (policy == schedule::LegalityPolicy::Unverified && !policyOverride)
     std::fprintf(stderr, "note: %s: the steps of '%s' are not checked against the original program's dependences\n",
                  poly::legalityPolicyName(policy), tracePath.c_str());
-  auto applied =
-      ext == ".py" ? schedule::applyScript(sch, *text, tracePath) : schedule::applyJsonTrace(sch, *text, tracePath);
-  if (applied && checkOnce) {
-    if (auto refused = checkRecordProgram(sch, tracePath, *record)) {
-      printDiagnostic(*refused);
-      exitCode = kExitIllegalSchedule;
-      return std::nullopt;
-    }
-  }
+  // A tuning record is checked as the tuner checked it: once, on the program its steps give.
+  Expected<std::vector<Diagnostic>> applied = std::vector<Diagnostic>{};
+  if (record)
+    applied = tune::applyRecord(sch, *record, tracePath);
+  else if (auto ok = ext == ".py" ? schedule::applyScript(sch, *text, tracePath)
+                                  : schedule::applyJsonTrace(sch, *text, tracePath);
+           !ok)
+    applied = std::unexpected(ok.error());
   if (applied) {
+    for (const auto& n : *applied)
+      std::fprintf(stderr, "note: %s\n", n.message.c_str());
     for (const auto& n : sch.notes())
       std::fprintf(stderr, "note: step %zu (%s): %s\n", n.instruction + 1,
                    std::string(sch.trace().instructions[n.instruction].kind->name).c_str(), n.note.message.c_str());
     return sch;
   }
   const Diagnostic& d = applied.error();
+  if (d.code == "tune.record-illegal" || d.code == "tune.legality-unchecked") {
+    // The check of the record's whole program: its message says it all.
+    printDiagnostic(d);
+    exitCode = kExitIllegalSchedule;
+    return std::nullopt;
+  }
   printDiagnostic(d, *text);
   if (d.subject == DiagnosticSubject::Program) {
     // A refused step, whichever check refused it: the schedule left the program as it

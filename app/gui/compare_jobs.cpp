@@ -8,7 +8,7 @@
 #include "core/poly/tree_description.h"
 #include "core/schedule/trace_json.h"
 #include "core/schedule/trace_script.h"
-#include "core/tune/records.h"
+#include "core/tune/apply_record.h"
 #include "views/trace_model.h"
 
 #include <fmt/format.h>
@@ -80,26 +80,6 @@ Diagnostic sideError(std::string code, std::string message) {
   return Diagnostic::error(std::move(code), std::move(message));
 }
 
-/// The fastest successful record of `original`'s workload in the log at `path`.
-Expected<tune::Record> bestRecordOf(const ir::PrimFunc& original, const std::string& path) {
-  auto records = tune::readRecords(path);
-  if (!records) return std::unexpected(records.error());
-  if (records->empty() && !std::filesystem::exists(path))
-    return std::unexpected(sideError("file.not-found", fmt::format("'{}': no such tuning log", path)));
-  const std::string key = tune::workloadKey(original);
-  const tune::Record* best = nullptr;
-  for (const auto& r : *records) {
-    if (!r.ok() || !(r.workload == key || r.workload.starts_with(key + "["))) continue;
-    if (!best || r.medianSeconds() < best->medianSeconds()) best = &r;
-  }
-  if (!best)
-    return std::unexpected(
-        sideError("compare.no-record", fmt::format("'{}' has no successful record of this program (workload {}; {} "
-                                                   "records)",
-                                                   path, key, records->size())));
-  return *best;
-}
-
 } // namespace
 
 Expected<schedule::Schedule> scheduleForSpec(const CompareInput& input, const CompareSpec& spec, std::string* note) {
@@ -141,12 +121,16 @@ Expected<schedule::Schedule> scheduleForSpec(const CompareInput& input, const Co
     return sch;
   }
   case CompareSpec::Kind::TuningRecord: {
-    auto best = bestRecordOf(input.original->func(), spec.path);
+    auto best = tune::bestRecordOf(input.original->func(), spec.path);
     if (!best) return std::unexpected(best.error());
-    if (note)
-      *note = fmt::format("trial {} ({}), {:.1f} GFLOP/s on {} with {} thread(s){}", best->trial, best->sketch,
-                          best->gflops, best->target, best->threads, best->verified ? ", verified" : "");
-    return poly::replaySchedule(input.original->func(), best->trace);
+    auto notes = tune::applyRecord(sch, *best, "best:" + spec.path);
+    if (!notes) return std::unexpected(notes.error());
+    if (note) {
+      *note = tune::recordSummary(*best);
+      for (const Diagnostic& n : *notes)
+        *note += "; " + n.message;
+    }
+    return sch;
   }
   }
   LS_UNREACHABLE("compare spec kind");

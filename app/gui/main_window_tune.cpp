@@ -4,13 +4,14 @@
 // background and every measured candidate arrives as a table row, a point of the curve and
 // of the prediction scatter. Stop (or Run → Stop tuning) ends it after the candidate being
 // measured. Double-clicking a candidate replaces the workbench trace by the candidate's
-// trace (a poly candidate's is one poly_optimize step) as one undoable step; candidates of
+// trace (a poly candidate's is one poly_optimize step) as one undoable step, its program
+// checked once as the tuner checked it (tune::applyRecord); candidates of
 // another program than the session's are refused. Opening another program drops the
 // search and its candidates.
 #include "app/gui/main_window.h"
 
+#include "app/gui/job_runner.h"
 #include "app/gui/tune_jobs.h"
-#include "core/schedule/trace_json.h"
 #include "views/profile_view.h"
 #include "views/tune_view.h"
 
@@ -158,6 +159,12 @@ void MainWindow::createTuneDock() {
     m_tune->setStatus(QStringLiteral("Trial %1's trace does not apply: %2").arg(m_tuneApplying).arg(message));
     m_tuneApplying = 0;
   });
+  connect(m_session->jobs(), &JobRunner::cancelled, this, [this] {
+    if (m_tuneApplying <= 0) return;
+    m_tune->setStatus(QStringLiteral("Applying trial %1's trace was cancelled: the workbench trace is unchanged.")
+                          .arg(m_tuneApplying));
+    m_tuneApplying = 0;
+  });
 }
 
 void MainWindow::showTuneDock() {
@@ -245,8 +252,12 @@ bool MainWindow::applyTuneCandidate(int row) {
   const QString undo = r.ok()
                            ? QStringLiteral("apply tuned trial %1 (%2 GFLOP/s)").arg(r.trial).arg(r.gflops, 0, 'f', 1)
                            : QStringLiteral("apply tuned trial %1").arg(r.trial);
-  m_session->loadTrace(QString::fromStdString(schedule::traceToJson(r.trace)),
-                       QStringLiteral("tuned-trial-%1.json").arg(r.trial), undo);
+  // The record's program is checked once, as the tuner checked it, not after each step.
+  tune::Record record;
+  record.trial = r.trial;
+  record.trace = r.trace;
+  record.verified = r.verified;
+  m_session->applyTuningRecord(record, undo);
   return true;
 }
 

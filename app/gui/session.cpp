@@ -14,6 +14,7 @@
 #include "core/schedule/schedule_error.h"
 #include "core/schedule/trace_json.h"
 #include "core/schedule/trace_script.h"
+#include "core/tune/apply_record.h"
 
 #include <QDir>
 #include <QFile>
@@ -441,39 +442,67 @@ void Session::applyPrimitive(const views::PrimitiveRequest& request) {
 }
 
 void Session::loadTrace(const QString& text, const QString& fileName, const QString& undoText) {
+  const bool json = fileName.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive) || text.trimmed().startsWith(u'[');
+  std::string source = text.toStdString();
+  replaceTrace(QStringLiteral("Loading trace"),
+               undoText.isEmpty() ? QStringLiteral("load trace %1").arg(QFileInfo(fileName).fileName()) : undoText,
+               source, "the trace does not apply: ",
+               [json, source, name = QFileInfo(fileName).fileName().toStdString()](
+                   schedule::Schedule& sch) -> Expected<std::vector<Diagnostic>> {
+                 auto ok =
+                     json ? schedule::applyJsonTrace(sch, source, name) : schedule::applyScript(sch, source, name);
+                 if (!ok) return std::unexpected(ok.error());
+                 return std::vector<Diagnostic>{};
+               });
+}
+
+void Session::applyTuningRecord(const tune::Record& record, const QString& undoText) {
+  replaceTrace(QStringLiteral("Applying tuned trial %1").arg(record.trial), undoText,
+               schedule::traceToJson(record.trace), {}, [record](schedule::Schedule& sch) {
+                 return tune::applyRecord(sch, record, fmt::format("tuned trial {}", record.trial));
+               });
+}
+
+void Session::replaceTrace(const QString& label, const QString& undoText, std::string source, std::string refusalPrefix,
+                           std::function<Expected<std::vector<Diagnostic>>(schedule::Schedule&)> apply) {
   if (!m_state) return;
   const StatePtr before = m_state;
   const std::uint64_t generation = ++m_applyGeneration;
-  const bool json = fileName.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive) || text.trimmed().startsWith(u'[');
   struct TraceResult {
     StatePtr after;
     std::optional<DiagnosticItem> error;
+    std::vector<DiagnosticItem> notes; ///< applied without a legality verdict
   };
   m_jobs->run<TraceResult>(
-      QStringLiteral("Loading trace"),
-      [before, json, text = text.toStdString(),
-       name = QFileInfo(fileName).fileName().toStdString()](std::stop_token, const ProgressFn&) {
+      label,
+      [before, source = std::move(source), prefix = std::move(refusalPrefix),
+       apply = std::move(apply)](std::stop_token stop, const ProgressFn&) {
         TraceResult r;
         schedule::Schedule sch = poly::makeSchedule(before->schedule.originalState());
-        auto ok = json ? schedule::applyJsonTrace(sch, text, name) : schedule::applyScript(sch, text, name);
-        if (!ok) {
-          r.error =
-              scheduleItem(ok.error(), sch.func(), DiagnosticItem::Origin::Trace, "the trace does not apply: ", text);
+        sch.setStopToken(stop);
+        auto notes = apply(sch);
+        sch.setStopToken({});
+        if (!notes) {
+          r.error = scheduleItem(notes.error(), sch.func(), DiagnosticItem::Origin::Trace, prefix, source);
           return r;
         }
+        for (const Diagnostic& n : *notes)
+          r.notes.push_back(scheduleItem(n, sch.func(), DiagnosticItem::Origin::Trace));
+        for (const schedule::StepNote& n : sch.notes())
+          r.notes.push_back(scheduleItem(n.note, sch.func(), DiagnosticItem::Origin::Trace));
+        for (DiagnosticItem& item : r.notes)
+          item.isError = false;
         r.after = makeState(std::move(sch), before->dialect);
         return r;
       },
-      [this, generation, before, fileName, undoText](TraceResult r) {
+      [this, generation, before, undoText](TraceResult r) {
         if (generation != m_applyGeneration || m_state != before) return;
         if (r.error) {
           setDiagnostics(m_sourceDiagnostics, {*r.error});
           Q_EMIT primitiveRefused(QString::fromStdString(r.error->message));
         } else {
-          setDiagnostics(m_sourceDiagnostics, {});
-          m_undo->push(new StepCommand(
-              this, before, r.after,
-              undoText.isEmpty() ? QStringLiteral("load trace %1").arg(QFileInfo(fileName).fileName()) : undoText));
+          setDiagnostics(m_sourceDiagnostics, std::move(r.notes));
+          m_undo->push(new StepCommand(this, before, r.after, undoText));
         }
         Q_EMIT jobDone();
       });

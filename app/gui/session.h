@@ -31,6 +31,7 @@
 #include "core/graph/model.h"
 #include "core/graph/model_schedule.h"
 #include "core/schedule/schedule.h"
+#include "core/tune/records.h"
 #include "views/code_view.h"
 #include "views/diagnostics_model.h"
 #include "views/primitive_request.h"
@@ -41,9 +42,11 @@
 #include <QObject>
 #include <QTimer>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 
 class QUndoStack;
 
@@ -132,6 +135,9 @@ public:
   /// named `undoText` ("load trace FILE" when empty; the tune view's "apply tuned trial 7").
   void loadTrace(const QString& text, const QString& fileName, const QString& undoText = {});
   bool loadTraceFile(const QString& path, QString* error);
+  /// Replaces the trace by a tuning record's, checked once as the tuner checked it
+  /// (tune::applyRecord), as one undo step named `undoText`.
+  void applyTuningRecord(const tune::Record& record, const QString& undoText);
   /// Generates the code of the current program for `target` in `format`; delivered by
   /// codeReady. The target is remembered in the session (saved in .lsproj).
   void requestCode(const QString& target, const QString& format);
@@ -219,6 +225,11 @@ private:
   void finishLoad(LoadResult result, bool openedFile);
   void setDiagnostics(std::vector<views::DiagnosticItem> source, std::vector<views::DiagnosticItem> action);
   void updateModified();
+  /// Replaces the trace in the background by what `apply` makes of a fresh schedule of the
+  /// original (the notes it returns are shown), as one undo step; `source` is the trace's
+  /// text, quoted by a refusal's detail, and `refusalPrefix` begins a refusal's message.
+  void replaceTrace(const QString& label, const QString& undoText, std::string source, std::string refusalPrefix,
+                    std::function<Expected<std::vector<Diagnostic>>(schedule::Schedule&)> apply);
   /// Starts the background dependence analysis of the current state unless it has one.
   void analyseCurrent();
   /// One group's program states and undo history while another group is open.

@@ -71,6 +71,7 @@ public:
     m_policy = m_verifier ? policy : LegalityPolicy::Unverified;
   }
   LegalityPolicy legalityPolicy() const { return m_policy; }
+  const StepVerifier& verifier() const { return m_verifier; }
   /// Notes of accepted steps (a legality check that could not decide), in trace order.
   const std::vector<StepNote>& notes() const { return m_notes; }
   /// A stop requested on `token` cancels the long computations of later steps (the isl

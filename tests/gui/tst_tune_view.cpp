@@ -5,7 +5,8 @@
 // its trace the workbench trace as one undoable step, and one Undo restores the previous
 // trace. Stop ends a long search promptly and keeps every record (in the table and in the
 // log); Resume continues it, trial numbers going on. A polyhedral candidate applies as one
-// poly_optimize step. A candidate of another version of the program is refused.
+// poly_optimize step. A candidate whose program breaks a dependence is refused with the
+// counterexample; a candidate of another version of the program is refused.
 // The dock's defaults are the CLI's; the cost model, population, seed, time budget and
 // fast-math chosen in the dock reach the search: the same seed with the random model
 // measures the same candidates, another seed others; a time budget stops a long search
@@ -20,6 +21,7 @@
 #include "app/gui/code_jobs.h"
 #include "app/gui/tune_jobs.h"
 #include "core/schedule/instruction.h"
+#include "core/schedule/primitives.h"
 #include "core/schedule/trace_json.h"
 #include "core/tune/records.h"
 #include "core/tune/tune_settings.h"
@@ -351,6 +353,46 @@ private Q_SLOTS:
     s.undoStack()->undo();
     QVERIFY(settle(*m_window));
     QCOMPARE(s.state()->trace->stepCount, 0);
+  }
+
+  void anIllegalCandidateIsRefusedWithItsCounterexample() {
+    // A candidate whose program breaks a dependence (k's inner half outside its outer half
+    // reassociates C's sums): its steps apply unchecked, as the tuner applied them, and the
+    // one check of the program they give refuses it; the workbench trace is unchanged.
+    gui::Session& s = *m_window->session();
+    schedule::Schedule sch(s.state()->schedule.original());
+    auto b = schedule::getBlock(sch, "C");
+    auto loops = schedule::getLoops(sch, *b);
+    QVERIFY(loops);
+    auto k = schedule::split(sch, (*loops)[2], {std::nullopt, 4});
+    QVERIFY(k);
+    QVERIFY(schedule::reorder(sch, {(*k)[1], (*k)[0]}));
+    views::TuneRow row;
+    row.trial = 99;
+    row.gflops = 1.0;
+    row.ms = 1.0;
+    row.family = QStringLiteral("tir");
+    row.sketch = QStringLiteral("tir(C: tile)");
+    row.verified = true;
+    row.trace = sch.trace();
+    view()->addCandidate(row);
+    int at = -1;
+    for (int i = 0; i < view()->model()->rowCount(); ++i)
+      if (view()->model()->row(i).trial == 99) at = i;
+    QVERIFY(at >= 0);
+    const std::string before = traceJson(s.trace());
+    const int undoIndex = s.undoStack()->index();
+    QVERIFY(m_window->applyTuneCandidate(at));
+    QTRY_VERIFY_WITH_TIMEOUT(!view()->status().startsWith(QStringLiteral("Applying")), 20000);
+    QVERIFY(settle(*m_window));
+    QCOMPARE(view()->status(),
+             QStringLiteral("Trial 99's trace does not apply: tuned trial 99: the record's program is illegal: the RAW "
+                            "dependence from C(v_i=0, v_j=0, v_k=3) to C(v_i=0, v_j=0, v_k=4) on C[0, 0] is violated: "
+                            "before, C(v_i=0, v_j=0, v_k=3) ran at (i=0, j=0, k=3) and C(v_i=0, v_j=0, v_k=4) after it "
+                            "at (i=0, j=0, k=4); now C(v_i=0, v_j=0, v_k=4) runs at (i=0, j=0, k_1=0, k_0=1), before "
+                            "C(v_i=0, v_j=0, v_k=3) at (i=0, j=0, k_1=3, k_0=0)"));
+    QCOMPARE(s.undoStack()->index(), undoIndex);
+    QCOMPARE(traceJson(s.trace()), before);
   }
 
   void theDefaultsAreTheCommandLines() {
