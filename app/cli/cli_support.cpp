@@ -10,7 +10,6 @@
 #include "core/ir/resource_limits.h"
 #include "core/ir/visitor.h"
 #include "core/poly/checked_schedule.h"
-#include "core/poly/legality.h"
 #include "core/schedule/instruction.h"
 #include "core/schedule/schedule_error.h"
 #include "core/schedule/trace_json.h"
