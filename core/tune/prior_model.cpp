@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 namespace loopscape::tune {
 
@@ -82,6 +84,33 @@ double accumulatorRate(const Program& program, const Store& store, int r, double
   return looped || live > registers ? options.spillRate : std::min(1.0, chains / (options.latency * options.pipes));
 }
 
+/// The cycles the store's cache fills take at the slowest level (prior_model.h).
+double fillCycles(const Program& program, const Store& store, const PriorOptions& options) {
+  const std::size_t depth = store.loops.size();
+  std::vector<double> bytes(depth + 1, -1); // storeBytesFrom by level, computed on demand
+  auto footprint = [&](std::size_t level) {
+    if (bytes[level] < 0) bytes[level] = storeBytesFrom(program, store, static_cast<int>(level));
+    return bytes[level];
+  };
+  double cycles = 0;
+  const std::pair<double, double> levels[] = {
+      {options.l1Bytes, options.l2Bandwidth},
+      {options.l2Bytes, options.l3Bandwidth},
+      {options.l3Bytes, options.memBandwidth},
+  };
+  for (const auto& [capacity, bandwidth] : levels) {
+    // A nest that fits stays in the cache from one call to the next.
+    if (footprint(0) <= capacity) continue;
+    std::size_t level = 0;
+    double outer = store.runs;
+    while (level < depth && footprint(level) > capacity)
+      outer *= store.extents[level++];
+    cycles = std::max(cycles, outer * footprint(level) / bandwidth);
+  }
+  // Unrolled copies share what they read (a register tile's rows share its columns).
+  return cycles / store.unroll;
+}
+
 } // namespace
 
 PriorOptions PriorOptions::host(int threads) {
@@ -90,6 +119,9 @@ PriorOptions PriorOptions::host(int threads) {
   o.threads = std::max(1, threads);
   o.vectorBytes = machine.vectorBytes;
   o.vectorRegisters = machine.vectorRegisters;
+  o.l1Bytes = static_cast<double>(machine.l1Bytes);
+  o.l2Bytes = static_cast<double>(machine.l2Bytes);
+  o.l3Bytes = static_cast<double>(machine.l3Bytes);
   return o;
 }
 
@@ -121,7 +153,8 @@ double PriorModel::cycles(const codegen::LoweredFunc& func) const {
       speedup = e / std::ceil(e / m_options.threads);
       break;
     }
-    total += iterations * instructions / m_options.pipes / rate / speedup;
+    const double issue = iterations * instructions / m_options.pipes / rate;
+    total += std::max(issue, fillCycles(program, store, m_options)) / speedup;
   }
   if (m_options.threads > 1)
     for (const Loop& loop : program.loops) {

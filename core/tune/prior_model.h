@@ -32,8 +32,18 @@
 //   * with T > 1, each start of a parallel loop (not inside another: that one runs
 //     serially) costs `parallelLaunch` cycles, the fork and join of the threads: a parallel
 //     loop under serial loops starts once per iteration of theirs.
-// The score is -log2 of the sum of the stores' cycles: higher is predicted faster. The model
-// knows nothing of caches; the learned model takes over from measurements.
+//   * caches: for each level (capacity S, fill bandwidth W bytes a cycle: L1 filled from L2,
+//     L2 from L3, L3 from memory) that the store's whole nest does not fit (what fits stays
+//     from one call to the next), the outermost loop level l of the store whose nest (its
+//     loops at depth >= l and the lanes iterating) touches at most S unique bytes of the
+//     store's buffers (features_detail.h storeBytesFrom) is what stays in the cache; it is
+//     filled once per iteration of the loops outside it: traffic = (product of the extents
+//     of the loops above l) * those bytes, taking traffic / W cycles, divided among the
+//     store's unrolled copies (they share what they read). The store takes the most of its
+//     issue cycles and its fill cycles (a roofline; the fills of a parallel store share its
+//     speedup: each core has its own caches).
+// The score is -log2 of the sum of the stores' cycles: higher is predicted faster; the
+// learned model takes over from measurements.
 #pragma once
 
 #include "core/tune/cost_model.h"
@@ -50,7 +60,14 @@ struct PriorOptions {
   double spillRate = 0.4;    ///< share of the issue rate left to accumulators kept in memory
   double window = 64;        ///< vector operations the out-of-order core overlaps
   double parallelLaunch = 8000; ///< cycles of one fork and join (an OpenMP region: a few microseconds)
-  /// This machine (poly::MachineModel::host: vector width and registers) on `threads`.
+  double l1Bytes = 32 * 1024;   ///< cache capacities of one core
+  double l2Bytes = 1 << 20;
+  double l3Bytes = 8 << 20;
+  double l2Bandwidth = 32; ///< bytes a cycle that fill L1 from L2
+  double l3Bandwidth = 16; ///< from L3 into L2
+  double memBandwidth = 6; ///< from memory into L3, per core
+  /// This machine (poly::MachineModel::host: vector width, registers and cache sizes) on
+  /// `threads`.
   static PriorOptions host(int threads);
 };
 

@@ -2,8 +2,8 @@
 // 64^3 matmul, computed by hand from its definition (one latency-bound accumulator chain;
 // eight unrolled rows of vector accumulators, in parallel; 32 rows, more accumulators
 // than registers; short chains that overlap; a parallel loop started once per iteration of
-// a serial one; a partial register tile's two versions), the ranking its scores give, the threads, its model file and
-// its name in makeCostModel.
+// a serial one; a partial register tile's two versions; cache fills), the ranking its
+// scores give, the threads, its model file and its name in makeCostModel.
 #include "core/codegen/lower.h"
 #include "core/frontend/te_frontend.h"
 #include "core/poly/poly_schedule.h"
@@ -126,6 +126,30 @@ private Q_SLOTS:
     avx2.vectorRegisters = 16;
     QCOMPARE(tune::PriorModel(avx2).cycles(lowered(registerTile(8))),
              8 * (8.0 * 4 * 64 * 2 / 2 / 0.4 / 2 + 8.0 * 4 * 2 / 2 / 2) + 8000);
+  }
+
+  void cacheFills() {
+    // An 8 KiB L1 filled at 1 byte a cycle (L2 and L3 hold everything), the matmul as
+    // written. The update's nest touches A, B and C whole (48 KiB); with i fixed, a row of A
+    // and of C and all of B (16.5 KiB); with i and j fixed, a row of A (256 bytes), a column
+    // of B (256) and one element of C (4): 516 bytes fit, filled 64 * 64 times. The init's
+    // nest is C (16 KiB); with i fixed, a row (256 bytes), filled 64 times. Both stores
+    // take their fill cycles, more than their issue cycles (1M and 2048).
+    tune::PriorOptions small = avx512(1);
+    small.l1Bytes = 8 * 1024;
+    small.l2Bandwidth = 1;
+    small.l2Bytes = small.l3Bytes = 1 << 30;
+    QCOMPARE(tune::PriorModel(small).cycles(lowered("")), 64.0 * 256 + 64.0 * 64 * 516);
+    // A nest that fits stays in the cache from one call to the next: nothing to fill.
+    small.l1Bytes = 48 * 1024;
+    QCOMPARE(tune::PriorModel(small).cycles(lowered("")), 4096 / 2.0 + 64.0 * 64 * 64 / 2 / 0.125);
+    // Eight unrolled rows share the columns of B they read: the fills of each row's store
+    // (under k: a row of A, 64 x 16 of B, one 16-lane vector of C, 256 + 4096 + 64 bytes,
+    // filled 8 * 4 times) are divided among the 8 copies. The init's nest (8 * 64 bytes of a
+    // row) fits.
+    small.l1Bytes = 8 * 1024;
+    QCOMPARE(tune::PriorModel(small).cycles(lowered(registerTile(8))),
+             8 * (std::max(8.0 * 4 * 64 / 2, 8.0 * 4 * 4416 / 8) + 8.0 * 4 / 2));
   }
 
   void scoresRankFewerCyclesFirst() {
