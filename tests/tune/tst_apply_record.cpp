@@ -8,6 +8,7 @@
 #include "core/poly/checked_schedule.h"
 #include "core/schedule/primitives.h"
 #include "core/tune/apply_record.h"
+#include "record_test_helpers.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -44,17 +45,9 @@ tune::Record record(bool swapHalves, int trial = 7, double seconds = 0.001) {
                                                   ? std::vector{(*i)[0], (*j)[0], (*k)[1], (*k)[0], (*i)[1], (*j)[1]}
                                                   : std::vector{(*i)[0], (*j)[0], (*k)[0], (*i)[1], (*k)[1], (*j)[1]};
   if (!schedule::reorder(sch, order)) qFatal("the record's reorder does not apply");
-  tune::Record r;
-  r.workload = tune::workloadKey(sch.original());
-  r.func = "main";
-  r.target = "cpu-llvm";
-  r.threads = 2;
-  r.family = "tir";
-  r.sketch = "tir(C: tile)";
-  r.trace = sch.trace();
+  tune::Record r = testing::tirRecord(sch);
   r.seconds = {seconds};
   r.gflops = 8.2;
-  r.verified = true;
   r.trial = trial;
   return r;
 }

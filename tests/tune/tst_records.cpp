@@ -6,6 +6,7 @@
 #include "core/schedule/primitives.h"
 #include "core/schedule/trace_json.h"
 #include "core/tune/records.h"
+#include "record_test_helpers.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -36,17 +37,9 @@ tune::Record sampleRecord() {
   auto loops = schedule::getLoops(sch, *b);
   auto factors = schedule::samplePerfectTile(sch, (*loops)[0], 2, 16, std::vector<std::int64_t>{4, 4});
   (void)schedule::split(sch, (*loops)[0], *factors);
-  tune::Record r;
-  r.workload = tune::workloadKey(sch.original());
-  r.func = "main";
-  r.target = "cpu-llvm";
-  r.threads = 2;
-  r.family = "tir";
-  r.sketch = "tir(C: tile)";
-  r.trace = sch.trace();
+  tune::Record r = testing::tirRecord(sch);
   r.seconds = {0.0015, 0.00125, 0.0013};
   r.gflops = 6.5;
-  r.verified = true;
   r.trial = 3;
   r.time = "2026-11-27T10:00:00Z";
   r.version = "0.1.0";
