@@ -37,8 +37,9 @@ public:
   /// register of float32 and its lanes are not a power of two, the next power of two:
   /// LLVM 16's x86 backend splits such a vector into pieces and joins them again around
   /// each loop-carried value and masked load (a <28 x float> accumulator on AVX-512:
-  /// inserts and spills in every iteration, 3-5x slower). The held lanes past the last are
-  /// masked out of every memory access (tailMask) and never divide. Narrower vectors are
+  /// inserts and spills in every iteration, 3-5x slower). The held lanes past the last
+  /// touch no memory (loadPieces, storePieces; masked in a branch's loads, memoryMask) and
+  /// never divide (tailMask). Narrower vectors are
   /// left to LLVM, which holds them in one register (held as the next power of two
   /// themselves, with masked accesses, they ran 1.3-2.6x slower).
   int heldLanes(int lanes) const;
@@ -66,6 +67,16 @@ private:
   llvm::Value* cast(ir::DataType to, const ir::Expr& value);
   llvm::Value* call(const ir::Call& op);
   llvm::Value* load(const ir::BufferLoad& op);
+  /// A contiguous vector of `lanes` lanes held in more (heldLanes) moves as plain loads
+  /// and stores of its exact lanes, in pieces of powers of two (56: 32, 16, 8), each
+  /// (offset, width); loadPieces joins them into the held vector, storePieces takes them
+  /// out of it. A masked access of the held width would do in one instruction, but LLVM
+  /// takes it to touch the whole held width: an accumulator row of 56 lanes then overlaps
+  /// the next row's, and every update of a register tile of such rows went through memory
+  /// (a conv tile of 4 rows x 56 lanes: 3.6x slower).
+  static std::vector<std::pair<int, int>> pieces(int lanes);
+  llvm::Value* loadPieces(llvm::Type* elem, llvm::Value* ptr, llvm::Align align, int lanes);
+  void storePieces(llvm::Value* value, llvm::Type* elem, llvm::Value* ptr, llvm::Align align, int lanes);
   /// Pointer (scalar) or vector of pointers (gather/scatter) for a flat access; `contiguous`
   /// is set when the access covers `lanes` consecutive elements from the returned pointer.
   llvm::Value* address(const ir::Buffer& buffer, const std::vector<ir::Expr>& indices, int lanes, bool& contiguous);

@@ -452,6 +452,59 @@ llvm::Value* IrGen::address(const Buffer& buffer, const std::vector<Expr>& indic
   return m_b.CreateInBoundsGEP(elem, base, toIndex(expr(index), index.dtype()));
 }
 
+std::vector<std::pair<int, int>> IrGen::pieces(int lanes) {
+  std::vector<std::pair<int, int>> out;
+  for (int offset = 0; offset < lanes;) {
+    const int width = static_cast<int>(std::bit_floor(static_cast<unsigned>(lanes - offset)));
+    out.emplace_back(offset, width);
+    offset += width;
+  }
+  return out;
+}
+
+llvm::Value* IrGen::loadPieces(llvm::Type* elem, llvm::Value* ptr, llvm::Align align, int lanes) {
+  const int held = heldLanes(lanes);
+  llvm::Value* whole = llvm::PoisonValue::get(llvm::FixedVectorType::get(elem, static_cast<unsigned>(held)));
+  for (const auto& [offset, width] : pieces(lanes)) {
+    llvm::Value* at =
+        offset == 0 ? ptr : m_b.CreateInBoundsGEP(elem, ptr, m_b.getInt64(static_cast<std::uint64_t>(offset)));
+    llvm::Value* piece =
+        width == 1 ? m_b.CreateAlignedLoad(elem, at, align)
+                   : m_b.CreateAlignedLoad(llvm::FixedVectorType::get(elem, static_cast<unsigned>(width)), at, align);
+    if (width == 1) {
+      whole = m_b.CreateInsertElement(whole, piece, m_b.getInt64(static_cast<std::uint64_t>(offset)));
+      continue;
+    }
+    std::vector<int> widen(static_cast<std::size_t>(held), -1);
+    for (int i = 0; i < width; ++i)
+      widen[static_cast<std::size_t>(i)] = i;
+    llvm::Value* wide = m_b.CreateShuffleVector(piece, widen);
+    std::vector<int> merge(static_cast<std::size_t>(held), -1);
+    for (int i = 0; i < offset; ++i)
+      merge[static_cast<std::size_t>(i)] = i;
+    for (int i = 0; i < width; ++i)
+      merge[static_cast<std::size_t>(offset + i)] = held + i;
+    whole = offset == 0 ? wide : m_b.CreateShuffleVector(whole, wide, merge);
+  }
+  return whole;
+}
+
+void IrGen::storePieces(llvm::Value* value, llvm::Type* elem, llvm::Value* ptr, llvm::Align align, int lanes) {
+  for (const auto& [offset, width] : pieces(lanes)) {
+    llvm::Value* at =
+        offset == 0 ? ptr : m_b.CreateInBoundsGEP(elem, ptr, m_b.getInt64(static_cast<std::uint64_t>(offset)));
+    if (width == 1) {
+      m_b.CreateAlignedStore(m_b.CreateExtractElement(value, m_b.getInt64(static_cast<std::uint64_t>(offset))), at,
+                             align);
+      continue;
+    }
+    std::vector<int> part(static_cast<std::size_t>(width));
+    for (int i = 0; i < width; ++i)
+      part[static_cast<std::size_t>(i)] = offset + i;
+    m_b.CreateAlignedStore(m_b.CreateShuffleVector(value, part), at, align);
+  }
+}
+
 llvm::Value* IrGen::load(const BufferLoad& op) {
   const int lanes = op.dtype.lanes();
   bool contiguous = false;
@@ -472,7 +525,9 @@ llvm::Value* IrGen::load(const BufferLoad& op) {
     regType(op.dtype);
     // Only the lanes the branch is taken for (and not the held lanes past the last) touch
     // memory; the others read 0.
-    if (llvm::Value* mask = memoryMask(lanes))
+    if (contiguous && !m_laneMask && tailMask(lanes))
+      v = loadPieces(elem, ptr, align, lanes);
+    else if (llvm::Value* mask = memoryMask(lanes))
       v = contiguous ? m_b.CreateMaskedLoad(vecType, ptr, align, mask, llvm::Constant::getNullValue(vecType))
                      : m_b.CreateMaskedGather(vecType, ptr, align, mask, llvm::Constant::getNullValue(vecType));
     else

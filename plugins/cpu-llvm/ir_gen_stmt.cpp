@@ -111,7 +111,7 @@ void IrGen::store(const BufferStore& op) {
   if (lanes == 1 || (contiguous && !tail))
     m_b.CreateAlignedStore(mem, ptr, align);
   else if (contiguous)
-    m_b.CreateMaskedStore(mem, ptr, align, tail);
+    storePieces(mem, memType(op.buffer->dtype), ptr, align, lanes);
   else
     m_b.CreateMaskedScatter(mem, ptr, align, tail);
 }
