@@ -77,7 +77,10 @@ int IrGen::heldLanes(int lanes) const {
 llvm::Value* IrGen::memoryMask(int lanes) {
   llvm::Value* tail = tailMask(lanes);
   if (!tail) return m_laneMask;
-  return m_laneMask ? m_b.CreateAnd(m_laneMask, tail) : tail;
+  if (!m_laneMask) return tail;
+  // A select, not an and: the held lanes past the last are poison (loadPieces), and so may
+  // be a branch's mask there; `and` would keep the poison, a select takes false.
+  return m_b.CreateSelect(tail, m_laneMask, llvm::Constant::getNullValue(m_laneMask->getType()));
 }
 
 llvm::Type* IrGen::memType(DataType t) {
@@ -524,7 +527,8 @@ llvm::Value* IrGen::load(const BufferLoad& op) {
     auto* vecType = llvm::FixedVectorType::get(elem, static_cast<unsigned>(heldLanes(lanes)));
     regType(op.dtype);
     // Only the lanes the branch is taken for (and not the held lanes past the last) touch
-    // memory; the others read 0.
+    // memory; the others read 0 (outside a branch, the held lanes past the last are
+    // poison: loadPieces).
     if (contiguous && !m_laneMask && tailMask(lanes))
       v = loadPieces(elem, ptr, align, lanes);
     else if (llvm::Value* mask = memoryMask(lanes))
