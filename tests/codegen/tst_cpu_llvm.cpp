@@ -517,6 +517,35 @@ private Q_SLOTS:
     compareWithInterpreter(*lowered, *func, nullptr, {});
   }
 
+  void paddedLoadsOfHeldVectorsMaskTheirTail() {
+    // The same padding on rows of 56 with w vectorized by 28 (held in 32 lanes): the
+    // branch's loads stay masked loads of the held width, their mask false in the held
+    // lanes past the last (memoryMask), and the stores go in pieces; every element of P is
+    // compared with the interpreter's.
+    const std::string source =
+        "from tvm import te\nA = te.placeholder((5, 54), dtype=\"float32\", name=\"A\")\n"
+        "P = te.compute((7, 56), lambda h, w: te.if_then_else(te.all(h >= 1, h < 6, w >= 1, w < 55), "
+        "A[h - 1, w - 1], te.const(0.0, \"float32\")), name=\"P\")\n";
+    auto func = frontend::parseTe(source, "pad.te");
+    QVERIFY2(func.has_value(), func ? "" : func.error().message.c_str());
+    schedule::Schedule sch(*func);
+    auto applied = schedule::applyScript(sch,
+                                         "h, w = sch.get_loops(sch.get_block(\"P\"))\n"
+                                         "w_0, w_1 = sch.split(w, factors=[None, 28])\n"
+                                         "sch.vectorize(w_1)\n",
+                                         "trace.py");
+    QVERIFY2(applied.has_value(), applied ? "" : applied.error().message.c_str());
+    codegen::LowerOptions options;
+    options.maskedLoads = true;
+    auto lowered = codegen::lower(sch.func(), options);
+    QVERIFY2(lowered.has_value(), lowered ? "" : lowered.error().message.c_str());
+    auto ir = m_target->source(*lowered, "llvm", {});
+    QVERIFY2(ir.has_value(), ir ? "" : ir.error().message.c_str());
+    QVERIFY2(ir->find("@llvm.masked.load.v32f32") != std::string::npos, ir->substr(0, 3000).c_str());
+    QVERIFY2(ir->find("store <16 x float>") != std::string::npos, ir->substr(0, 3000).c_str());
+    compareWithInterpreter(*lowered, *func, nullptr, {});
+  }
+
   void partialRegisterTilesMatchTheInterpreter() {
     // A register tile of 4 rows over 10 (4, 4, 2) with its init: the whole tiles take the
     // unrolled copy, the last the serial one (lower_unswitch.h); every element is checked.
