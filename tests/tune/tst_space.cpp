@@ -230,6 +230,43 @@ Y = te.compute((1, 4, 8, 8), lambda n, f, y, x: te.sum(P[n, rc, y + ry, x + rx] 
     QVERIFY(different >= 15);
   }
 
+  // Mutators are drawn as MetaSchedule draws them, then one of their sites: a conv's one
+  // compute location (pad_temp's, at the root) changes in about 5 % of the mutations
+  // (times the 4 in 5 of its moves that change it), whatever its four tile decisions
+  // (drawn per site, it changed in about 1 %).
+  void everyMutatorKeepsItsShareHoweverManySites() {
+    const ir::PrimFunc func = smallProgram(kSmallSamples[2]);
+    tune::SpaceOptions options;
+    options.poly = false;
+    const auto sketches = tune::generateSketches(func, options);
+    QVERIFY(!sketches.empty());
+    QCOMPARE(sketches.front().name, std::string("tir(conv2d_nchw: tile, pad_temp: compute_at)"));
+    auto sch = tune::generate(func, sketches.front(), options, {}, 1);
+    QVERIFY(sch);
+    schedule::Trace trace = sch->trace();
+    std::size_t location = 0, index = 0;
+    int tiles = 0;
+    for (auto& inst : trace.instructions) {
+      if (!inst.kind || !inst.kind->isSampling) continue;
+      if (inst.kind->name == "sample_compute_location") {
+        inst.decision = schedule::TraceValue(std::int64_t{-1});
+        location = index;
+      }
+      tiles += inst.kind->name == "sample_perfect_tile";
+      ++index;
+    }
+    QCOMPARE(tiles, 4);
+    std::mt19937_64 rng(17);
+    const int n = 4000;
+    int moved = 0;
+    for (int i = 0; i < n; ++i) {
+      auto decisions = tune::mutate(trace, options, rng);
+      QVERIFY(decisions);
+      moved += schedule::pythonValue((*decisions)[location]) != "-1";
+    }
+    QVERIFY2(moved > n * 3 / 100 && moved < n * 5 / 100, std::to_string(moved).c_str());
+  }
+
   // A poly decision's register tile stays within its cache tile; rows that are not a power
   // of two need not divide it: rows of 6 in a tile of 64 become 12 or 3 (when the tile had
   // to stay a multiple, they could not change). Powers of two (vector widths) still divide.
