@@ -276,7 +276,6 @@ std::optional<Decisions> mutate(const schedule::Trace& trace, const SpaceOptions
     std::size_t index; ///< in the decisions
     const schedule::Instruction* inst;
     int mutator;
-    double weight = 0;
   };
   // MetaSchedule's mutator probabilities: a mutator first (tile sizes 0.9, compute location
   // 0.05, unroll and parallel, both categorical, 0.05), then one of its sites uniformly.
@@ -296,20 +295,19 @@ std::optional<Decisions> mutate(const schedule::Trace& trace, const SpaceOptions
     sites.push_back({decisions.size(), &inst, mutator});
     decisions.push_back(inst.decision.value_or(TraceValue{}));
   }
-  for (auto& s : sites)
-    s.weight = kMutatorWeight[s.mutator] / sitesOf[s.mutator];
+  const auto weight = [&](const Site& s) { return kMutatorWeight[s.mutator] / sitesOf[s.mutator]; };
   for (int attempt = 0; attempt < 16 && !sites.empty(); ++attempt) {
     double total = 0;
     for (const auto& s : sites)
-      total += s.weight;
+      total += weight(s);
     double pick = static_cast<double>(rng() >> 11) * 0x1.0p-53 * total;
     const Site* site = &sites.back();
     for (const auto& s : sites) {
-      if (pick < s.weight) {
+      if (pick < weight(s)) {
         site = &s;
         break;
       }
-      pick -= s.weight;
+      pick -= weight(s);
     }
     const TraceValue& old = decisions[site->index];
     const std::string_view name = site->inst->kind->name;
