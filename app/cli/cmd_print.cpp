@@ -81,10 +81,11 @@ int printSpace(const PrintOptions& opt, const schedule::ProgramState& state) {
 int printTargetSource(const PrintOptions& opt, const ir::PrimFunc& func) {
   std::string targetName = opt.target;
   if (targetName.empty())
-    targetName = opt.format == "llvm"                                                     ? "cpu-llvm"
-                 : (opt.format == "opencl" || opt.format == "host")                       ? "opencl"
-                 : (opt.format == "cuda" || opt.format == "ptx" || opt.format == "ptxas") ? "cuda"
-                                                                                          : "cpu-c";
+    targetName = opt.format == "llvm"                               ? "cpu-llvm"
+                 : (opt.format == "opencl" || opt.format == "host") ? "opencl"
+                 : (opt.format == "cuda" || opt.format == "ptx" || opt.format == "ptxas" || opt.format == "sass")
+                     ? "cuda"
+                     : "cpu-c";
   const codegen::Pipeline pipeline;
   auto target = pipeline.findTarget(targetName);
   if (!target) {
@@ -119,7 +120,8 @@ int runPrint(const PrintOptions& opt) {
     if (!applied) return exitCode;
     sch = *applied;
   }
-  static const std::set<std::string> targetFormats = {"c", "llvm", "asm", "opencl", "host", "cuda", "ptx", "ptxas"};
+  static const std::set<std::string> targetFormats = {"c",    "llvm", "asm",   "opencl", "host",
+                                                      "cuda", "ptx",  "ptxas", "sass"};
   if (targetFormats.contains(opt.format)) return printTargetSource(opt, sch.func());
   if (opt.isl && opt.format != "tree") {
     printDiagnostic(Diagnostic::error("cli.bad-argument", "--isl only applies to --format tree"));
@@ -154,19 +156,19 @@ void registerPrint(CLI::App& app, CommandResult& result) {
                   "Program file (.te, TVMScript .py) or a workbench session (.lsproj: its program and trace)")
       ->required();
   cmd->add_option("--trace", opt->trace, "Apply this schedule trace first: a TVM Python script (.py) or a JSON trace (.json)");
-  cmd->add_option(
-         "--format", opt->format,
-         "What to print: tir (the scheduled program), trace-py (the trace as TVM Python), trace-json, "
-         "tvm-script (a Python script that rebuilds the program and replays the trace in Apache TVM), "
-         "the code a target generates: c, llvm, asm, opencl (the OpenCL C kernel), host (the opencl target's "
-         "host library), cuda, ptx (NVRTC), ptxas (ptxas -v usage), or the polyhedral view: tree (schedule tree), deps "
-         "(dependences), space (one block's iteration space: --block, --dims; space-svg: as an SVG picture)")
+  cmd->add_option("--format", opt->format,
+                  "What to print: tir (the scheduled program), trace-py (the trace as TVM Python), trace-json, "
+                  "tvm-script (a Python script that rebuilds the program and replays the trace in Apache TVM), "
+                  "the code a target generates: c, llvm, asm, opencl (the OpenCL C kernel), host (the opencl target's "
+                  "host library), cuda, ptx (NVRTC), ptxas (ptxas -v usage), sass (machine code: ptxas and cuobjdump), "
+                  "or the polyhedral view: tree (schedule tree), deps "
+                  "(dependences), space (one block's iteration space: --block, --dims; space-svg: as an SVG picture)")
       ->check(CLI::IsMember({"tir", "trace-py", "trace-json", "tvm-script", "c", "llvm", "asm", "opencl", "host",
-                             "cuda", "ptx", "ptxas", "tree", "deps", "relay", "space", "space-svg"}))
+                             "cuda", "ptx", "ptxas", "sass", "tree", "deps", "relay", "space", "space-svg"}))
       ->capture_default_str();
   cmd->add_option("--target", opt->target,
-                  "Target plugin for --format c/llvm/asm/opencl/host/cuda/ptx/ptxas (see `loopscape-cli targets`; "
-                  "default cpu-c, cpu-llvm for llvm, opencl for opencl and host, cuda for cuda, ptx and ptxas)");
+                  "Target plugin for --format c/llvm/asm/opencl/host/cuda/ptx/ptxas/sass (see `loopscape-cli targets`; "
+                  "default cpu-c, cpu-llvm for llvm, opencl for opencl and host, cuda for cuda, ptx, ptxas and sass)");
   cmd->add_flag("--isl", opt->isl,
                 "With --format tree: print the tree in isl's own YAML form (isl_schedule_read_from_str reads it back)");
   cmd->add_flag("--fast-math", opt->fastMath, "With --format c/llvm/asm: " "Let the compiler reassociate and contract floating-point operations (cpu-c: -ffast-math; cpu-llvm: fast-math flags and FMA contraction); off by default");

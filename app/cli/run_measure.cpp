@@ -49,9 +49,13 @@ std::optional<TimedProfile> timeKernel(const codegen::Pipeline& pipeline, const 
     return std::nullopt;
   }
   codegen::ProfileReport profile = codegen::makeProfile(original, scheduled, sizes, ran->timing, threads);
-  codegen::addModeledTraffic(profile, kernel.func, sizes);
   profile.mode = run.isolation == codegen::Isolation::InProcess ? "in process" : "isolated worker";
-  if (withPeak) profile.peak = codegen::peakFor(profile);
+  if (kernel.func.gpu) {
+    profile.peakNote = codegen::kGpuPeakNote;
+  } else {
+    codegen::addModeledTraffic(profile, kernel.func, sizes);
+    if (withPeak) profile.peak = codegen::peakFor(profile);
+  }
   return TimedProfile{std::move(*ran), std::move(profile)};
 }
 

@@ -159,8 +159,10 @@ Row runProfile(const ProfileRequest& request, std::stop_token stop,
   progress(total, total);
   codegen::ProfileReport profile =
       codegen::makeProfile(request.original, request.scheduled, *sizes, timed->timing, /*threads=*/0);
-  codegen::addModeledTraffic(profile, built->func, *sizes, codegen::TrafficOptions{request.trafficCacheBytes, 64});
-  profile.peak = request.peak ? request.peak() : codegen::peakFor(profile);
+  if (!built->func.gpu) { // this machine's CPU peak and cache model say nothing of a GPU kernel
+    codegen::addModeledTraffic(profile, built->func, *sizes, codegen::TrafficOptions{request.trafficCacheBytes, 64});
+    profile.peak = request.peak ? request.peak() : codegen::peakFor(profile);
+  }
   for (double s : timed->timing.perRepeat)
     row.perRepeatMs.push_back(s * 1e3);
   row.number = timed->timing.number;

@@ -80,6 +80,8 @@ std::string formatProfile(const ProfileReport& r, int warmup) {
     out += fmt::format("peak: {:.1f} GFLOP/s fp32 on {} core{} ({}), {:.1f} GB/s; roofline bound {:.1f} GFLOP/s\n",
                        r.peakGflops(), r.threads, r.threads == 1 ? "" : "s", r.peak->isa, r.peak->bandwidthGBs,
                        r.rooflineGflops());
+  else if (!r.peakNote.empty())
+    out += fmt::format("peak: {}\n", r.peakNote);
   if (t.countersRequested) {
     if (t.counters.available) {
       const auto& v = t.counters.values;
@@ -92,6 +94,10 @@ std::string formatProfile(const ProfileReport& r, int warmup) {
   }
   return out;
 }
+
+const char* const kGpuPeakNote =
+    "not modeled for a GPU kernel (this machine's CPU peak and cache do not apply); the time per call includes "
+    "the device allocations, the copies both ways and the launch";
 
 ProfileReport makeProfile(const ir::PrimFunc& original, const ir::PrimFunc& scheduled, const ir::SizeBindings& sizes,
                           TimingResult timing, int threads) {

@@ -27,6 +27,7 @@ struct ProfileReport {
   double modeledBytes = 0;
   std::string trafficModel;        ///< the model in words: "beyond a 1 MiB cache, 64-byte lines"
   std::optional<MachinePeak> peak; ///< absent: no percent of peak
+  std::string peakNote;            ///< without a peak: why, printed as "peak: <note>"
   int threads = 1;                ///< cores the kernel can use (1 without parallel loops)
   std::string mode;               ///< "isolated worker" or "in process"
 
@@ -44,6 +45,9 @@ struct ProfileReport {
   /// min(peak, AI * bandwidth): what the roofline allows this kernel; 0 without a peak.
   double rooflineGflops() const;
 };
+
+/// ProfileReport::peakNote for a GPU kernel, which gets no peak and no modeled traffic.
+extern const char* const kGpuPeakNote;
 
 /// This machine's peak for `report` (machinePeak), measured again when the report's
 /// kernel ran faster than the cached figure for its cores: that figure was measured while

@@ -3,8 +3,9 @@
 // loaded with dlopen), and run through a host library (cuda_host.h: C compiled by the
 // system compiler, embedding the PTX and loading the driver itself) in the isolated
 // worker, like the opencl target. Formats: "cuda" (the kernel), "ptx" (NVRTC's PTX for
-// LOOPSCAPE_CUDA_ARCH, default sm_80), "ptxas" (ptxas -v: registers, shared memory) and
-// "host" (the host library's C source). Running needs the driver (libcuda.so.1); without
+// LOOPSCAPE_CUDA_ARCH, default sm_80), "ptxas" (ptxas -v: registers, shared memory),
+// "sass" (the machine code, by ptxas and cuobjdump; listed only where the toolkit has
+// cuobjdump) and "host" (the host library's C source). Running needs the driver (libcuda.so.1); without
 // it build() says so after compiling the PTX ("cuda.no-driver"), and toolchain() says the
 // target cannot run. Whether a device is there is found on the first call (a driver
 // without a GPU fails there: "cuda: cuInit: CUDA_ERROR_NO_DEVICE: ...").
@@ -17,6 +18,9 @@
 #include "plugins/cuda/cuda_toolkit.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 namespace loopscape::codegen::cuda {
 
@@ -47,14 +51,20 @@ public:
     if (!cc.usable) return {false, compiles + "; a CUDA driver is present, but no host library: " + cc.message};
     return {true, compiles + "; runs on device 0 of the CUDA driver (libcuda.so.1); host library by " + cc.message};
   }
-  std::vector<std::string> sourceFormats() const override { return {"cuda", "ptx", "ptxas", "host"}; }
+  std::vector<std::string> sourceFormats() const override {
+    if (toolkit().cuobjdumpPath.empty()) return {"cuda", "ptx", "ptxas", "host"};
+    return {"cuda", "ptx", "ptxas", "sass", "host"};
+  }
 
   Expected<std::string> source(const LoweredFunc& func, const std::string& format,
                                const BuildOptions& options) override {
     if (options.stop.stop_requested()) return Unexpected(cancelledDiagnostic("building"));
-    if (format != "cuda" && format != "ptx" && format != "ptxas" && format != "host")
-      return Unexpected(Diagnostic::error("codegen.unknown-format", "target cuda has no source format '" + format +
-                                                                        "' (formats: cuda, ptx, ptxas, host)"));
+    const auto formats = sourceFormats();
+    if (std::ranges::find(formats, format) == formats.end())
+      return Unexpected(Diagnostic::error(
+          "codegen.unknown-format",
+          fmt::format("target cuda has no source format '{}' (formats: {}){}", format, fmt::join(formats, ", "),
+                      format == "sass" ? "; sass needs cuobjdump from the CUDA toolkit" : "")));
     auto kernel = gpu::printKernel(func, gpu::Dialect::Cuda);
     if (!kernel) return Unexpected(kernel.error());
     if (format == "cuda") return kernel->text;
@@ -63,6 +73,7 @@ public:
     if (format == "host") return hostSource(func, *ptx);
     auto dir = toolchain::cacheDir(options, "cuda");
     if (!dir) return Unexpected(dir.error());
+    if (format == "sass") return sassListing(*ptx, *dir, options.stop);
     return ptxasUsage(*ptx, *dir, options.stop);
   }
 

@@ -51,6 +51,7 @@ Toolkit find() {
     if (t.root.empty()) t.root = fs::canonical(root, ec).string();
     if (t.nvrtcPath.empty() && fs::exists(root + "/lib64/libnvrtc.so", ec)) t.nvrtcPath = root + "/lib64/libnvrtc.so";
     if (t.ptxasPath.empty() && fs::exists(root + "/bin/ptxas", ec)) t.ptxasPath = root + "/bin/ptxas";
+    if (t.cuobjdumpPath.empty() && fs::exists(root + "/bin/cuobjdump", ec)) t.cuobjdumpPath = root + "/bin/cuobjdump";
   }
   if (t.nvrtcPath.empty()) t.nvrtcPath = "libnvrtc.so"; // the loader's search path, if anywhere
   // The driver: only whether it loads (it stays loaded once found, as a driver does).
@@ -153,25 +154,54 @@ Expected<std::string> compileToPtx(const std::string& source, const std::string&
   return ptx;
 }
 
-Expected<std::string> ptxasUsage(const std::string& ptx, const std::string& workDir, std::stop_token stop) {
+namespace {
+
+Expected<std::string> writePtx(const std::string& ptx, const std::string& workDir) {
   if (toolkit().ptxasPath.empty())
     return Unexpected(
         Diagnostic::error("cuda.no-ptxas", "ptxas not found (looked in $CUDA_HOME/bin, /usr/local/cuda/bin)"));
   const std::string path = (fs::path(workDir) / (toolchain::contentHash({ptx}) + ".ptx")).string();
-  {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << ptx;
-    if (!out) return Unexpected(Diagnostic::error("cuda.write-failed", "cannot write " + path));
-  }
-  auto ran = toolchain::runProgram(
-      "cuda", {toolkit().ptxasPath, "-v", "--gpu-name", architecture(), path, "-o", "/dev/null"}, stop);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << ptx;
+  if (!out) return Unexpected(Diagnostic::error("cuda.write-failed", "cannot write " + path));
+  return path;
+}
+
+/// Runs `argv`; its output, or `code` with `what` and the output as a note.
+Expected<std::string> runTool(const std::vector<std::string>& argv, std::stop_token stop, const char* code,
+                              const std::string& what) {
+  auto ran = toolchain::runProgram("cuda", argv, stop);
   if (!ran) return Unexpected(ran.error());
   if (ran->exitStatus != 0) {
-    auto d = Diagnostic::error("cuda.ptxas-error", "ptxas rejected the PTX of " + path);
-    d.notes.push_back("ptxas output:\n" + ran->output);
+    auto d = Diagnostic::error(code, what);
+    d.notes.push_back(fs::path(argv.front()).filename().string() + " output:\n" + ran->output);
     return Unexpected(std::move(d));
   }
   return ran->output;
+}
+
+} // namespace
+
+Expected<std::string> ptxasUsage(const std::string& ptx, const std::string& workDir, std::stop_token stop) {
+  auto path = writePtx(ptx, workDir);
+  if (!path) return path;
+  return runTool({toolkit().ptxasPath, "-v", "--gpu-name", architecture(), *path, "-o", "/dev/null"}, stop,
+                 "cuda.ptxas-error", "ptxas rejected the PTX of " + *path);
+}
+
+Expected<std::string> sassListing(const std::string& ptx, const std::string& workDir, std::stop_token stop) {
+  if (toolkit().cuobjdumpPath.empty())
+    return Unexpected(Diagnostic::error("cuda.no-cuobjdump",
+                                        "cuobjdump not found (looked in $CUDA_HOME/bin, /usr/local/cuda/bin): the "
+                                        "sass format needs it"));
+  auto path = writePtx(ptx, workDir);
+  if (!path) return path;
+  const std::string cubin = fs::path(*path).replace_extension(architecture() + ".cubin").string();
+  auto assembled = runTool({toolkit().ptxasPath, "--gpu-name", architecture(), *path, "-o", cubin}, stop,
+                           "cuda.ptxas-error", "ptxas rejected the PTX of " + *path);
+  if (!assembled) return assembled;
+  return runTool({toolkit().cuobjdumpPath, "--dump-sass", cubin}, stop, "cuda.cuobjdump-error",
+                 "cuobjdump could not list " + cubin);
 }
 
 } // namespace loopscape::codegen::cuda

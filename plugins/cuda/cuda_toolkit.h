@@ -1,9 +1,11 @@
 // The CUDA toolkit and driver as the cuda plugin finds them at run time, without linking
 // either: NVRTC (libnvrtc.so from $CUDA_HOME/lib64, /usr/local/cuda/lib64, then the
 // loader's path) is loaded with dlopen on first use to compile CUDA C to PTX; ptxas
-// ($CUDA_HOME/bin, /usr/local/cuda/bin, then PATH) reports a kernel's registers and
-// shared memory; the driver (libcuda.so.1) is only looked for here: running kernels needs
-// it, and the host library (cuda_host.h) loads it again in the worker that runs them.
+// ($CUDA_HOME/bin, /usr/local/cuda/bin) reports a kernel's registers and shared memory and
+// assembles the PTX into a cubin whose machine code (SASS) cuobjdump lists, where the
+// toolkit has cuobjdump (the CUDA toolkit's, not Debian's nvidia-cuda-toolkit); the driver (libcuda.so.1) is only
+// looked for here: running kernels needs it, and the host library (cuda_host.h) loads it again in the worker that runs
+// them.
 #pragma once
 
 #include "core/ir/diagnostic.h"
@@ -17,6 +19,7 @@ struct Toolkit {
   std::string root;      ///< "/usr/local/cuda" (resolved: "/usr/local/cuda-13.0"), or ""
   std::string nvrtcPath; ///< the NVRTC library found, or ""
   std::string ptxasPath; ///< ptxas found, or ""
+  std::string cuobjdumpPath; ///< cuobjdump found, or "": the "sass" format needs it and ptxas
   bool driver = false;   ///< libcuda.so.1 can be loaded
   std::string driverWhy; ///< why not ("libcuda.so.1: cannot open shared object file ...")
 };
@@ -38,5 +41,10 @@ Expected<std::string> compileToPtx(const std::string& source, const std::string&
 /// `ptxas -v` of `ptx` for architecture(): its info lines (registers, shared memory,
 /// spills). Errors: "cuda.no-ptxas", "cuda.ptxas-error".
 Expected<std::string> ptxasUsage(const std::string& ptx, const std::string& workDir, std::stop_token stop);
+
+/// The SASS of `ptx` for architecture(): ptxas assembles it into a cubin, `cuobjdump
+/// --dump-sass` lists the cubin. Errors: "cuda.no-ptxas", "cuda.no-cuobjdump",
+/// "cuda.ptxas-error", "cuda.cuobjdump-error".
+Expected<std::string> sassListing(const std::string& ptx, const std::string& workDir, std::stop_token stop);
 
 } // namespace loopscape::codegen::cuda

@@ -92,7 +92,8 @@ struct Cli {
 };
 
 /// loopscape-cli with `args` (simple words) in the source directory, stdout and stderr
-/// together, with the environment variables `env` ("NAME=value") set for it alone.
+/// together, with the environment variables `env` ("NAME=value"; "--unset=NAME" entries
+/// first) set for it alone.
 inline Cli runCli(const QStringList& args, const QStringList& env = {}) {
   std::string command = "cd '" LS_SOURCE_DIR "' && env";
   for (const QString& e : env)

@@ -27,6 +27,7 @@
 #include <QtTest>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -38,6 +39,14 @@ using namespace loopscape::codegen;
 namespace {
 
 using testing::Cli;
+
+/// Whether the CUDA toolkit the plugin finds has cuobjdump (cuda_toolkit.cpp's search).
+bool hasCuobjdump() {
+  const char* home = std::getenv("CUDA_HOME");
+  for (const std::string root : {std::string(home && *home ? home : ""), std::string("/usr/local/cuda")})
+    if (!root.empty() && std::filesystem::exists(root + "/bin/cuobjdump")) return true;
+  return false;
+}
 using testing::kGpuMatmul;
 using testing::kTwoKernels;
 using testing::parse;
@@ -169,7 +178,28 @@ private Q_SLOTS:
 
   void describesItself() {
     QCOMPARE(QString::fromStdString(m_target->deviceKind()), QString("gpu"));
-    QCOMPARE(m_target->sourceFormats(), (std::vector<std::string>{"cuda", "ptx", "ptxas", "host"}));
+    QCOMPARE(m_target->sourceFormats(), hasCuobjdump()
+                                            ? (std::vector<std::string>{"cuda", "ptx", "ptxas", "sass", "host"})
+                                            : (std::vector<std::string>{"cuda", "ptx", "ptxas", "host"}));
+  }
+
+  /// The "sass" format: ptxas's cubin listed by cuobjdump where the toolkit has it; else
+  /// not a format, and the error says what it needs.
+  void sassListing() {
+    const LoweredFunc l = lowered(kSmall, kSmallSchedule);
+    auto sass = m_pipeline.source(*m_target, l, "sass", BuildOptions{});
+    if (!hasCuobjdump()) {
+      QVERIFY(!sass);
+      QCOMPARE(QString::fromStdString(sass.error().message),
+               QString("target cuda has no source format 'sass' (formats: cuda, ptx, ptxas, host); sass needs "
+                       "cuobjdump from the CUDA toolkit"));
+      QSKIP("no cuobjdump in the CUDA toolkit here: only the error is tested");
+    }
+    if (!m_skip.isEmpty()) QSKIP(qPrintable(m_skip));
+    QVERIFY2(sass, sass ? "" : renderDiagnostic(sass.error()).c_str());
+    QVERIFY2(sass->find("Function : main_kernel") != std::string::npos, sass->c_str());
+    QVERIFY2(sass->find("code for sm_80") != std::string::npos, sass->c_str());
+    QVERIFY2(sass->find("EXIT") != std::string::npos, sass->c_str());
   }
 
   void cudaSourceGolden() {
@@ -266,6 +296,8 @@ extern "C" __global__ void __launch_bounds__(256) main_kernel(float* __restrict_
     matmul.replace("M, N, K = 1024, 1024, 1024", "M, N, K = 128, 128, 64");
     QTest::newRow("matmul_gpu") << matmul << "samples/traces/matmul_gpu.py"
                                 << "used 1 barriers, 8192 bytes smem";
+    QTest::newRow("matmul_gpu_128") << matmul << "samples/traces/matmul_gpu_128.py"
+                                    << "used 1 barriers, 8192 bytes smem";
     QTest::newRow("softmax_gpu") << QString::fromStdString(readSource("samples/softmax.te"))
                                  << "samples/traces/softmax_gpu.py"
                                  << "used 1 barriers, 1032 bytes smem";
@@ -357,7 +389,9 @@ extern "C" __global__ void __launch_bounds__(256) main_kernel(float* __restrict_
     QCOMPARE(r.exitCode, 0);
     QVERIFY2(r.out.contains("; runs on device 0 of the CUDA driver (libcuda.so.1); host library by "),
              qPrintable(r.out));
-    QVERIFY2(r.out.contains("  formats: cuda, ptx, ptxas, host"), qPrintable(r.out));
+    QVERIFY2(r.out.contains(hasCuobjdump() ? "  formats: cuda, ptx, ptxas, sass, host"
+                                           : "  formats: cuda, ptx, ptxas, host"),
+             qPrintable(r.out));
   }
 
   /// `loopscape-cli run --target cuda` against the mock driver: the plugin builds the host
@@ -454,6 +488,7 @@ extern "C" __global__ void __launch_bounds__(256) main_kernel(float* __restrict_
     QTest::addColumn<QString>("program");
     QTest::addColumn<QString>("trace");
     QTest::newRow("matmul_gpu (128 x 128 x 64)") << QString(kGpuMatmul) << "samples/traces/matmul_gpu.py";
+    QTest::newRow("matmul_gpu_128 (128 x 128 x 64)") << QString(kGpuMatmul) << "samples/traces/matmul_gpu_128.py";
     QTest::newRow("softmax_gpu") << QString::fromStdString(readSource("samples/softmax.te"))
                                  << "samples/traces/softmax_gpu.py";
     // samples/conv2d_nchw.te with fewer channels and rows, as tst_opencl.
