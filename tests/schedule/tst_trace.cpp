@@ -481,7 +481,10 @@ private Q_SLOTS:
     };
     const Small smalls[] = {
         {"matmul_tile.py", "matmul.te", {"M, N, K = 1024, 1024, 1024", "M, N, K = 64, 64, 16"}, ""},
-        {"batch_matmul_fuse.py", "batch_matmul.te", {"batch, M, K, N = 16, 128, 64, 128", "batch, M, K, N = 2, 64, 8, 64"}, ""},
+        {"batch_matmul_fuse.py",
+         "batch_matmul.te",
+         {"batch, M, K, N = 16, 128, 64, 128", "batch, M, K, N = 2, 64, 8, 64"},
+         ""},
         {"conv2d_nchw_inline.py",
          "conv2d_nchw.te",
          {"batch, in_channel, height, width = 1, 64, 56, 56", "batch, in_channel, height, width = 1, 4, 6, 6",
@@ -496,6 +499,7 @@ private Q_SLOTS:
         {"layernorm_split.py", "layernorm.te", {"rows, cols = 256, 768", "rows, cols = 4, 96"}, ""},
         {"matmul_tuned.py", "matmul.te", {"M, N, K = 1024, 1024, 1024", "M, N, K = 128, 64, 8"}, ""},
         {"matmul_gpu.py", "matmul.te", {"M, N, K = 1024, 1024, 1024", "M, N, K = 128, 128, 32"}, ""},
+        {"matmul_gpu_128.py", "matmul.te", {"M, N, K = 1024, 1024, 1024", "M, N, K = 128, 128, 16"}, ""},
         {"softmax_gpu.py", "softmax.te", {"m, n = 128, 1024", "m, n = 4, 256"}, ""},
         {"conv2d_nchw_gpu.py",
          "conv2d_nchw.te",
