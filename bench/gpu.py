@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
-"""GPU matmul: Loopscape's samples/traces/matmul_gpu.py schedule (shared-memory tiling,
-16x16 threads, 4x4 register tile, float4 write-back) through the `opencl` target (and the
-`cuda` target where it can run), against cuBLAS (through PyTorch or CuPy, whichever has
-CUDA) on the same machine.
+"""GPU matmul and convolutions: Loopscape's samples/traces/matmul_gpu.py schedule
+(shared-memory tiling, 16x16 threads, 4x4 register tile, float4 write-back), its larger
+tile samples/traces/matmul_gpu_128.py (128x128 per block, 8x8 per thread) and
+samples/traces/conv2d_nchw_gpu.py (one block per output row and 4 channels, weights in
+shared memory) through the `opencl` target (and the `cuda` target where it can run),
+against cuBLAS SGEMM and cuDNN (through PyTorch, or CuPy for the matmul) on the same
+machine. The convolutions are the 3x3 stride-1 layers of ResNet-18's four stages (64
+channels 56x56, 128 28x28, 256 14x14, 512 7x7); the conv trace's copy split, 56 (the
+thread count along a row), is set to each layer's width.
 
   * With an NVIDIA GPU (nvidia-smi and libcuda.so.1 present): N defaults to 4096; the
     opencl target is pointed at NVIDIA's OpenCL driver (OCL_ICD_VENDORS set to
@@ -22,7 +27,7 @@ call, which also covers the copies in and out and the launch, is printed beside 
 unscheduled program compiled by cpu-c above the interpret limit: slow at 4096).
 
 Usage (from the repository root, after building loopscape-cli and the opencl and cuda plugins):
-  python3 bench/gpu.py [--n 4096] [--repeat 5] [--verify]
+  python3 bench/gpu.py [--workload matmul|conv|all] [--n 4096] [--repeat 5] [--verify]
 """
 import argparse
 import ctypes
@@ -35,7 +40,10 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLI = os.path.join(ROOT, "build", "app", "cli", "loopscape-cli")
-TRACE = os.path.join(ROOT, "samples", "traces", "matmul_gpu.py")
+MATMUL_TRACES = [os.path.join(ROOT, "samples", "traces", t) for t in ("matmul_gpu.py", "matmul_gpu_128.py")]
+CONV_TRACE = os.path.join(ROOT, "samples", "traces", "conv2d_nchw_gpu.py")
+# ResNet-18's 3x3 stride-1 layers: (channels in = out, height = width).
+CONV_LAYERS = [(64, 56), (128, 28), (256, 14), (512, 7)]
 NVIDIA_ICD = "/etc/OpenCL/vendors/nvidia.icd"
 
 
@@ -51,12 +59,52 @@ def have_gpu():
     return out.returncode == 0 and "GPU" in out.stdout
 
 
+def nvidia_icd():
+    """An ICD file for NVIDIA's OpenCL driver: /etc/OpenCL/vendors/nvidia.icd, or one written
+    to a temporary folder naming libnvidia-opencl.so.1 where the driver's libraries are
+    (containers often mount the driver without its ICD file); None without the driver."""
+    if os.path.exists(NVIDIA_ICD):
+        return NVIDIA_ICD
+    for folder in ("/usr/local/nvidia/lib64", "/usr/local/nvidia/lib", "/usr/lib/x86_64-linux-gnu", "/usr/lib64"):
+        lib = os.path.join(folder, "libnvidia-opencl.so.1")
+        if os.path.exists(lib):
+            icd = os.path.join(tempfile.mkdtemp(prefix="loopscape-icd-"), "nvidia.icd")
+            with open(icd, "w") as f:
+                f.write(lib + "\n")
+            return icd
+    return None
+
+
 def matmul_program(n):
     with open(os.path.join(ROOT, "samples", "matmul.te")) as f:
         text = f.read()
     if "M, N, K = 1024, 1024, 1024" not in text:
         sys.exit("samples/matmul.te changed: its size line is not 'M, N, K = 1024, 1024, 1024'")
     return text.replace("M, N, K = 1024, 1024, 1024", f"M, N, K = {n}, {n}, {n}")
+
+
+def conv_program(channels, width):
+    with open(os.path.join(ROOT, "samples", "conv2d_nchw.te")) as f:
+        text = f.read()
+    for line in ("batch, in_channel, height, width = 1, 64, 56, 56", "out_channel, kernel, pad, stride = 64, 3, 1, 1"):
+        if line not in text:
+            sys.exit(f"samples/conv2d_nchw.te changed: it has no line '{line}'")
+    text = text.replace("batch, in_channel, height, width = 1, 64, 56, 56",
+                        f"batch, in_channel, height, width = 1, {channels}, {width}, {width}")
+    return text.replace("out_channel, kernel, pad, stride = 64, 3, 1, 1", f"out_channel, kernel, pad, stride = {channels}, 3, 1, 1")
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def conv_trace(width):
+    with open(CONV_TRACE) as f:
+        text = f.read()
+    if "sch.split(f, [None, 56])" not in text:
+        sys.exit("samples/traces/conv2d_nchw_gpu.py changed: it has no 'sch.split(f, [None, 56])'")
+    return text.replace("sch.split(f, [None, 56])", f"sch.split(f, [None, {width}])")
 
 
 # How each target's host library prints the kernel time of a call (LOOPSCAPE_*_PROFILE=1).
@@ -66,13 +114,16 @@ KERNEL_TIME = {
 }
 
 
-def run_loopscape(n, target, repeat, verify, env):
+def run_loopscape(program, trace, target, repeat, verify, env):
     """(kernel ms from profiling or CUDA events or None, worker ms per call or None, output)."""
     with tempfile.TemporaryDirectory() as tmp:
-        te = os.path.join(tmp, "matmul.te")
+        te = os.path.join(tmp, "program.te")
         with open(te, "w") as f:
-            f.write(matmul_program(n))
-        cmd = [CLI, "run", te, "--trace", TRACE, "--target", target, "--repeat", str(repeat), "--timeout", "600"]
+            f.write(program)
+        trace_file = os.path.join(tmp, "trace.py")
+        with open(trace_file, "w") as f:
+            f.write(trace)
+        cmd = [CLI, "run", te, "--trace", trace_file, "--target", target, "--repeat", str(repeat), "--timeout", "600"]
         if verify:
             cmd.append("--verify")
         p = subprocess.run(cmd, capture_output=True, text=True, env=env)
@@ -131,13 +182,77 @@ def time_cublas(n, repeat):
         return None, "neither PyTorch with CUDA nor CuPy is installed"
 
 
-def gflops(n, ms):
-    return 2.0 * n * n * n / (ms * 1e-3) / 1e9 if ms else None
+def time_cudnn(channels, width, repeat):
+    """Minimum ms of the 3x3 convolution (padding 1) with cuDNN through PyTorch; or (None, why)."""
+    try:
+        import torch
+    except ImportError:
+        return None, "PyTorch is not installed"
+    if not torch.cuda.is_available():
+        return None, "PyTorch has no CUDA device"
+    torch.backends.cudnn.allow_tf32 = False  # plain fp32, as the kernel
+    torch.backends.cudnn.benchmark = True  # cuDNN picks its fastest algorithm
+    x = torch.rand(1, channels, width, width, device="cuda")
+    w = torch.rand(channels, channels, 3, 3, device="cuda")
+    for _ in range(5):
+        torch.nn.functional.conv2d(x, w, padding=1)
+    best = float("inf")
+    for _ in range(max(repeat, 10)):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        torch.nn.functional.conv2d(x, w, padding=1)
+        end.record()
+        torch.cuda.synchronize()
+        best = min(best, start.elapsed_time(end))
+    return best, f"cuDNN {torch.backends.cudnn.version()} via PyTorch {torch.__version__} (TF32 off)"
+
+
+def gflops(flops, ms):
+    return flops / (ms * 1e-3) / 1e9 if ms else None
+
+
+def loopscape_rows(program, trace, repeat, verify, env, gpu):
+    """The opencl rows and, on a GPU, the cuda rows of one program; None when opencl fails."""
+    kernel_ms, worker_ms, out = run_loopscape(program, trace, "opencl", repeat, verify, env)
+    rows = []
+    if kernel_ms is None and worker_ms is None:
+        said = [line for line in out.splitlines() if line.startswith(("error", "opencl: "))]
+        print("loopscape opencl target: failed: " + (said[0] if said else out.strip()[-500:]))
+    else:
+        if verify:
+            for line in out.splitlines():
+                if line.startswith("output "):
+                    print("  " + line)
+        rows = [("loopscape opencl, kernel (profiling events)", kernel_ms),
+                ("loopscape opencl, whole call (copies + launch)", worker_ms)]
+    if gpu:
+        cuda_kernel_ms, cuda_worker_ms, cuda_out = run_loopscape(program, trace, "cuda", repeat, verify, env)
+        if cuda_kernel_ms is None and cuda_worker_ms is None:
+            said = [line for line in cuda_out.splitlines() if line.startswith(("error", "cuda: "))]
+            print("loopscape cuda target: failed: " + (said[0] if said else cuda_out.strip()[-500:]))
+        else:
+            if verify:
+                for line in cuda_out.splitlines():
+                    if line.startswith("output "):
+                        print("  cuda " + line)
+            rows += [("loopscape cuda, kernel (CUDA events)", cuda_kernel_ms),
+                     ("loopscape cuda, whole call (copies + launch)", cuda_worker_ms)]
+    return rows or None
+
+
+def print_rows(rows, flops):
+    print(f"{'':64s} {'min ms':>10s} {'GFLOP/s':>10s}")
+    for name, ms in rows:
+        if ms is None:
+            print(f"{name:64s} {'-':>10s} {'-':>10s}")
+        else:
+            print(f"{name:64s} {ms:10.3f} {gflops(flops, ms):10.1f}")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--n", type=int, default=0, help="matrix size (default 4096 with a GPU, 256 without)")
+    ap.add_argument("--workload", choices=["matmul", "conv", "all"], default="all")
+    ap.add_argument("--n", type=int, default=0, help="matrix size, a multiple of 128 (default 4096 with a GPU, 256 without)")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--verify", action="store_true", help="also verify Loopscape's result")
     args = ap.parse_args()
@@ -146,47 +261,48 @@ def main():
 
     gpu = have_gpu()
     n = args.n or (4096 if gpu else 256)
-    if n % 64:
-        sys.exit("--n must be a multiple of 64 (the schedule's block tile)")
+    if n % 128:
+        sys.exit("--n must be a multiple of 128 (the schedules' block tiles)")
     env = dict(os.environ, LOOPSCAPE_OPENCL_PROFILE="1", LOOPSCAPE_CUDA_PROFILE="1")
-    if gpu and os.path.exists(NVIDIA_ICD):
-        env["OCL_ICD_VENDORS"] = NVIDIA_ICD
+    if gpu:
+        icd = nvidia_icd()
+        if icd:
+            env["OCL_ICD_VENDORS"] = icd
+        else:
+            print("no NVIDIA OpenCL driver found (no /etc/OpenCL/vendors/nvidia.icd, no libnvidia-opencl.so.1): "
+                  "the opencl rows run on whatever platform the ICD loader finds")
 
-    print(f"matmul {n} x {n} x {n} float32, schedule samples/traces/matmul_gpu.py")
     if not gpu:
         print("NO GPU HERE: the opencl target runs on PoCL, on the CPU. These numbers are a SMOKE TEST ONLY of the")
         print("GPU path (lowering, OpenCL C, host library, launch); they are not GPU performance.")
-    kernel_ms, worker_ms, out = run_loopscape(n, "opencl", args.repeat, args.verify, env)
-    if kernel_ms is None and worker_ms is None:
-        print("loopscape opencl: failed\n" + out)
-        return 1
-    if args.verify:
-        for line in out.splitlines():
-            if line.startswith("output "):
-                print("  " + line)
-    rows = [("loopscape opencl, kernel (profiling events)", kernel_ms),
-            ("loopscape opencl, whole call (copies + launch)", worker_ms)]
-    if gpu:
-        cuda_kernel_ms, cuda_worker_ms, cuda_out = run_loopscape(n, "cuda", args.repeat, args.verify, env)
-        if cuda_kernel_ms is None and cuda_worker_ms is None:
-            said = [line for line in cuda_out.splitlines() if line.startswith(("error", "cuda: "))]
-            print("loopscape cuda target: failed: " + (said[0] if said else cuda_out.strip()[-500:]))
-        else:
-            if args.verify:
-                for line in cuda_out.splitlines():
-                    if line.startswith("output "):
-                        print("  cuda " + line)
-            rows += [("loopscape cuda, kernel (CUDA events)", cuda_kernel_ms),
-                     ("loopscape cuda, whole call (copies + launch)", cuda_worker_ms)]
-        ms, what = time_cublas(n, args.repeat)
-        rows.append((what if ms else f"cuBLAS: not measured ({what})", ms))
-    print(f"{'':48s} {'min ms':>10s} {'GFLOP/s':>10s}")
-    for name, ms in rows:
-        if ms is None:
-            print(f"{name:48s} {'-':>10s} {'-':>10s}")
-        else:
-            print(f"{name:48s} {ms:10.3f} {gflops(n, ms):10.1f}")
-    return 0
+    failed = False
+    if args.workload in ("matmul", "all"):
+        rows = []
+        for trace in MATMUL_TRACES:
+            name = os.path.basename(trace)
+            print(f"matmul {n} x {n} x {n} float32, schedule samples/traces/{name}")
+            got = loopscape_rows(matmul_program(n), read(trace), args.repeat, args.verify, env, gpu)
+            if got is None:
+                failed = True
+            else:
+                rows += [(f"{label} [{name[:-3]}]", ms) for label, ms in got]
+        if gpu:
+            ms, what = time_cublas(n, args.repeat)
+            rows.append((what if ms else f"cuBLAS: not measured ({what})", ms))
+        print_rows(rows, 2.0 * n * n * n)
+    if args.workload in ("conv", "all"):
+        for channels, width in CONV_LAYERS if gpu else CONV_LAYERS[:1]:
+            print(f"\nconv2d 3x3 pad 1, 1 x {channels} x {width} x {width} -> {channels} channels, float32, "
+                  f"schedule samples/traces/conv2d_nchw_gpu.py (copy split {width})")
+            rows = loopscape_rows(conv_program(channels, width), conv_trace(width), args.repeat, args.verify, env, gpu)
+            if rows is None:
+                failed = True
+                continue
+            if gpu:
+                ms, what = time_cudnn(channels, width, args.repeat)
+                rows.append((what if ms else f"cuDNN: not measured ({what})", ms))
+            print_rows(rows, 2.0 * channels * width * width * channels * 9)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
