@@ -264,7 +264,9 @@ def main():
     if n % 128:
         sys.exit("--n must be a multiple of 128 (the schedules' block tiles)")
     env = dict(os.environ, LOOPSCAPE_OPENCL_PROFILE="1", LOOPSCAPE_CUDA_PROFILE="1")
-    if gpu:
+    if gpu and "nvidia" in os.environ.get("OCL_ICD_FILENAMES", ""):
+        pass  # the environment already names NVIDIA's OpenCL driver (CUDA containers do)
+    elif gpu:
         icd = nvidia_icd()
         if icd:
             env["OCL_ICD_VENDORS"] = icd
