@@ -43,10 +43,11 @@ using testing::Cli;
 /// Whether the CUDA toolkit the plugin finds has cuobjdump (cuda_toolkit.cpp's search).
 bool hasCuobjdump() {
   const char* home = std::getenv("CUDA_HOME");
-  for (const std::string root : {std::string(home && *home ? home : ""), std::string("/usr/local/cuda")})
+  for (const std::string& root : {std::string(home && *home ? home : ""), std::string("/usr/local/cuda")})
     if (!root.empty() && std::filesystem::exists(root + "/bin/cuobjdump")) return true;
   return false;
 }
+
 using testing::kGpuMatmul;
 using testing::kTwoKernels;
 using testing::parse;
