@@ -211,32 +211,26 @@ def gflops(flops, ms):
     return flops / (ms * 1e-3) / 1e9 if ms else None
 
 
+# Each target's rows: its kernel timer, as printed in the row names.
+TIMERS = {"opencl": "profiling events", "cuda": "CUDA events"}
+
+
 def loopscape_rows(program, trace, repeat, verify, env, gpu):
-    """The opencl rows and, on a GPU, the cuda rows of one program; None when opencl fails."""
-    kernel_ms, worker_ms, out = run_loopscape(program, trace, "opencl", repeat, verify, env)
+    """The opencl rows and, on a GPU, the cuda rows of one program (a target that fails
+    prints what it said instead of its rows); None when every target failed."""
     rows = []
-    if kernel_ms is None and worker_ms is None:
-        said = [line for line in out.splitlines() if line.startswith(("error", "opencl: "))]
-        print("loopscape opencl target: failed: " + (said[0] if said else out.strip()[-500:]))
-    else:
+    for target in ("opencl", "cuda") if gpu else ("opencl",):
+        kernel_ms, worker_ms, out = run_loopscape(program, trace, target, repeat, verify, env)
+        if kernel_ms is None and worker_ms is None:
+            said = [line for line in out.splitlines() if line.startswith(("error", target + ": "))]
+            print(f"loopscape {target} target: failed: " + (said[0] if said else out.strip()[-500:]))
+            continue
         if verify:
             for line in out.splitlines():
                 if line.startswith("output "):
-                    print("  " + line)
-        rows = [("loopscape opencl, kernel (profiling events)", kernel_ms),
-                ("loopscape opencl, whole call (copies + launch)", worker_ms)]
-    if gpu:
-        cuda_kernel_ms, cuda_worker_ms, cuda_out = run_loopscape(program, trace, "cuda", repeat, verify, env)
-        if cuda_kernel_ms is None and cuda_worker_ms is None:
-            said = [line for line in cuda_out.splitlines() if line.startswith(("error", "cuda: "))]
-            print("loopscape cuda target: failed: " + (said[0] if said else cuda_out.strip()[-500:]))
-        else:
-            if verify:
-                for line in cuda_out.splitlines():
-                    if line.startswith("output "):
-                        print("  cuda " + line)
-            rows += [("loopscape cuda, kernel (CUDA events)", cuda_kernel_ms),
-                     ("loopscape cuda, whole call (copies + launch)", cuda_worker_ms)]
+                    print(f"  {target} {line}")
+        rows += [(f"loopscape {target}, kernel ({TIMERS[target]})", kernel_ms),
+                 (f"loopscape {target}, whole call (copies + launch)", worker_ms)]
     return rows or None
 
 
