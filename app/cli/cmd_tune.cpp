@@ -187,6 +187,11 @@ int runSingle(TaskSetup& setup, const TuneCliOptions& opt, tune::CostModel& mode
     fmt::print(stderr, "tune: interrupted; the records so far are kept\n");
   else if (result->stopped)
     fmt::print(stderr, "tune: the time budget ran out\n");
+  else if (result->exhausted)
+    fmt::print(stderr,
+               "tune: the search space ran out after {} of {} trials: three rounds in a row drew no candidate that "
+               "was not measured before\n",
+               result->records.size(), opt.trials);
   printDropped(*result);
 
   fmt::print("# tuned {} on {}: {} candidates measured, {} failed\n", func.name, opt.target, result->records.size(),

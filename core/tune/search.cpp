@@ -100,6 +100,7 @@ public:
     while (m_measuredNow < m_options.trials && !stopping() && !m_exhausted)
       round(std::min(m_options.batchSize, m_options.trials - m_measuredNow));
     m_result.stopped = stopping() && m_measuredNow < m_options.trials;
+    m_result.exhausted = m_exhausted && m_measuredNow < m_options.trials;
     return std::move(m_result);
   }
 

@@ -131,6 +131,9 @@ struct TuneResult {
   std::map<std::string, int> legalityUnknown;
   int errors = 0;
   bool stopped = false; ///< by the stop token or the time budget
+  /// The space ran out before the trials asked for: three rounds in a row drew no
+  /// candidate that was not measured before (a small program, or the poly family's space).
+  bool exhausted = false;
   std::string modelName;
   /// The cost model's prediction quality on unseen programs: Spearman's rank correlation
   /// of its scores (made before measuring) with the measured GFLOP/s, over the candidates

@@ -109,6 +109,24 @@ private Q_SLOTS:
     QVERIFY(rows[6].startsWith("6,"));
   }
 
+  /// A program with a handful of schedules: the search stops when they are all measured,
+  /// and says so.
+  void exhaustedSpaceSaysSo() {
+    const QString copy = m_dir.filePath("copy.te");
+    std::ofstream(copy.toStdString()) << "from tvm import te\nA = te.placeholder((4,), dtype=\"float32\", name=\"A\")\n"
+                                         "B = te.compute((4,), lambda i: A[i], name=\"B\")\n";
+    auto r = cli({"tune", copy, "--trials", "100", "--batch", "4", "--population", "4", "--threads", "1"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QRegularExpressionMatch m =
+        QRegularExpression(
+            R"(tune: the search space ran out after (\d+) of 100 trials: three rounds in a row drew no candidate that was not measured before\n)")
+            .match(r.err);
+    QVERIFY2(m.hasMatch(), qPrintable(r.err));
+    QVERIFY2(r.out.startsWith("# tuned main on cpu-llvm: " + m.captured(1) + " candidates measured, "),
+             qPrintable(r.out));
+    QVERIFY(m.captured(1).toInt() < 100);
+  }
+
   void bestRecordAppliesToPrintAndRun() {
     auto plain = cli({"print", m_program});
     auto best = cli({"print", m_program, "--trace", "best:" + m_log});
