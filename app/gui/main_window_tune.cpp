@@ -45,12 +45,20 @@ views::TuneRow toRow(const tune::Record& r, std::optional<double> predicted) {
 
 QString summary(const TuneOutcome& o, const QString& records) {
   if (!o.ok) return QStringLiteral("The search could not run: %1").arg(o.error.trimmed());
-  QString text = o.stopped ? (o.budgetSpent ? QStringLiteral("Time budget spent") : QStringLiteral("Stopped"))
-                           : QStringLiteral("Done");
-  text += QStringLiteral(": %1 candidate%2 measured, %3 failed.")
-              .arg(o.measured)
-              .arg(o.measured == 1 ? "" : "s")
-              .arg(o.errors);
+  QString text;
+  if (o.stopped)
+    text = o.budgetSpent ? QStringLiteral("Time budget spent") : QStringLiteral("Stopped");
+  else if (o.exhausted)
+    text = QStringLiteral("Search space ran out (three rounds in a row drew no candidate not measured before)");
+  else
+    text = QStringLiteral("Done");
+  text +=
+      o.exhausted && !o.stopped
+          ? QStringLiteral(": %1 of %2 trials measured, %3 failed.").arg(o.measured).arg(o.options.trials).arg(o.errors)
+          : QStringLiteral(": %1 candidate%2 measured, %3 failed.")
+                .arg(o.measured)
+                .arg(o.measured == 1 ? "" : "s")
+                .arg(o.errors);
   if (o.best) {
     const tune::Record& b = *o.best;
     text += QStringLiteral(" Best %1 GFLOP/s (%2 ms), trial %3: %4%5. Double-click a row to apply its trace.")

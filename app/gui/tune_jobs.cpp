@@ -150,6 +150,7 @@ TuneOutcome runTuneSearch(const TuneRequest& request, std::vector<tune::Record> 
   out.ok = true;
   out.stopped = result->stopped || stop.stop_requested();
   out.budgetSpent = result->stopped && !stop.stop_requested();
+  out.exhausted = result->exhausted;
   out.best = result->best;
   out.measured = static_cast<int>(result->records.size());
   out.errors = result->errors;

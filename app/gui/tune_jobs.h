@@ -62,6 +62,9 @@ struct TuneOutcome {
   QString error; ///< why the search could not run (rendered diagnostic) when !ok
   bool stopped = false;
   bool budgetSpent = false; ///< stopped by the time budget, not by the user
+  /// Ended before its trials: three rounds in a row drew no candidate that was not
+  /// measured before (TuneResult::exhausted).
+  bool exhausted = false;
   std::optional<tune::Record> best;
   int measured = 0;
   int errors = 0;

@@ -560,6 +560,28 @@ private Q_SLOTS:
     QVERIFY(settle(*m_window));
     QCOMPARE(s.undoStack()->index(), undoIndex);
   }
+
+  /// A program with a handful of schedules: the search ends when they are all measured,
+  /// and the status says why it ended before its trials.
+  void aSmallSpaceRunsOutAndSaysSo() {
+    gui::Session& s = *m_window->session();
+    s.editSource(QStringLiteral("from tvm import te\nA = te.placeholder((4,), dtype=\"float32\", name=\"A\")\n"
+                                "B = te.compute((4,), lambda i: A[i], name=\"B\")\n"));
+    QVERIFY(settle(*m_window));
+    QVERIFY(s.state());
+    setControls(QStringLiteral("evolutionary"), 100, 4, QString());
+    const gui::TuneOutcome* o = startAndWait();
+    QVERIFY(o);
+    QVERIFY2(o->ok, qPrintable(o->error));
+    QVERIFY(o->exhausted);
+    QVERIFY(!o->stopped);
+    QVERIFY(o->measured > 0 && o->measured < 100);
+    QCOMPARE(view()->model()->rowCount(), o->measured);
+    const QString expected = QStringLiteral("Search space ran out (three rounds in a row drew no candidate not "
+                                            "measured before): %1 of 100 trials measured, 0 failed. Best ")
+                                 .arg(o->measured);
+    QVERIFY2(view()->status().startsWith(expected), qPrintable(view()->status()));
+  }
 };
 
 QTEST_MAIN(TestTuneView)
