@@ -23,6 +23,7 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QThread>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QValueAxis>
@@ -238,6 +239,21 @@ TuneView::TuneView(QWidget* parent) : QWidget(parent) {
   for (int c = 0; c < TuneModel::ErrorColumn; ++c)
     header->setSectionResizeMode(c, QHeaderView::ResizeToContents);
   header->setStretchLastSection(true);
+  // ResizeToContents alone left the columns at their titles' widths while a search added
+  // rows ("0…" for every time, "tir(p…" for a sketch): they are fitted to the rows (the
+  // first hundred, the best first) once the rows that arrived together are in.
+  header->setResizeContentsPrecision(100);
+  m_fitColumns = new QTimer(this);
+  m_fitColumns->setSingleShot(true);
+  m_fitColumns->setInterval(0);
+  connect(m_fitColumns, &QTimer::timeout, this, [this] {
+    for (int c = 0; c < TuneModel::ErrorColumn; ++c)
+      m_table->resizeColumnToContents(c);
+  });
+  auto fitSoon = [this] { m_fitColumns->start(); };
+  connect(m_model, &QAbstractItemModel::rowsInserted, m_fitColumns, fitSoon);
+  connect(m_model, &QAbstractItemModel::dataChanged, m_fitColumns, fitSoon); // the best row turns bold
+  connect(m_model, &QAbstractItemModel::modelReset, m_fitColumns, fitSoon);
   m_table->setWordWrap(false);
   m_table->setShowGrid(false);
   m_table->setAlternatingRowColors(true);

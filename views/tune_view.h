@@ -28,6 +28,7 @@ class QPushButton;
 class QScatterSeries;
 class QSpinBox;
 class QTableView;
+class QTimer;
 class QToolButton;
 class QValueAxis;
 
@@ -128,6 +129,8 @@ private:
   QProgressBar* m_progress;
   QLabel* m_status;
   QTableView* m_table;
+  /// Fits the columns to their cells once the rows that arrived together are in.
+  QTimer* m_fitColumns;
   QChart* m_curveChart;
   QChart* m_scatterChart;
   QChartView* m_curveView;

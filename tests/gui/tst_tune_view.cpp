@@ -33,6 +33,7 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLineSeries>
@@ -227,6 +228,24 @@ private Q_SLOTS:
     QVERIFY(o.best->verified);
     QVERIFY(o.best->gflops > 0);
     QCOMPARE(view()->model()->bestRow(), 0);
+    // Every column but the last (the errors, stretched) is as wide as its widest cell, the
+    // best row's bold text included: no "0…" for a time, no "tir(p…" for a sketch.
+    QTableView* table = view()->table();
+    QTest::qWait(50); // the header resizes its sections after a delay
+    for (int c = 0; c < views::TuneModel::ErrorColumn; ++c)
+      for (int r = 0; r < view()->model()->rowCount(); ++r) {
+        const QModelIndex index = view()->model()->index(r, c);
+        QFont font = table->font();
+        if (const QVariant f = index.data(Qt::FontRole); f.isValid()) font = f.value<QFont>();
+        const int text = QFontMetrics(font).horizontalAdvance(index.data().toString());
+        QVERIFY2(table->horizontalHeader()->sectionSize(c) > text,
+                 qPrintable(QStringLiteral("column %1 row %2 (\"%3\"): %4 px for %5 px of text")
+                                .arg(c)
+                                .arg(r)
+                                .arg(index.data().toString())
+                                .arg(table->horizontalHeader()->sectionSize(c))
+                                .arg(text)));
+      }
     const views::TuneRow& top = view()->model()->row(0);
     QCOMPARE(top.trial, o.best->trial);
     QVERIFY(top.verified);
@@ -242,7 +261,6 @@ private Q_SLOTS:
     gui::Session& s = *m_window->session();
     const std::string before = traceJson(s.trace());
     const int undoIndex = s.undoStack()->index();
-    QTableView* table = view()->table();
     const QPoint at = table->visualRect(view()->model()->index(0, views::TuneModel::GflopsColumn)).center();
     // A real double click: press, release, then the double-click event.
     QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, at);
