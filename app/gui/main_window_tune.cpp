@@ -45,17 +45,16 @@ views::TuneRow toRow(const tune::Record& r, std::optional<double> predicted) {
 
 QString summary(const TuneOutcome& o, const QString& records) {
   if (!o.ok) return QStringLiteral("The search could not run: %1").arg(o.error.trimmed());
-  QString text;
-  if (o.stopped)
-    text = o.budgetSpent ? QStringLiteral("Time budget spent") : QStringLiteral("Stopped");
-  else if (o.exhausted)
-    text = QStringLiteral("Search space ran out (three rounds in a row drew no candidate not measured before)");
+  const bool ranOut = o.exhausted && !o.stopped;
+  QString text = o.stopped ? (o.budgetSpent ? QStringLiteral("Time budget spent") : QStringLiteral("Stopped"))
+                 : ranOut  ? QStringLiteral("Search space ran out (three rounds in a row drew no candidate not "
+                                             "measured before)")
+                           : QStringLiteral("Done");
+  if (ranOut)
+    text +=
+        QStringLiteral(": %1 of %2 trials measured, %3 failed.").arg(o.measured).arg(o.options.trials).arg(o.errors);
   else
-    text = QStringLiteral("Done");
-  text +=
-      o.exhausted && !o.stopped
-          ? QStringLiteral(": %1 of %2 trials measured, %3 failed.").arg(o.measured).arg(o.options.trials).arg(o.errors)
-          : QStringLiteral(": %1 candidate%2 measured, %3 failed.")
+    text += QStringLiteral(": %1 candidate%2 measured, %3 failed.")
                 .arg(o.measured)
                 .arg(o.measured == 1 ? "" : "s")
                 .arg(o.errors);
