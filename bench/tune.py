@@ -348,7 +348,7 @@ def run_ours(args, cli: Path, program: Path, wl: str, sizes: dict[str, int], str
         return res
     curve = []
     for ln in csv.read_text().splitlines()[1:]:
-        t, s, g = ln.split(",")
+        t, s, g = ln.split(",")[:3]  # trial, seconds, best_gflops (then best_gbps)
         curve.append((int(t), float(s), float(g)))
     startup = first_line[0] if first_line else 0.0
     res["startup_s"] = round(startup, 2)

@@ -9,7 +9,7 @@ namespace loopscape::views {
 namespace {
 
 /// Whether `a` goes above `b`: successful candidates fastest first (by time, as the search
-/// compares them: the same order as by GFLOP/s, also for a program without floating-point
+/// compares them: the same order as by rate, also for a program without floating-point
 /// work), ties by trial, then the failed ones by trial.
 bool before(const TuneRow& a, const TuneRow& b) {
   if (a.ok() != b.ok()) return a.ok();
@@ -40,7 +40,7 @@ QVariant TuneModel::data(const QModelIndex& index, int role) const {
   case Qt::DisplayRole:
     switch (static_cast<Column>(index.column())) {
     case TrialColumn: return r.trial;
-    case GflopsColumn: return r.ok() ? QString::number(r.gflops, 'f', r.gflops >= 100 ? 1 : 2) : QString();
+    case RateColumn: return r.ok() ? QString::number(r.rate, 'f', r.rate >= 100 ? 1 : 2) : QString();
     case MsColumn: return r.ok() ? QString::number(r.ms, 'g', 4) : QString();
     case FamilyColumn: return familyLabel(r.family);
     case SketchColumn: return r.sketch;
@@ -52,8 +52,10 @@ QVariant TuneModel::data(const QModelIndex& index, int role) const {
   case Qt::ToolTipRole: {
     QString tip =
         QStringLiteral("Trial %1 · %2 · %3 instruction(s)").arg(r.trial).arg(r.sketch).arg(r.trace.instructions.size());
-    if (r.ok()) tip += QStringLiteral("\n%1 GFLOP/s, %2 ms per call").arg(r.gflops, 0, 'f', 2).arg(r.ms, 0, 'g', 4);
+    if (r.ok())
+      tip += QStringLiteral("\n%1 %2, %3 ms per call").arg(r.rate, 0, 'f', 2).arg(m_unit).arg(r.ms, 0, 'g', 4);
     if (r.hasPrediction) tip += QStringLiteral("\ncost model's score before measuring: %1").arg(r.predicted, 0, 'g', 4);
+    if (r.byPrior) tip += QStringLiteral("\nranked by the prior (the cost model had not learnt yet)");
     if (r.ok())
       tip += r.verified ? QStringLiteral("\noutputs verified against the reference")
                         : QStringLiteral("\nnot verified (the search verifies each new best)");
@@ -61,7 +63,7 @@ QVariant TuneModel::data(const QModelIndex& index, int role) const {
     return tip + QStringLiteral("\nDouble-click to make its trace the workbench trace.");
   }
   case Qt::TextAlignmentRole:
-    if (index.column() == TrialColumn || index.column() == GflopsColumn || index.column() == MsColumn)
+    if (index.column() == TrialColumn || index.column() == RateColumn || index.column() == MsColumn)
       return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     return QVariant(Qt::AlignLeft | Qt::AlignVCenter);
   case Qt::FontRole:
@@ -71,7 +73,7 @@ QVariant TuneModel::data(const QModelIndex& index, int role) const {
       return bold;
     }
     return {};
-  case Qt::UserRole: return r.gflops;
+  case Qt::UserRole: return r.rate;
   default: return {};
   }
 }
@@ -81,7 +83,7 @@ QVariant TuneModel::headerData(int section, Qt::Orientation orientation, int rol
   if (role == Qt::DisplayRole) {
     switch (static_cast<Column>(section)) {
     case TrialColumn: return QStringLiteral("Trial");
-    case GflopsColumn: return QStringLiteral("GFLOP/s");
+    case RateColumn: return m_unit;
     case MsColumn: return QStringLiteral("ms");
     case FamilyColumn: return QStringLiteral("Family");
     case SketchColumn: return QStringLiteral("Sketch");
@@ -91,6 +93,9 @@ QVariant TuneModel::headerData(int section, Qt::Orientation orientation, int rol
     }
     return {};
   }
+  if (role == Qt::ToolTipRole && section == RateColumn && m_unit == QStringLiteral("GB/s"))
+    return QStringLiteral("The program does no floating-point work: its compulsory bytes (every parameter read or "
+                          "written once) per second");
   if (role == Qt::ToolTipRole && section == VerifiedColumn)
     return QStringLiteral(
         "Outputs compared with the reference: the search verifies every candidate that beats the best");
@@ -105,6 +110,12 @@ void TuneModel::clear() {
   m_rows.clear();
   m_best = -1;
   endResetModel();
+}
+
+void TuneModel::setRateUnit(const QString& unit) {
+  if (unit == m_unit) return;
+  m_unit = unit;
+  Q_EMIT headerDataChanged(Qt::Horizontal, RateColumn, RateColumn);
 }
 
 int TuneModel::addRow(TuneRow row) {

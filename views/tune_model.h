@@ -14,14 +14,15 @@ namespace loopscape::views {
 
 struct TuneRow {
   int trial = 0;
-  double gflops = 0;
-  double ms = 0;  ///< median time of one call; 0 for a failed candidate
+  double rate = 0; ///< GFLOP/s, or GB/s for a program without floating-point work (TuneModel::rateUnit)
+  double ms = 0;   ///< median time of one call; 0 for a failed candidate
   QString family; ///< "tir" or "poly"
   QString sketch; ///< "tir(C: tile write@1)", "poly(fusion=smart)"
   bool verified = false;
   QString error;              ///< "" or "<kind>: <message>"
   double predicted = 0;       ///< the cost model's score before measuring (its own scale)
-  bool hasPrediction = false; ///< false for records read from a log
+  bool hasPrediction = false; ///< false for records read from a log and for those the prior ranked
+  bool byPrior = false;       ///< ranked by the prior (the warm start), which has no score of the model's
   schedule::Trace trace;
   bool ok() const { return error.isEmpty() && ms > 0; }
 };
@@ -31,7 +32,7 @@ class TuneModel : public QAbstractTableModel {
 public:
   enum Column {
     TrialColumn,
-    GflopsColumn,
+    RateColumn,
     MsColumn,
     VerifiedColumn,
     FamilyColumn,
@@ -53,9 +54,13 @@ public:
   const TuneRow& row(int i) const { return m_rows.at(static_cast<std::size_t>(i)); }
   /// The fastest verified candidate's row, -1 when there is none.
   int bestRow() const { return m_best; }
+  /// "GFLOP/s" (the default) or "GB/s": the unit of the rows' `rate`, the rate column's title.
+  void setRateUnit(const QString& unit);
+  QString rateUnit() const { return m_unit; }
 
 private:
   std::vector<TuneRow> m_rows;
+  QString m_unit = QStringLiteral("GFLOP/s");
   int m_best = -1;
 };
 

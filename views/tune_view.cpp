@@ -262,7 +262,6 @@ TuneView::TuneView(QWidget* parent) : QWidget(parent) {
 
   // ---- the charts ----
   m_curveChart = makeChart(QStringLiteral("tuneCurveChart"));
-  m_curveChart->setTitle(QStringLiteral("Best GFLOP/s against trials"));
   m_best = new QLineSeries;
   m_best->setObjectName(QStringLiteral("tuneBestSeries"));
   m_best->setName(QStringLiteral("best so far"));
@@ -274,7 +273,7 @@ TuneView::TuneView(QWidget* parent) : QWidget(parent) {
   m_curveChart->addSeries(m_best);
   m_curveChart->legend()->hide(); // the line is the best so far, the dots each trial: the tooltip says so
   m_curveX = makeAxis(QStringLiteral("trials"), QStringLiteral("%d"));
-  m_curveY = makeAxis(QStringLiteral("GFLOP/s"), QStringLiteral("%.3g"));
+  m_curveY = makeAxis(QString(), QStringLiteral("%.3g")); // setRateUnit titles it
   m_curveChart->addAxis(m_curveX, Qt::AlignBottom);
   m_curveChart->addAxis(m_curveY, Qt::AlignLeft);
   for (QAbstractSeries* s : {static_cast<QAbstractSeries*>(m_best), static_cast<QAbstractSeries*>(m_trialsSeries)}) {
@@ -285,7 +284,6 @@ TuneView::TuneView(QWidget* parent) : QWidget(parent) {
   m_curveView->setObjectName(QStringLiteral("tuneCurveView"));
   m_curveView->setRenderHint(QPainter::Antialiasing);
   m_curveView->setMinimumWidth(160);
-  m_curveView->setToolTip(QStringLiteral("The line: the best GFLOP/s found so far; the dots: each trial's GFLOP/s"));
 
   m_scatterChart = makeChart(QStringLiteral("tuneScatterChart"));
   m_scatterChart->setTitle(QStringLiteral("Predicted against measured"));
@@ -301,7 +299,7 @@ TuneView::TuneView(QWidget* parent) : QWidget(parent) {
   m_scatterChart->addSeries(m_tirPoints);
   m_scatterChart->addSeries(m_polyPoints);
   m_scatterX = makeAxis(QStringLiteral("predicted score"), QStringLiteral("%.3g"));
-  m_scatterY = makeAxis(QStringLiteral("GFLOP/s"), QStringLiteral("%.3g"));
+  m_scatterY = makeAxis(QString(), QStringLiteral("%.3g"));
   m_scatterChart->addAxis(m_scatterX, Qt::AlignBottom);
   m_scatterChart->addAxis(m_scatterY, Qt::AlignLeft);
   for (QScatterSeries* s : {m_tirPoints, m_polyPoints}) {
@@ -312,8 +310,7 @@ TuneView::TuneView(QWidget* parent) : QWidget(parent) {
   m_scatterView->setObjectName(QStringLiteral("tuneScatterView"));
   m_scatterView->setRenderHint(QPainter::Antialiasing);
   m_scatterView->setMinimumWidth(160);
-  m_scatterView->setToolTip(QStringLiteral("Each measured candidate: the cost model's score before it was measured "
-                                           "against its GFLOP/s. A model that ranks well puts them on a rising line."));
+  setRateUnit(QStringLiteral("GFLOP/s"));
 
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->setObjectName(QStringLiteral("tuneSplitter"));
@@ -477,6 +474,8 @@ void TuneView::clear() {
   m_measuredTop = 0;
   m_predictedMin = m_predictedMax = 0;
   m_havePrediction = false;
+  m_priorRanked = 0;
+  setRateUnit(QStringLiteral("GFLOP/s"));
   setTrialRange(m_curveX, 0);
   m_curveY->setRange(0, 1);
   m_scatterX->setRange(0, 1);
@@ -486,6 +485,8 @@ void TuneView::clear() {
 }
 
 void TuneView::addCandidate(TuneRow row) {
+  if (row.ok() && row.byPrior && !m_havePrediction)
+    m_scatterX->setTitleText(QStringLiteral("no model score yet: the prior ranked the first %1").arg(++m_priorRanked));
   if (row.ok() && row.hasPrediction) {
     if (!m_havePrediction) {
       m_predictedMin = m_predictedMax = row.predicted;
@@ -493,8 +494,8 @@ void TuneView::addCandidate(TuneRow row) {
     }
     m_predictedMin = std::min(m_predictedMin, row.predicted);
     m_predictedMax = std::max(m_predictedMax, row.predicted);
-    m_measuredTop = std::max(m_measuredTop, row.gflops);
-    (row.family == QStringLiteral("poly") ? m_polyPoints : m_tirPoints)->append(row.predicted, row.gflops);
+    m_measuredTop = std::max(m_measuredTop, row.rate);
+    (row.family == QStringLiteral("poly") ? m_polyPoints : m_tirPoints)->append(row.predicted, row.rate);
     const double span = m_predictedMax - m_predictedMin;
     const double pad = span > 0 ? span * 0.08 : std::max(0.5, std::abs(m_predictedMax) * 0.1);
     // Three ticks: the scores' scale is the model's own, and their labels can be long.
@@ -510,16 +511,30 @@ void TuneView::addCandidate(TuneRow row) {
   updateButtons();
 }
 
-void TuneView::addTrial(double gflops, double bestGflops) {
+void TuneView::addTrial(double rate, double bestRate) {
   ++m_curveTrials;
   // A step: the best holds until the trial that beats it.
-  if (m_best->count() > 0 && bestGflops != m_best->at(m_best->count() - 1).y())
+  if (m_best->count() > 0 && bestRate != m_best->at(m_best->count() - 1).y())
     m_best->append(m_curveTrials, m_best->at(m_best->count() - 1).y());
-  m_best->append(m_curveTrials, bestGflops);
-  if (gflops > 0) m_trialsSeries->append(m_curveTrials, gflops);
-  m_curveTop = std::max({m_curveTop, bestGflops, gflops});
+  m_best->append(m_curveTrials, bestRate);
+  if (rate > 0) m_trialsSeries->append(m_curveTrials, rate);
+  m_curveTop = std::max({m_curveTop, bestRate, rate});
   setTrialRange(m_curveX, m_curveTrials);
   setValueRange(m_curveY, m_curveTop);
+}
+
+void TuneView::setRateUnit(const QString& unit) {
+  if (unit == m_model->rateUnit() && !m_curveY->titleText().isEmpty()) return;
+  m_model->setRateUnit(unit);
+  m_curveChart->setTitle(QStringLiteral("Best %1 against trials").arg(unit));
+  m_curveY->setTitleText(unit);
+  m_scatterY->setTitleText(unit);
+  m_curveView->setToolTip(QStringLiteral("The line: the best %1 found so far; the dots: each trial's %1").arg(unit));
+  m_scatterView->setToolTip(QStringLiteral("Each measured candidate: the cost model's score before it was measured "
+                                           "against its %1. A model that ranks well puts them on a rising line. The "
+                                           "candidates the prior ranked (the first batch) have no score of the "
+                                           "model's.")
+                                .arg(unit));
 }
 
 void TuneView::setDark(bool dark) {

@@ -5,8 +5,10 @@
 // needs, with Start (a fresh search), Resume (continue from the candidates measured so
 // far and the log's) and Stop; a progress bar and a status line with the facts of the
 // CLI's progress line; the table of the measured candidates, fastest first (TuneModel); a
-// chart of the best GFLOP/s against trials (each trial a dot) and a scatter of the cost
-// model's prediction against the measured GFLOP/s, TIR and poly candidates apart.
+// chart of the best GFLOP/s (GB/s for a program without floating-point work) against
+// trials (each trial a dot) and a scatter of the cost model's prediction against the
+// measured rate, TIR and poly candidates apart (empty, and its axis says why, while the
+// prior ranks the first batch).
 // Double-clicking a candidate (or Apply) asks to make its trace the workbench trace. The
 // view only reports what the user asked for.
 #pragma once
@@ -59,7 +61,7 @@ public:
   QTableView* table() const { return m_table; }
   QChart* curveChart() const { return m_curveChart; }
   QChart* scatterChart() const { return m_scatterChart; }
-  /// Best GFLOP/s against trials: a step at each trial that found a better one.
+  /// Best rate against trials: a step at each trial that found a better one.
   QLineSeries* curveSeries() const { return m_best; }
   /// Trials on the curve.
   int curveTrials() const { return m_curveTrials; }
@@ -88,8 +90,11 @@ public:
   void clear();
   /// A measured candidate: a table row and, when it ran and was predicted, a scatter point.
   void addCandidate(TuneRow row);
-  /// The next trial of the curve: its measured GFLOP/s (0 when it failed) and the best so far.
-  void addTrial(double gflops, double bestGflops);
+  /// The next trial of the curve: its measured rate (0 when it failed) and the best so far.
+  void addTrial(double rate, double bestRate);
+  /// "GFLOP/s" (the default, and after clear()) or "GB/s" for a program without
+  /// floating-point work: the unit of the rows' and the trials' rates, in the titles.
+  void setRateUnit(const QString& unit);
   void setDark(bool dark);
 
 Q_SIGNALS:
@@ -147,6 +152,7 @@ private:
   double m_curveTop = 0;
   double m_predictedMin = 0, m_predictedMax = 0, m_measuredTop = 0;
   bool m_havePrediction = false;
+  int m_priorRanked = 0; ///< candidates measured that the prior ranked
   bool m_running = false;
   bool m_dark = false;
 };

@@ -1,8 +1,8 @@
 // `tune`: the auto-scheduler (core/tune/search.h). A live progress line on stderr (trials,
-// best GFLOP/s and its trace length, trials/s, errors, ETA); Ctrl-C stops the search after
-// the candidate being measured (its worker is killed) and keeps every record written so
-// far. At the end: the best trace as a TVM Python script on stdout, and the curve of the
-// best against trials as CSV (--curve FILE, else on stdout).
+// best GFLOP/s, or GB/s for a program without floating-point work, and its trace length,
+// trials/s, errors, ETA); Ctrl-C stops the search after the candidate being measured (its
+// worker is killed) and keeps every record written so far. At the end: the best trace as a TVM Python script on stdout,
+// and the curve of the best against trials as CSV (--curve FILE, else on stdout).
 //
 // Several tasks (several program files, or a Relay model: one task per distinct fused
 // group, weighted by how often it occurs) share the trials through the gradient-based task
@@ -52,8 +52,9 @@ std::string duration(double seconds) {
 }
 
 std::string progressLine(const tune::TuneProgress& p) {
-  return fmt::format("tune: {}/{} trials, best {:.1f} GFLOP/s ({} steps{}), {:.2f} trials/s, {} error{}, ETA {}",
-                     p.trials, p.total, p.bestGflops, p.bestSteps, p.bestFamily.empty() ? "" : ", " + p.bestFamily,
+  const tune::Rate best = p.bestRate();
+  return fmt::format("tune: {}/{} trials, best {:.1f} {} ({} steps{}), {:.2f} trials/s, {} error{}, ETA {}", p.trials,
+                     p.total, best.value, best.unit, p.bestSteps, p.bestFamily.empty() ? "" : ", " + p.bestFamily,
                      p.trialsPerSecond, p.errors, p.errors == 1 ? "" : "s", duration(p.etaSeconds));
 }
 
@@ -140,7 +141,8 @@ bool writeCurve(const std::string& path, const std::string& csv) {
 }
 
 void printBest(const tune::Record& best) {
-  fmt::print("# best: {:.1f} GFLOP/s, {:.4g} ms (trial {}, family {}, sketch {}){}\n", best.gflops,
+  const tune::Rate rate = best.rate();
+  fmt::print("# best: {:.1f} {}, {:.4g} ms (trial {}, family {}, sketch {}){}\n", rate.value, rate.unit,
              best.medianSeconds() * 1e3, best.trial, best.family.empty() ? "?" : best.family, best.sketch,
              best.verified ? ", verified against the reference" : "");
   fmt::print("{}", schedule::traceToPython(best.trace));
@@ -232,8 +234,9 @@ int runMany(std::vector<TaskSetup>& setups, const TuneCliOptions& opt, tune::Cos
       if (p.last && !p.last->ok()) ++errors;
       if (!tty) return;
       const double rate = measured / std::max(elapsed(), 1e-9);
-      fmt::print(stderr, "\r\033[Ktune: {}/{} trials, {} best {:.1f} GFLOP/s, {:.2f} trials/s, {} errors, ETA {}",
-                 measured, opt.trials, name, p.bestGflops, rate, errors, duration((opt.trials - measured) / rate));
+      const tune::Rate best = p.bestRate();
+      fmt::print(stderr, "\r\033[Ktune: {}/{} trials, {} best {:.1f} {}, {:.2f} trials/s, {} errors, ETA {}", measured,
+                 opt.trials, name, best.value, best.unit, rate, errors, duration((opt.trials - measured) / rate));
       std::fflush(stderr);
     };
     tuners.push_back(std::make_unique<tune::TaskTuner>(

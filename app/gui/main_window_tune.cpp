@@ -28,10 +28,10 @@ namespace loopscape::gui {
 
 namespace {
 
-views::TuneRow toRow(const tune::Record& r, std::optional<double> predicted) {
+views::TuneRow toRow(const tune::Record& r, std::optional<double> predicted, bool byPrior = false) {
   views::TuneRow row;
   row.trial = r.trial;
-  row.gflops = r.ok() ? r.gflops : 0;
+  row.rate = r.ok() ? r.rate().value : 0;
   row.ms = r.ok() ? r.medianSeconds() * 1e3 : 0;
   row.family = QString::fromStdString(r.family);
   row.sketch = QString::fromStdString(r.sketch);
@@ -39,6 +39,7 @@ views::TuneRow toRow(const tune::Record& r, std::optional<double> predicted) {
   row.error = QString::fromStdString(r.error);
   row.predicted = predicted.value_or(0);
   row.hasPrediction = predicted.has_value();
+  row.byPrior = byPrior;
   row.trace = r.trace;
   return row;
 }
@@ -60,8 +61,9 @@ QString summary(const TuneOutcome& o, const QString& records) {
                 .arg(o.errors);
   if (o.best) {
     const tune::Record& b = *o.best;
-    text += QStringLiteral(" Best %1 GFLOP/s (%2 ms), trial %3: %4%5. Double-click a row to apply its trace.")
-                .arg(b.gflops, 0, 'f', 1)
+    text += QStringLiteral(" Best %1 %2 (%3 ms), trial %4: %5%6. Double-click a row to apply its trace.")
+                .arg(b.rate().value, 0, 'f', 1)
+                .arg(QString::fromUtf8(b.rate().unit))
                 .arg(b.medianSeconds() * 1e3, 0, 'g', 3)
                 .arg(b.trial)
                 .arg(QString::fromStdString(b.sketch))
@@ -129,14 +131,18 @@ void MainWindow::createTuneDock() {
   connect(m_tuneJob, &TuneJob::started, this,
           [this](const QString& text) { m_tune->setStatus(QStringLiteral("Tuning %1…").arg(text)); });
   connect(m_tuneJob, &TuneJob::resumed, this, [this](const std::vector<tune::Record>& records) {
-    for (const tune::Record& r : records)
+    for (const tune::Record& r : records) {
+      if (r.ok()) m_tune->setRateUnit(QString::fromUtf8(r.rate().unit));
       m_tune->addCandidate(toRow(r, std::nullopt));
+    }
   });
   connect(m_tuneJob, &TuneJob::measured, this, [this](const TuneUpdate& u) {
     if (!u.measuring) {
+      m_tune->setRateUnit(QString::fromUtf8(u.progress.bestRate().unit));
       // A candidate the prior ranked (the warm start) has no score of the cost model's.
-      m_tune->addCandidate(toRow(u.record, std::isnan(u.predicted) ? std::nullopt : std::optional(u.predicted)));
-      m_tune->addTrial(u.record.ok() ? u.record.gflops : 0, u.progress.bestGflops);
+      const bool byPrior = std::isnan(u.predicted);
+      m_tune->addCandidate(toRow(u.record, byPrior ? std::nullopt : std::optional(u.predicted), byPrior));
+      m_tune->addTrial(u.record.ok() ? u.record.rate().value : 0, u.progress.bestRate().value);
     }
     if (!m_tuneJob->isStopping())
       m_tune->setProgress(u.progress.trials, u.progress.total, tuneProgressText(u.progress));
@@ -256,9 +262,11 @@ bool MainWindow::applyTuneCandidate(int row) {
   }
   m_tuneApplying = r.trial;
   m_tune->setStatus(QStringLiteral("Applying trial %1's trace…").arg(r.trial));
-  const QString undo = r.ok()
-                           ? QStringLiteral("apply tuned trial %1 (%2 GFLOP/s)").arg(r.trial).arg(r.gflops, 0, 'f', 1)
-                           : QStringLiteral("apply tuned trial %1").arg(r.trial);
+  const QString undo = r.ok() ? QStringLiteral("apply tuned trial %1 (%2 %3)")
+                                    .arg(r.trial)
+                                    .arg(r.rate, 0, 'f', 1)
+                                    .arg(m_tune->model()->rateUnit())
+                              : QStringLiteral("apply tuned trial %1").arg(r.trial);
   // The record's program is checked once, as the tuner checked it, not after each step.
   tune::Record record;
   record.trial = r.trial;

@@ -41,7 +41,8 @@ TuneOutcome failedOutcome(const Diagnostic& d) {
 } // namespace
 
 QString tuneProgressText(const tune::TuneProgress& p) {
-  QString best = QStringLiteral("best %1 GFLOP/s").arg(p.bestGflops, 0, 'f', 1);
+  const tune::Rate rate = p.bestRate();
+  QString best = QStringLiteral("best %1 %2").arg(rate.value, 0, 'f', 1).arg(QString::fromUtf8(rate.unit));
   if (p.bestSteps > 0 || !p.bestFamily.empty())
     best += QStringLiteral(" (%1 step%2%3)")
                 .arg(p.bestSteps)

@@ -27,8 +27,9 @@ Expected<Record> bestRecordOf(const ir::PrimFunc& func, const std::string& path)
 }
 
 std::string recordSummary(const Record& record) {
-  return fmt::format("trial {} ({}), {:.1f} GFLOP/s on {} with {} thread(s){}", record.trial, record.sketch,
-                     record.gflops, record.target, record.threads, record.verified ? ", verified" : "");
+  const Rate rate = record.rate();
+  return fmt::format("trial {} ({}), {:.1f} {} on {} with {} thread(s){}", record.trial, record.sketch, rate.value,
+                     rate.unit, record.target, record.threads, record.verified ? ", verified" : "");
 }
 
 namespace {

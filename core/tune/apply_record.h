@@ -23,7 +23,8 @@ namespace loopscape::tune {
 /// of this program (workload <key>; <n> records)").
 Expected<Record> bestRecordOf(const ir::PrimFunc& func, const std::string& path);
 
-/// "trial 30 (<sketch>), 53.6 GFLOP/s on cpu-llvm with 2 thread(s)", then ", verified"
+/// "trial 30 (<sketch>), 53.6 GFLOP/s on cpu-llvm with 2 thread(s)" (GB/s for a program
+/// without floating-point work), then ", verified"
 /// when the record's output was compared with the reference.
 std::string recordSummary(const Record& record);
 

@@ -69,6 +69,7 @@ std::string recordToJson(const Record& r) {
   j["trace"] = nlohmann::ordered_json::parse(schedule::traceToJson(r.trace));
   j["seconds"] = r.seconds;
   j["gflops"] = std::isfinite(r.gflops) ? r.gflops : 0.0;
+  j["gbps"] = std::isfinite(r.gbps) ? r.gbps : 0.0;
   j["error"] = r.error;
   j["verified"] = r.verified;
   j["trial"] = r.trial;
@@ -93,6 +94,7 @@ Expected<Record> recordFromJson(std::string_view text, const std::string& file, 
     r.sketch = j.value("sketch", std::string());
     r.seconds = j.value("seconds", std::vector<double>{});
     r.gflops = j.value("gflops", 0.0);
+    r.gbps = j.value("gbps", 0.0);
     r.error = j.value("error", std::string());
     r.verified = j.value("verified", false);
     r.trial = j.value("trial", 0);

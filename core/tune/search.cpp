@@ -73,6 +73,8 @@ public:
       return std::unexpected(Diagnostic::error("tune.empty-space", "the search space has no sketch for this program"));
     auto flops = codegen::countFlops(m_task.func, m_task.sizes);
     m_flops = flops ? flops->flops : 0;
+    auto bytes = codegen::compulsoryBytes(m_task.func, m_task.sizes);
+    m_bytes = bytes ? *bytes : 0;
     m_workload = workloadKey(m_task.func, m_task.sizes);
     m_result.modelName = std::string(m_model.name());
     resume(previous);
@@ -501,7 +503,6 @@ private:
         }
         if (record.verified && record.medianSeconds() < m_bestSeconds) {
           m_bestSeconds = record.medianSeconds();
-          m_bestGflops = record.gflops;
           m_result.best = record;
         }
       } else {
@@ -516,7 +517,7 @@ private:
       if (m_writer) (void)m_writer->append(record);
       m_result.records.push_back(std::move(record));
       const int trial = first + static_cast<int>(j) + 1;
-      m_result.curve.push_back({trial, batch[j].elapsed, m_bestGflops});
+      m_result.curve.push_back({trial, batch[j].elapsed, bestGflops(), bestGbps()});
       report(&m_result.records.back(), c.byPrior ? std::nan("") : c.score, trial);
     }
     if (!trained.empty()) {
@@ -547,10 +548,10 @@ private:
     for (Outcome* o : order) {
       Record& record = o->record;
       if (m_stop.stop_requested() || !(record.medianSeconds() < bar)) break;
-      auto fail = [&record](std::string error) {
+      auto fail = [this, &record](std::string error) {
         record.error = std::move(error);
         record.seconds.clear();
-        record.gflops = 0;
+        setRates(record);
       };
       if (std::string why = illegal(picks[o->pick]); !why.empty()) {
         fail("illegal: " + why);
@@ -565,7 +566,7 @@ private:
       }
       record.verified = true;
       record.seconds.insert(record.seconds.end(), v.seconds.begin(), v.seconds.end());
-      if (m_flops > 0) record.gflops = m_flops / record.medianSeconds() / 1e9;
+      setRates(record);
       bar = std::min(bar, record.medianSeconds());
     }
   }
@@ -585,9 +586,19 @@ private:
     record.verified = r.verified;
     record.trial = ++m_trial;
     record.time = utcTimestamp();
-    if (record.ok() && m_flops > 0) record.gflops = m_flops / record.medianSeconds() / 1e9;
+    setRates(record);
     return record;
   }
+
+  /// The record's GFLOP/s and GB/s from its median time (0 for a failure).
+  void setRates(Record& record) const {
+    const bool ok = record.ok();
+    record.gflops = ok && m_flops > 0 ? m_flops / record.medianSeconds() / 1e9 : 0;
+    record.gbps = ok && m_bytes > 0 ? m_bytes / record.medianSeconds() / 1e9 : 0;
+  }
+
+  double bestGflops() const { return m_result.best ? m_result.best->gflops : 0; }
+  double bestGbps() const { return m_result.best ? m_result.best->gbps : 0; }
 
   /// `last`: the record just made final, `trials` its trial in this run; null: a
   /// measurement whose record follows at the end of its batch, `trials` measured so far and
@@ -600,7 +611,9 @@ private:
     p.trials = trials;
     p.total = m_options.trials;
     p.errors = m_result.errors + pendingErrors;
-    p.bestGflops = m_bestGflops;
+    p.bestGflops = bestGflops();
+    p.bestGbps = bestGbps();
+    p.perByte = !(m_flops > 0) && m_bytes > 0;
     if (m_result.best) {
       p.bestSteps = static_cast<int>(m_result.best->trace.instructions.size());
       p.bestFamily = m_result.best->family;
@@ -657,8 +670,8 @@ private:
         }
         if (r.verified && r.medianSeconds() < m_bestSeconds) {
           m_bestSeconds = r.medianSeconds();
-          m_bestGflops = r.gflops;
           m_result.best = r;
+          setRates(*m_result.best); // a log older than its "gbps"
         }
       }
       labels.push_back(r.throughput());
@@ -686,13 +699,13 @@ private:
   std::vector<Sketch> m_sketches;
   std::string m_workload;
   double m_flops = 0;
+  double m_bytes = 0;              ///< compulsory bytes
   double m_familyBest[2] = {0, 0}; ///< best throughput measured per family: TIR, poly
   Clock::time_point m_start;
   std::unordered_set<std::uint64_t> m_measuredHashes;
   std::vector<Measured> m_measured;
   std::map<std::string, std::optional<Candidate>> m_polyCache; ///< by polyKey
   WorkerPool m_pool{static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u))};
-  double m_bestGflops = 0;
   double m_bestSeconds = std::numeric_limits<double>::infinity();
   int m_measuredNow = 0;
   int m_trial = 0;
@@ -764,9 +777,9 @@ Expected<TuneResult> tune(const TuneTask& task, Measurer& measurer, CostModel& m
 }
 
 std::string curveCsv(const std::vector<CurvePoint>& curve) {
-  std::string out = "trial,seconds,best_gflops\n";
+  std::string out = "trial,seconds,best_gflops,best_gbps\n";
   for (const auto& p : curve)
-    out += fmt::format("{},{:.3f},{:.3f}\n", p.trial, p.seconds, p.bestGflops);
+    out += fmt::format("{},{:.3f},{:.3f},{:.3f}\n", p.trial, p.seconds, p.bestGflops, p.bestGbps);
   return out;
 }
 

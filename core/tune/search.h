@@ -99,6 +99,9 @@ struct TuneProgress {
   int total = 0;          ///< to measure in this run
   int errors = 0;         ///< measured candidates that failed
   double bestGflops = 0;  ///< best so far (resumed records included)
+  double bestGbps = 0;    ///< its compulsory bytes per second
+  /// The program has no floating-point work (its GFLOP/s is 0): its speed is in GB/s.
+  bool perByte = false;
   int bestSteps = 0;      ///< trace length of the best
   std::string bestFamily; ///< "tir" or "poly"
   double elapsedSeconds = 0;
@@ -113,12 +116,16 @@ struct TuneProgress {
   /// reports trace the curve.
   const Record* last = nullptr;
   double lastPredicted = 0;
+
+  /// The best as people read it: GFLOP/s, or GB/s where `perByte`.
+  Rate bestRate() const { return perByte ? Rate{bestGbps, "GB/s"} : Rate{bestGflops, "GFLOP/s"}; }
 };
 
 struct CurvePoint {
   int trial = 0;      ///< measured so far in this run
   double seconds = 0; ///< elapsed
   double bestGflops = 0;
+  double bestGbps = 0;
 };
 
 struct TuneResult {
@@ -186,7 +193,7 @@ private:
   std::unique_ptr<Impl> m_impl;
 };
 
-/// The curve as CSV: "trial,seconds,best_gflops" then one line per point.
+/// The curve as CSV: "trial,seconds,best_gflops,best_gbps" then one line per point.
 std::string curveCsv(const std::vector<CurvePoint>& curve);
 
 } // namespace loopscape::tune

@@ -7,6 +7,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cmath>
 #include <csignal>
 #include <fstream>
 
@@ -105,17 +106,20 @@ private Q_SLOTS:
     QVERIFY(csv.open(QIODevice::ReadOnly));
     const QStringList rows = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
     QCOMPARE(rows.size(), 7);
-    QCOMPARE(rows.front(), QString("trial,seconds,best_gflops"));
+    QCOMPARE(rows.front(), QString("trial,seconds,best_gflops,best_gbps"));
     QVERIFY(rows[6].startsWith("6,"));
   }
 
   /// A program with a handful of schedules: the search stops when they are all measured,
-  /// and says so.
+  /// and says so. A copy does no floating-point work: its speed is in GB/s (its 32 bytes,
+  /// A read and B written once, over the time).
   void exhaustedSpaceSaysSo() {
     const QString copy = m_dir.filePath("copy.te");
     std::ofstream(copy.toStdString()) << "from tvm import te\nA = te.placeholder((4,), dtype=\"float32\", name=\"A\")\n"
                                          "B = te.compute((4,), lambda i: A[i], name=\"B\")\n";
-    auto r = cli({"tune", copy, "--trials", "100", "--batch", "4", "--population", "4", "--threads", "1"});
+    const QString curve = m_dir.filePath("copy-curve.csv");
+    auto r =
+        cli({"tune", copy, "--trials", "100", "--batch", "4", "--population", "4", "--threads", "1", "--curve", curve});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     const QRegularExpressionMatch m =
         QRegularExpression(
@@ -125,6 +129,21 @@ private Q_SLOTS:
     QVERIFY2(r.out.startsWith("# tuned main on cpu-llvm: " + m.captured(1) + " candidates measured, "),
              qPrintable(r.out));
     QVERIFY(m.captured(1).toInt() < 100);
+    QVERIFY2(r.err.contains(QRegularExpression(R"(tune: \d+/100 trials, best [0-9.]+ GB/s \()")), qPrintable(r.err));
+    const QRegularExpressionMatch best =
+        QRegularExpression(R"(\n# best: ([0-9.]+) GB/s, ([0-9.e+-]+) ms \(trial )").match(r.out);
+    QVERIFY2(best.hasMatch(), qPrintable(r.out));
+    const double gbps = 32 / (best.captured(2).toDouble() * 1e-3) / 1e9;
+    QVERIFY2(std::abs(best.captured(1).toDouble() - gbps) <= 0.06 + 0.01 * gbps,
+             qPrintable(best.captured(0) + QString(" against %1").arg(gbps)));
+    QFile csv(curve);
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QStringList rows = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(rows.front(), QString("trial,seconds,best_gflops,best_gbps"));
+    const QStringList last = rows.back().split(',');
+    QCOMPARE(last.size(), 4);
+    QCOMPARE(last[2], QString("0.000"));
+    QVERIFY2(last[3].toDouble() > 0, qPrintable(rows.back()));
   }
 
   void bestRecordAppliesToPrintAndRun() {

@@ -27,8 +27,10 @@
 #include "core/tune/tune_settings.h"
 #include "views/tune_view.h"
 
+#include <QAbstractAxis>
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QChart>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
@@ -252,16 +254,17 @@ private Q_SLOTS:
     const QLineSeries* curve = view()->curveSeries();
     QCOMPARE(curve->at(curve->count() - 1).x(), 10.0);
     QCOMPARE(curve->at(curve->count() - 1).y(), o.best->gflops);
+    QCOMPARE(view()->curveChart()->title(), QStringLiteral("Best GFLOP/s against trials"));
     for (int i = 1; i < curve->count(); ++i)
       QVERIFY(curve->at(i).y() >= curve->at(i - 1).y());
     for (const views::TuneRow& r : view()->model()->rows())
-      QVERIFY(r.gflops <= top.gflops);
+      QVERIFY(r.rate <= top.rate);
 
     // Double-click the best: its trace becomes the workbench trace, in one undo step.
     gui::Session& s = *m_window->session();
     const std::string before = traceJson(s.trace());
     const int undoIndex = s.undoStack()->index();
-    const QPoint at = table->visualRect(view()->model()->index(0, views::TuneModel::GflopsColumn)).center();
+    const QPoint at = table->visualRect(view()->model()->index(0, views::TuneModel::RateColumn)).center();
     // A real double click: press, release, then the double-click event.
     QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, at);
     QTest::mouseDClick(table->viewport(), Qt::LeftButton, {}, at);
@@ -387,7 +390,7 @@ private Q_SLOTS:
     QVERIFY(schedule::reorder(sch, {(*k)[1], (*k)[0]}));
     views::TuneRow row;
     row.trial = 99;
-    row.gflops = 1.0;
+    row.rate = 1.0;
     row.ms = 1.0;
     row.family = QStringLiteral("tir");
     row.sketch = QStringLiteral("tir(C: tile)");
@@ -599,6 +602,59 @@ private Q_SLOTS:
                                             "measured before): %1 of 100 trials measured, 0 failed. Best ")
                                  .arg(o->measured);
     QVERIFY2(view()->status().startsWith(expected), qPrintable(view()->status()));
+    // A copy does no floating-point work: its speed is its 32 bytes (A read, B written)
+    // per second, in GB/s, in the summary, the table and the curve.
+    QVERIFY(o->best);
+    QCOMPARE(o->best->gflops, 0.0);
+    QCOMPARE(o->best->gbps, 32 / o->best->medianSeconds() / 1e9);
+    QVERIFY2(view()->status().contains(QStringLiteral("Best %1 GB/s (").arg(o->best->gbps, 0, 'f', 1)),
+             qPrintable(view()->status()));
+    QCOMPARE(view()->model()->headerData(views::TuneModel::RateColumn, Qt::Horizontal).toString(),
+             QStringLiteral("GB/s"));
+    QCOMPARE(view()->curveChart()->title(), QStringLiteral("Best GB/s against trials"));
+    const QLineSeries* curve = view()->curveSeries();
+    QCOMPARE(curve->at(curve->count() - 1).y(), o->best->gbps);
+    QCOMPARE(view()->model()->row(view()->model()->bestRow()).rate, o->best->gbps);
+  }
+
+  /// The scatter plots the cost model's scores; while the prior ranks the first batch there
+  /// are none, and its axis says so.
+  void theScatterSaysWhyItIsEmpty() {
+    views::TuneView fresh;
+    auto title = [&] { return fresh.scatterChart()->axes(Qt::Horizontal).front()->titleText(); };
+    QCOMPARE(title(), QStringLiteral("predicted score"));
+    views::TuneRow row;
+    row.rate = 2;
+    row.ms = 1;
+    row.family = QStringLiteral("tir");
+    row.byPrior = true;
+    for (int trial : {1, 2}) {
+      row.trial = trial;
+      fresh.addCandidate(row);
+    }
+    QCOMPARE(title(), QStringLiteral("no model score yet: the prior ranked the first 2"));
+    QCOMPARE(fresh.scatterPointCount(), 0);
+    row.byPrior = false;
+    row.hasPrediction = true;
+    row.predicted = 0.5;
+    row.trial = 3;
+    fresh.addCandidate(row);
+    QCOMPARE(fresh.scatterPointCount(), 1);
+    QCOMPARE(title(), QStringLiteral("predicted score (all equal)"));
+    row.predicted = 0.7;
+    row.trial = 4;
+    fresh.addCandidate(row);
+    QCOMPARE(title(), QStringLiteral("predicted score"));
+    // The unit: GB/s for a program without floating-point work, GFLOP/s again after clear().
+    fresh.setRateUnit(QStringLiteral("GB/s"));
+    QCOMPARE(fresh.model()->headerData(views::TuneModel::RateColumn, Qt::Horizontal).toString(),
+             QStringLiteral("GB/s"));
+    QCOMPARE(fresh.curveChart()->title(), QStringLiteral("Best GB/s against trials"));
+    fresh.clear();
+    QCOMPARE(title(), QStringLiteral("predicted score"));
+    QCOMPARE(fresh.curveChart()->title(), QStringLiteral("Best GFLOP/s against trials"));
+    QCOMPARE(fresh.model()->headerData(views::TuneModel::RateColumn, Qt::Horizontal).toString(),
+             QStringLiteral("GFLOP/s"));
   }
 };
 

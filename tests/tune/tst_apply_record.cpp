@@ -80,6 +80,10 @@ private Q_SLOTS:
     best->verified = false;
     QCOMPARE(tune::recordSummary(*best),
              std::string("trial 2 (tir(C: tile)), 8.2 GFLOP/s on cpu-llvm with 2 thread(s)"));
+    // A program without floating-point work is summed up in GB/s.
+    best->gflops = 0;
+    best->gbps = 3.3;
+    QCOMPARE(tune::recordSummary(*best), std::string("trial 2 (tir(C: tile)), 3.3 GB/s on cpu-llvm with 2 thread(s)"));
 
     auto missing = tune::bestRecordOf(matmul(), dir.filePath("none.jsonl").toStdString());
     QVERIFY(!missing);

@@ -40,6 +40,7 @@ tune::Record sampleRecord() {
   tune::Record r = testing::tirRecord(sch);
   r.seconds = {0.0015, 0.00125, 0.0013};
   r.gflops = 6.5;
+  r.gbps = 4.25;
   r.trial = 3;
   r.time = "2026-11-27T10:00:00Z";
   r.version = "0.1.0";
@@ -74,18 +75,30 @@ private Q_SLOTS:
     QCOMPARE(back->sketch, r.sketch);
     QCOMPARE(back->seconds, r.seconds);
     QCOMPARE(back->gflops, 6.5);
+    QCOMPARE(back->gbps, 4.25);
+    QVERIFY(line.find(R"("gflops":6.5,"gbps":4.25,)") != std::string::npos);
     QCOMPARE(back->verified, true);
     QCOMPARE(back->trial, 3);
     QCOMPARE(schedule::traceToJson(back->trace), schedule::traceToJson(r.trace));
     QCOMPARE(back->medianSeconds(), 0.0013);
     QCOMPARE(tune::recordToJson(*back), line);
+    // A line written before "gbps" existed reads as 0 GB/s.
+    std::string old = line;
+    old.erase(old.find(R"("gbps":4.25,)"), std::string(R"("gbps":4.25,)").size());
+    QCOMPARE(tune::recordFromJson(old, "log.json", 1)->gbps, 0.0);
   }
 
   void throughputAndTask() {
     tune::Record r = sampleRecord();
     QCOMPARE(r.throughput(), 6.5);
-    r.gflops = 0; // a program without floating-point work: calls per nanosecond
+    QCOMPARE(r.rate().value, 6.5);
+    QCOMPARE(std::string(r.rate().unit), std::string("GFLOP/s"));
+    r.gflops = 0; // a program without floating-point work: calls per nanosecond, shown in GB/s
     QCOMPARE(r.throughput(), 1e-9 / 0.0013);
+    QCOMPARE(r.rate().value, 4.25);
+    QCOMPARE(std::string(r.rate().unit), std::string("GB/s"));
+    r.gbps = 0; // nothing known: 0 GFLOP/s
+    QCOMPARE(std::string(r.rate().unit), std::string("GFLOP/s"));
     r.error = "timeout: over 10 s";
     QCOMPARE(r.throughput(), 0.0);
     QVERIFY(r.isFor(r.workload, "cpu-llvm", 2));
