@@ -609,7 +609,7 @@ private Q_SLOTS:
     QCOMPARE(o->best->gbps, 32 / o->best->medianSeconds() / 1e9);
     QVERIFY2(view()->status().contains(QStringLiteral("Best %1 GB/s (").arg(o->best->gbps, 0, 'f', 1)),
              qPrintable(view()->status()));
-    QCOMPARE(view()->model()->headerData(views::TuneModel::RateColumn, Qt::Horizontal).toString(),
+    QCOMPARE(view()->model()->headerData(views::TuneModel::RateColumn, Qt::Horizontal, Qt::DisplayRole).toString(),
              QStringLiteral("GB/s"));
     QCOMPARE(view()->curveChart()->title(), QStringLiteral("Best GB/s against trials"));
     const QLineSeries* curve = view()->curveSeries();
@@ -647,13 +647,13 @@ private Q_SLOTS:
     QCOMPARE(title(), QStringLiteral("predicted score"));
     // The unit: GB/s for a program without floating-point work, GFLOP/s again after clear().
     fresh.setRateUnit(QStringLiteral("GB/s"));
-    QCOMPARE(fresh.model()->headerData(views::TuneModel::RateColumn, Qt::Horizontal).toString(),
+    QCOMPARE(fresh.model()->headerData(views::TuneModel::RateColumn, Qt::Horizontal, Qt::DisplayRole).toString(),
              QStringLiteral("GB/s"));
     QCOMPARE(fresh.curveChart()->title(), QStringLiteral("Best GB/s against trials"));
     fresh.clear();
     QCOMPARE(title(), QStringLiteral("predicted score"));
     QCOMPARE(fresh.curveChart()->title(), QStringLiteral("Best GFLOP/s against trials"));
-    QCOMPARE(fresh.model()->headerData(views::TuneModel::RateColumn, Qt::Horizontal).toString(),
+    QCOMPARE(fresh.model()->headerData(views::TuneModel::RateColumn, Qt::Horizontal, Qt::DisplayRole).toString(),
              QStringLiteral("GFLOP/s"));
   }
 };
