@@ -486,7 +486,7 @@ void TuneView::clear() {
 
 void TuneView::addCandidate(TuneRow row) {
   if (row.ok() && row.byPrior && !m_havePrediction)
-    m_scatterX->setTitleText(QStringLiteral("no model score yet: the prior ranked the first %1").arg(++m_priorRanked));
+    m_scatterX->setTitleText(QStringLiteral("no model score yet (%1 by the prior)").arg(++m_priorRanked));
   if (row.ok() && row.hasPrediction) {
     if (!m_havePrediction) {
       m_predictedMin = m_predictedMax = row.predicted;

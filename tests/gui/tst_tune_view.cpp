@@ -632,7 +632,7 @@ private Q_SLOTS:
       row.trial = trial;
       fresh.addCandidate(row);
     }
-    QCOMPARE(title(), QStringLiteral("no model score yet: the prior ranked the first 2"));
+    QCOMPARE(title(), QStringLiteral("no model score yet (2 by the prior)"));
     QCOMPARE(fresh.scatterPointCount(), 0);
     row.byPrior = false;
     row.hasPrediction = true;
