@@ -524,7 +524,7 @@ void TuneView::addTrial(double rate, double bestRate) {
 }
 
 void TuneView::setRateUnit(const QString& unit) {
-  if (unit == m_model->rateUnit() && !m_curveY->titleText().isEmpty()) return;
+  if (m_curveY->titleText() == unit) return;
   m_model->setRateUnit(unit);
   m_curveChart->setTitle(QStringLiteral("Best %1 against trials").arg(unit));
   m_curveY->setTitleText(unit);
